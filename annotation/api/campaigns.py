@@ -1,0 +1,21 @@
+from rest_framework import serializers
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from annotation.selectors import campaigns_for_user
+
+
+class CampaignListApi(APIView):
+    """The campaigns the caller may work on (curators see all)."""
+
+    class OutputSerializer(serializers.Serializer):
+        slug = serializers.CharField()
+        name = serializers.CharField()
+        kind = serializers.CharField()
+        status = serializers.CharField()
+        overlap = serializers.IntegerField()
+        instructions = serializers.CharField()
+
+    def get(self, request):
+        campaigns = campaigns_for_user(user=request.user)
+        return Response(self.OutputSerializer(campaigns, many=True).data)

@@ -1,0 +1,31 @@
+"""One exception handler: ApplicationError and Django's errors become clean 4xx responses."""
+
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.http import Http404
+from rest_framework import exceptions
+from rest_framework.response import Response
+from rest_framework.views import exception_handler as drf_exception_handler
+
+from annotation.errors import ApplicationError
+
+
+def exception_handler(exc, context):
+    if isinstance(exc, ApplicationError):
+        body = {"code": exc.code, "message": exc.message}
+        if exc.extra:
+            body["extra"] = exc.extra
+        return Response(body, status=exc.status_code)
+    if isinstance(exc, ValidationError):
+        exc = exceptions.ValidationError(exc.message_dict if hasattr(exc, "error_dict") else exc.messages)
+    elif isinstance(exc, Http404):
+        exc = exceptions.NotFound()
+    elif isinstance(exc, PermissionDenied):
+        exc = exceptions.PermissionDenied()
+    response = drf_exception_handler(exc, context)
+    if response is not None and isinstance(exc, exceptions.APIException):
+        detail = response.data
+        message = detail.get("detail", "Invalid input.") if isinstance(detail, dict) else "Invalid input."
+        response.data = {"code": getattr(exc, "default_code", "error"), "message": str(message)}
+        if isinstance(exc, exceptions.ValidationError):
+            response.data["extra"] = {"fields": detail}
+    return response

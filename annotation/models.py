@@ -1,0 +1,255 @@
+"""What raters touch: campaigns, prompts, responses, pairs, media, rating schemas, work and ratings."""
+
+from django.conf import settings
+from django.contrib.auth.models import AbstractUser
+from django.db import models
+from django.db.models import F, Q
+
+
+class Role(models.TextChoices):
+    ANNOTATOR = "annotator", "Annotator"
+    CURATOR = "curator", "Curator"
+    ADMIN = "admin", "Admin"
+
+
+class User(AbstractUser):
+    role = models.CharField(max_length=16, choices=Role.choices, default=Role.ANNOTATOR)
+
+    @property
+    def is_curator(self) -> bool:
+        return self.role in (Role.CURATOR, Role.ADMIN) or self.is_superuser
+
+    @property
+    def is_admin_role(self) -> bool:
+        return self.role == Role.ADMIN or self.is_superuser
+
+
+class TaskKind(models.TextChoices):
+    TEXT_TO_IMAGE = "text-to-image", "Text to image"
+    IMAGE_EDITING = "image-editing", "Image editing"
+    INTERLEAVED = "interleaved", "Interleaved text and images"
+    REASONING = "reasoning", "Thinking with images"
+    TEXT_TO_TEXT = "text-to-text", "Text to text"
+    IMAGE_TO_TEXT = "image-to-text", "Image to text"
+    VIDEO_TO_TEXT = "video-to-text", "Video to text"
+    AUDIO_TO_TEXT = "audio-to-text", "Audio to text"
+    TEXT_TO_VIDEO = "text-to-video", "Text to video"
+    TEXT_TO_AUDIO = "text-to-audio", "Text to audio"
+    TEXT_TO_3D = "text-to-3d", "Text to 3D"
+
+
+class RatingSchema(models.Model):
+    """A declarative, versioned description of the questions a rater answers (see annotation.schemas)."""
+
+    slug = models.SlugField(max_length=64)
+    version = models.PositiveIntegerField(default=1)
+    preset = models.CharField(max_length=64, blank=True)
+    definition = models.JSONField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["slug", "version"], name="rating_schema_slug_version")]
+
+    def __str__(self):
+        return f"{self.slug} v{self.version}"
+
+
+class Campaign(models.Model):
+    class Status(models.TextChoices):
+        DRAFT = "draft", "Draft"
+        ACTIVE = "active", "Active"
+        PAUSED = "paused", "Paused"
+        ARCHIVED = "archived", "Archived"
+
+    slug = models.SlugField(max_length=100, unique=True)
+    name = models.CharField(max_length=200)
+    kind = models.CharField(max_length=32, choices=TaskKind.choices)
+    rating_schema = models.ForeignKey(RatingSchema, on_delete=models.PROTECT, related_name="campaigns")
+    overlap = models.PositiveSmallIntegerField(default=3)
+    max_overlap = models.PositiveSmallIntegerField(default=5)
+    lease_minutes = models.PositiveIntegerField(default=30)
+    gold_rate = models.FloatField(default=0.0)
+    requires_prefilter = models.BooleanField(default=False)
+    prefilter_rule = models.JSONField(default=dict, blank=True)
+    consensus_policy = models.CharField(max_length=64, blank=True)
+    consensus_params = models.JSONField(default=dict, blank=True)
+    instructions = models.TextField(blank=True)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.ACTIVE)
+    members = models.ManyToManyField(settings.AUTH_USER_MODEL, related_name="campaigns", blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(condition=Q(overlap__gte=1), name="campaign_overlap_positive"),
+            models.CheckConstraint(condition=Q(max_overlap__gte=F("overlap")), name="campaign_max_overlap_ge_overlap"),
+            models.CheckConstraint(condition=Q(gold_rate__gte=0) & Q(gold_rate__lte=1), name="campaign_gold_rate_share"),
+        ]
+
+    def __str__(self):
+        return self.slug
+
+
+class Media(models.Model):
+    """A stored file, addressed by the sha256 of its bytes; never named after its origin."""
+
+    class Kind(models.TextChoices):
+        IMAGE = "image", "Image"
+        VIDEO = "video", "Video"
+        AUDIO = "audio", "Audio"
+        MODEL3D = "model3d", "3D model"
+
+    sha256 = models.CharField(max_length=64, unique=True)
+    kind = models.CharField(max_length=16, choices=Kind.choices)
+    mime_type = models.CharField(max_length=100)
+    size = models.PositiveBigIntegerField()
+    width = models.PositiveIntegerField(null=True, blank=True)
+    height = models.PositiveIntegerField(null=True, blank=True)
+    file = models.FileField(max_length=200)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        verbose_name_plural = "media"
+
+    def __str__(self):
+        return f"{self.kind} {self.sha256[:12]}"
+
+
+class Prompt(models.Model):
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="prompts")
+    external_id = models.CharField(max_length=300)
+    source = models.CharField(max_length=100, blank=True, help_text="Source benchmark, e.g. oneigbench.")
+    source_task = models.CharField(max_length=100, blank=True)
+    content = models.JSONField(default=list, blank=True, help_text="Ordered content blocks.")
+    metadata = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["campaign", "external_id"], name="prompt_campaign_external_id")]
+
+    def __str__(self):
+        return self.external_id
+
+
+class Response(models.Model):
+    prompt = models.ForeignKey(Prompt, on_delete=models.CASCADE, related_name="responses")
+    model_name = models.CharField(max_length=200, help_text="Visible to curators only.")
+    content = models.JSONField(help_text="Ordered content blocks.")
+    content_sha256 = models.CharField(max_length=64)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["prompt", "model_name", "content_sha256"], name="response_unique_content")
+        ]
+
+    def __str__(self):
+        return f"{self.model_name} → {self.prompt_id}"
+
+
+class Pair(models.Model):
+    class Status(models.TextChoices):
+        PENDING = "pending", "Awaiting pre-filter"
+        DROPPED_EASY = "dropped_easy", "Dropped by pre-filter"
+        QUEUED = "queued", "In the annotation queue"
+        COMPLETE = "complete", "Fully annotated"
+        ADJUDICATION = "adjudication", "Awaiting adjudication"
+        EXCLUDED = "excluded", "Excluded by a curator"
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="pairs")
+    prompt = models.ForeignKey(Prompt, on_delete=models.CASCADE, related_name="pairs")
+    response_a = models.ForeignKey(Response, on_delete=models.CASCADE, related_name="+")
+    response_b = models.ForeignKey(Response, on_delete=models.CASCADE, related_name="+")
+    external_id = models.CharField(max_length=300)
+    criteria = models.JSONField(default=list, blank=True, help_text="Free-form criteria, as in Omni-Reward.")
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
+    status_reason = models.CharField(max_length=200, blank=True)
+    priority = models.SmallIntegerField(default=0)
+    required_annotations = models.PositiveSmallIntegerField(default=3)
+    active_claims = models.PositiveSmallIntegerField(default=0)
+    annotations_done = models.PositiveSmallIntegerField(default=0)
+    is_gold = models.BooleanField(default=False)
+    gold_answer = models.JSONField(null=True, blank=True)
+    media = models.ManyToManyField(Media, related_name="pairs", blank=True, help_text="Every file the pair shows.")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["campaign", "external_id"], name="pair_campaign_external_id"),
+            models.CheckConstraint(condition=~Q(response_a=F("response_b")), name="pair_distinct_responses"),
+            models.CheckConstraint(
+                condition=Q(active_claims__lte=F("required_annotations") - F("annotations_done"))
+                | Q(active_claims=0),
+                name="pair_claims_within_overlap",
+            ),
+        ]
+        indexes = [
+            models.Index(fields=["campaign", "status", "-priority", "id"], name="pair_queue_idx"),
+        ]
+
+    def __str__(self):
+        return self.external_id
+
+
+class Assignment(models.Model):
+    """One annotator's lease on one pair; the orientation shown is fixed when it is claimed."""
+
+    class Status(models.TextChoices):
+        ACTIVE = "active", "Active"
+        SUBMITTED = "submitted", "Submitted"
+        SKIPPED = "skipped", "Skipped"
+        EXPIRED = "expired", "Expired"
+
+    pair = models.ForeignKey(Pair, on_delete=models.CASCADE, related_name="assignments")
+    annotator = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="assignments")
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.ACTIVE)
+    swapped = models.BooleanField(help_text="Response B was shown on the left.")
+    claimed_at = models.DateTimeField()
+    expires_at = models.DateTimeField()
+    finished_at = models.DateTimeField(null=True, blank=True)
+    skip_reason = models.CharField(max_length=500, blank=True)
+    draft = models.JSONField(default=dict, blank=True)
+    draft_saved_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["pair", "annotator"], name="assignment_once_per_annotator")]
+        indexes = [models.Index(fields=["status", "expires_at"], name="assignment_lease_idx")]
+
+    def __str__(self):
+        return f"{self.annotator_id} on {self.pair_id} ({self.status})"
+
+
+class Annotation(models.Model):
+    """A rating, always stored in the canonical A/B orientation."""
+
+    class Source(models.TextChoices):
+        CONCORD = "concord", "Rated in Concord"
+        IMPORTED = "imported", "Imported"
+        ADJUDICATION = "adjudication", "Curator adjudication"
+
+    pair = models.ForeignKey(Pair, on_delete=models.CASCADE, related_name="annotations")
+    assignment = models.OneToOneField(Assignment, null=True, blank=True, on_delete=models.SET_NULL)
+    annotator = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="annotations"
+    )
+    source = models.CharField(max_length=16, choices=Source.choices, default=Source.CONCORD)
+    rater_label = models.CharField(max_length=100, blank=True, help_text="Pseudonymous rater of an imported rating.")
+    values = models.JSONField(help_text="Answers keyed by question id, canonical orientation.")
+    shown_swapped = models.BooleanField(null=True, blank=True)
+    rationale = models.TextField(blank=True)
+    time_on_item_ms = models.PositiveIntegerField(null=True, blank=True)
+    idempotency_key = models.CharField(max_length=100, null=True, blank=True, unique=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["pair", "annotator"], condition=Q(annotator__isnull=False), name="annotation_once_per_annotator"
+            ),
+            models.UniqueConstraint(
+                fields=["pair", "rater_label"], condition=~Q(rater_label=""), name="annotation_once_per_imported_rater"
+            ),
+        ]
+        indexes = [models.Index(fields=["pair", "created_at"], name="annotation_pair_idx")]
+
+    def __str__(self):
+        return f"annotation {self.pk} on {self.pair_id}"

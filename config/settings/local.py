@@ -1,0 +1,6 @@
+"""The embedded default: SQLite, media on local disk, eager tasks, debug on."""
+
+from .base import *  # noqa: F403
+from .base import env
+
+DEBUG = env.bool("DJANGO_DEBUG", default=True)

@@ -1,0 +1,47 @@
+"""Settings for the test suite: PostgreSQL when it answers, fast hashing, media in a temporary folder."""
+
+import os
+import sys
+import tempfile
+
+from .base import *  # noqa: F403
+from .base import env
+
+
+def _local_postgres_url() -> str | None:
+    """The machine's PostgreSQL when it answers on 127.0.0.1:5432, else None."""
+    import psycopg
+
+    url = "postgres://postgres@127.0.0.1:5432/postgres"
+    try:
+        psycopg.connect(url, connect_timeout=2).close()
+    except psycopg.Error:
+        return None
+    return "postgres://postgres@127.0.0.1:5432/" + env("CONCORD_TEST_DB", default="concord")
+
+
+if not env("DATABASE_URL", default=""):
+    _url = _local_postgres_url()
+    if _url:
+        DATABASES = {"default": {**env.db_url_config(_url), "CONN_MAX_AGE": 0}}
+    elif env.bool("CI", default=False):
+        raise RuntimeError("CI=true but PostgreSQL does not answer on 127.0.0.1:5432")
+    else:
+        print(
+            "\n*** WARNING: PostgreSQL is not answering on 127.0.0.1:5432; the tests run on SQLite. ***\n",
+            file=sys.stderr,
+        )
+        DATABASES = {
+            "default": {
+                "ENGINE": "django.db.backends.sqlite3",
+                "NAME": os.path.join(tempfile.gettempdir(), "concord-test.sqlite3"),
+                "OPTIONS": {"transaction_mode": "IMMEDIATE", "timeout": 30},
+                "TEST": {"NAME": os.path.join(tempfile.gettempdir(), "concord-test-db.sqlite3")},
+            }
+        }
+
+DEBUG = False
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+MEDIA_ROOT = env.path("DJANGO_MEDIA_ROOT", default=tempfile.mkdtemp(prefix="concord-test-media-"))
+STORAGES = {**STORAGES, "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"}}  # noqa: F405
+CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=True)

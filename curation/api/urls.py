@@ -1,0 +1,3 @@
+"""Curator endpoints; each sub-domain adds its own module of routes here."""
+
+urlpatterns = []

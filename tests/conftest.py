@@ -1,0 +1,51 @@
+"""Fixtures shared by the whole suite, and the rule that a skip is a failure in CI."""
+
+import os
+import socket
+from pathlib import Path
+
+import pytest
+
+REFERENCE_DIR = Path(__file__).resolve().parent.parent.parent / "shared" / "reference"
+MMRB2_DIR = REFERENCE_DIR / "mmrb2"
+IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
+
+
+def require(condition: bool, reason: str) -> None:
+    """Skip loudly when a needed service or file is absent; in CI that is a failure."""
+    if condition:
+        return
+    if IN_CI:
+        pytest.fail(f"CI=true and a required service is missing: {reason}")
+    pytest.skip(f"MISSING SERVICE: {reason}")
+
+
+def port_open(host: str, port: int) -> bool:
+    with socket.socket() as sock:
+        sock.settimeout(1)
+        return sock.connect_ex((host, port)) == 0
+
+
+def pytest_runtest_logreport(report):
+    if IN_CI and report.skipped and not hasattr(report, "wasxfail"):
+        report.outcome = "failed"
+        report.longrepr = f"skipped in CI, which counts as a failure: {report.longrepr}"
+
+
+@pytest.fixture
+def mmrb2_dir():
+    require(MMRB2_DIR.is_dir(), f"the MMRB2 reference files in {MMRB2_DIR}")
+    return MMRB2_DIR
+
+
+@pytest.fixture
+def postgres_only(settings):
+    from django.db import connection
+
+    require(connection.vendor == "postgresql", "PostgreSQL (the test database is not PostgreSQL)")
+
+
+@pytest.fixture
+def redis_url():
+    require(port_open("127.0.0.1", 6379), "Redis on 127.0.0.1:6379")
+    return os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
