@@ -4,3 +4,6 @@ from .base import *  # noqa: F403
 from .base import env
 
 DEBUG = env.bool("DJANGO_DEBUG", default=True)
+
+# The embedded default keeps its database and media under var/.
+VAR_DIR.mkdir(exist_ok=True)  # noqa: F405
