@@ -2,8 +2,10 @@
 
 from django.urls import path
 
-from annotation.api import campaigns
+from annotation.api import campaigns, jobs
 
 urlpatterns = [
     path("campaigns/", campaigns.CampaignListApi.as_view(), name="api-campaign-list"),
+    path("jobs/<int:job_id>/", jobs.JobDetailApi.as_view(), name="api-job-detail"),
+    path("jobs/<int:job_id>/cancel/", jobs.JobCancelApi.as_view(), name="api-job-cancel"),
 ]
