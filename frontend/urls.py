@@ -1,12 +1,16 @@
-"""Server-rendered pages."""
+"""Server-rendered pages; each area keeps its own routes module."""
 
 from django.contrib.auth import views as auth_views
-from django.urls import path
+from django.urls import include, path
 
-from frontend import views
+from frontend.views import home
 
 urlpatterns = [
-    path("", views.HomeView.as_view(), name="home"),
+    path("", home.HomeView.as_view(), name="home"),
     path("login/", auth_views.LoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("", include("frontend.urls_workspace")),
+    path("", include("frontend.urls_console")),
+    path("", include("frontend.urls_releases")),
+    path("", include("frontend.urls_imports")),
 ]

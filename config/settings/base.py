@@ -159,3 +159,6 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": env("DJANGO_LOG_LEVEL", default="WARNING")},
 }
+
+# The one schedule for periodic work; each entry says why it runs and when a missed run expires.
+CELERY_BEAT_SCHEDULE: dict = {}

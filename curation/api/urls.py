@@ -1,3 +1,10 @@
-"""Curator endpoints; each sub-domain adds its own module of routes here."""
+"""Curator endpoints under /api/v1/; each sub-domain keeps its own routes module."""
 
-urlpatterns = []
+from django.urls import include, path
+
+urlpatterns = [
+    path("", include("curation.api.urls_agreement")),
+    path("", include("curation.api.urls_judges")),
+    path("", include("curation.api.urls_releases")),
+    path("", include("curation.api.urls_console")),
+]

@@ -1,0 +1,3 @@
+"""API routes of the judges area."""
+
+urlpatterns = []

@@ -1,0 +1,3 @@
+"""Pages of the console area."""
+
+urlpatterns = []

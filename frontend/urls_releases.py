@@ -1,0 +1,3 @@
+"""Pages of the releases area."""
+
+urlpatterns = []
