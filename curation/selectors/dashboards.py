@@ -95,7 +95,8 @@ def annotator_quality(*, campaign: Campaign | None) -> Figure:
     MMRB2's agreement); gold accuracy counts every answer on a gold pair (a tie is wrong); position
     bias is the share of A/B answers that picked the response shown on the left, minus one half.
     """
-    definitions = dict(Campaign.objects.filter(_scope(campaign, "pk")).values_list("pk", "rating_schema__definition"))
+    campaigns = Campaign.objects.filter(pk=campaign.pk) if campaign is not None else Campaign.objects.all()
+    definitions = dict(campaigns.values_list("pk", "rating_schema__definition"))
     annotations = (
         Annotation.objects.filter(_scope(campaign, "pair__campaign"), annotator__isnull=False)
         .values_list(
@@ -139,7 +140,8 @@ def annotator_quality(*, campaign: Campaign | None) -> Figure:
         bias = round(left["rate"] - 0.5, 4) if left["rate"] is not None else None
         flags = list(fast.reasons)
         if bias is not None and left["n"] >= quality.MIN_ITEMS_FOR_FLAGS and abs(bias) >= quality.POSITION_BIAS_FLAG:
-            flags.append(f"picks the {'left' if bias > 0 else 'right'} response {left['rate']:.0%} of the time")
+            favoured, share = ("left", left["rate"]) if bias > 0 else ("right", 1 - left["rate"])
+            flags.append(f"picks the {favoured} response {share:.0%} of the time")
         median_seconds = quality.median(s["times"])
         rows.append(
             {

@@ -57,7 +57,8 @@ def rate(pair: Pair, user: User, overall: int, *, swapped: bool, seconds: float,
     )
     annotation = Annotation.objects.create(
         pair=pair, assignment=assignment, annotator=user, source=Annotation.Source.CONCORD, values={"overall": overall},
-        shown_swapped=swapped, rationale=f"rationale by {user.username} on {pair.external_id}", time_on_item_ms=int(seconds * 1000),
+        shown_swapped=swapped, rationale=f"rationale by {user.username} on {pair.external_id}",
+        time_on_item_ms=int(seconds * 1000),
     )
     Annotation.objects.filter(pk=annotation.pk).update(created_at=now)
     Pair.objects.filter(pk=pair.pk).update(annotations_done=pair.annotations.count())
@@ -66,7 +67,8 @@ def rate(pair: Pair, user: User, overall: int, *, swapped: bool, seconds: float,
 
 def verdict(pair: Pair, judge: Judge, order: str, label: str) -> JudgeVerdict:
     return JudgeVerdict.objects.create(
-        pair=pair, judge=judge, order=order, verdict=label, raw_output=f'{{"better_response": "{label}", "judge": "{judge.name}"}}'
+        pair=pair, judge=judge, order=order, verdict=label,
+        raw_output=f'{{"better_response": "{label}", "judge": "{judge.name}"}}'
     )
 
 
