@@ -15,3 +15,14 @@ SESSION_COOKIE_SECURE = True
 SESSION_COOKIE_HTTPONLY = True
 CSRF_COOKIE_SECURE = True
 X_FRAME_OPTIONS = "DENY"
+
+# Sessions and CSRF: secure-only cookies, the __Host- prefix (secure, whole site, no Domain) so a
+# sibling subdomain cannot plant or read them, SameSite=Lax against cross-site posts, and sessions
+# that end CONCORD_SESSION_HOURS after log-in.
+SESSION_COOKIE_NAME = "__Host-sessionid"
+SESSION_COOKIE_SAMESITE = "Lax"
+SESSION_COOKIE_AGE = env.int("CONCORD_SESSION_HOURS", default=12) * 3600
+CSRF_COOKIE_SAMESITE = "Lax"
+CSRF_TRUSTED_ORIGINS = env.list("DJANGO_CSRF_TRUSTED_ORIGINS", default=[])
+SECURE_REFERRER_POLICY = "same-origin"
+SECURE_CROSS_ORIGIN_OPENER_POLICY = "same-origin"
