@@ -75,7 +75,7 @@ def verdict(pair: Pair, judge: Judge, order: str, label: str) -> JudgeVerdict:
 def make_world(slug: str = "console-t2i") -> World:
     schema = rating_schema_for_preset(preset="mmrb2-generation", kind="text-to-image")
     campaign = Campaign.objects.create(
-        slug=slug, name="Console T2I", kind="text-to-image", rating_schema=schema, overlap=3, max_overlap=5,
+        slug=slug, name=slug.replace("-", " ").title(), kind="text-to-image", rating_schema=schema, overlap=3, max_overlap=5,
         requires_prefilter=True,
     )
     alice, bob, carol = (UserFactory(username=f"{slug}-{n}") for n in ("alice", "bob", "carol"))
