@@ -24,7 +24,7 @@ def too_large_response(request, declared: int | None):
     if request.path.startswith("/api/"):
         return JsonResponse({"code": "upload_too_large", "message": message, "extra": {"limit": limit, "size": declared}},
                             status=413)
-    return TemplateResponse(request, "frontend/console/too_large.html", {"message": message}, status=413)
+    return TemplateResponse(request, "frontend/console/too_large.html", {"message": message}, status=413).render()
 
 
 class UploadSizeLimitMiddleware:

@@ -1,5 +1,6 @@
 """HTTP Basic authentication for scripts, under the same failed-login throttle as the login page."""
 
+from drf_spectacular.authentication import BasicScheme
 from rest_framework import exceptions
 from rest_framework.authentication import BasicAuthentication
 
@@ -21,3 +22,9 @@ class ThrottledBasicAuthentication(BasicAuthentication):
             raise
         login_success_record(username=userid, address=address)
         return result
+
+
+class ThrottledBasicScheme(BasicScheme):
+    """Documents ThrottledBasicAuthentication in the OpenAPI schema as plain HTTP Basic."""
+
+    target_class = "annotation.api.authentication.ThrottledBasicAuthentication"

@@ -243,19 +243,18 @@ def _valid(serializer_class, request) -> dict:
     return serializer.validated_data
 
 
-FIGURE_PARAMETERS = [
-    OpenApiParameter("figure", str, OpenApiParameter.PATH, enum=sorted(FIGURES)),
-    OpenApiParameter("campaign", str, description="A campaign slug; all campaigns when left out."),
-]
-
-
 class DashboardFigureApi(APIView):
     """One data-quality figure as rows (the same rows the CSV download holds)."""
 
     permission_classes = [IsCurator]
 
+    class FigureQuerySerializer(serializers.Serializer):
+        campaign = serializers.SlugField(
+            required=False, max_length=100, help_text="A campaign slug; all campaigns when left out."
+        )
+
     @extend_schema(
-        parameters=FIGURE_PARAMETERS,
+        parameters=[OpenApiParameter("figure", str, OpenApiParameter.PATH, enum=sorted(FIGURES)), FigureQuerySerializer],
         responses=inline_serializer(
             "DashboardFigure",
             {"name": serializers.CharField(), "title": serializers.CharField(),
@@ -264,7 +263,9 @@ class DashboardFigureApi(APIView):
         ),
     )
     def get(self, request, figure: str):
-        slug = request.query_params.get("campaign", "")
+        query = self.FigureQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        slug = query.validated_data.get("campaign", "")
         campaign = campaign_or_404(slug) if slug else None
         result = dashboard_figure(name=figure, campaign=campaign)
         if result is None:

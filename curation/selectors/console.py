@@ -140,7 +140,7 @@ def decode_cursor(cursor: str, *, sort: str) -> tuple[int, int]:
         raise ApplicationError("the page cursor is malformed; start again from the first page", code="invalid_cursor") from exc
     if cursor_sort != sort:
         raise ApplicationError("the page cursor belongs to another sort order", code="invalid_cursor")
-    if not all(isinstance(x, int) and not isinstance(x, bool) for x in (value, pk)):
+    if not all(isinstance(x, int) and not isinstance(x, bool) and -(2**63) <= x < 2**63 for x in (value, pk)):
         raise ApplicationError("the page cursor is malformed; start again from the first page", code="invalid_cursor")
     return value, pk
 

@@ -6,6 +6,7 @@ Curators and admins only: anonymous visitors are sent to the login page, annotat
 from __future__ import annotations
 
 import csv
+import re
 from pathlib import PurePosixPath
 
 from django.contrib import messages
@@ -24,6 +25,8 @@ from annotation.selectors import media_url
 from curation.selectors import console as console_selectors
 from curation.selectors.dashboards import FIGURES, annotator_quality, dashboard_figure, human_position_bias
 from curation.services import curator_actions
+
+SLUG = re.compile(r"[-a-zA-Z0-9_]{1,100}")
 
 
 class CuratorRequiredMixin(LoginRequiredMixin, UserPassesTestMixin):
@@ -68,6 +71,8 @@ def filters_from_query(query) -> console_selectors.PairFilters:
         raw = query.get(name, "").strip()
         if not raw:
             continue
+        if "\x00" in raw or len(raw) > 200:
+            raise ApplicationError(f"{name} is not a valid filter value", code="invalid_filter")
         if name.endswith(("_min", "_max")):
             try:
                 values[name] = float(raw)
@@ -198,6 +203,8 @@ class PairActionView(CuratorRequiredMixin, View):
 
 def _figure_scope(request) -> Campaign | None:
     slug = request.GET.get("campaign", "")
+    if slug and not SLUG.fullmatch(slug):
+        raise Http404("no such campaign")
     return campaign_or_404(slug) if slug else None
 
 
