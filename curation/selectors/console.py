@@ -345,6 +345,7 @@ def pair_detail(*, pair_id: int) -> PairDetail:
                 "annotation": annotation,
                 "who": annotation.annotator.username if annotation.annotator else annotation.rater_label or "imported",
                 "side": quality.preference_side(definition, annotation.values),
+                "values_json": json.dumps(annotation.values, ensure_ascii=False, sort_keys=True),
                 "seconds": round(annotation.time_on_item_ms / 1000, 1) if annotation.time_on_item_ms is not None else None,
             }
         )

@@ -158,6 +158,7 @@ class PairDetailView(CuratorRequiredMixin, TemplateView):
             "response_a_blocks": blocks_with_urls(pair.response_a.content, media),
             "response_b_blocks": blocks_with_urls(pair.response_b.content, media),
             "max_extra": max(0, pair.campaign.max_overlap - pair.required_annotations),
+            "in_annotation": pair.status in curator_actions.ANNOTATION_STATUSES,
         }
 
 

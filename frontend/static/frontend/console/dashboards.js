@@ -41,20 +41,22 @@ const builders = {
     options: { indexAxis: "y", plugins: { legend: { display: false } } },
   }),
   "agreement-over-time": (rows) => {
-    const metrics = [...new Set(rows.map((r) => `${r.campaign} · ${r.metric}`))];
+    // One x position per report (reports can share a minute), labelled with its time.
+    const times = [...new Set(rows.map((r) => r.computed_at))].sort();
+    const series = [...new Set(rows.map((r) => `${r.campaign} · ${r.metric}`))];
     const datasets = [];
-    metrics.forEach((key) => {
-      const series = rows.filter((r) => `${r.campaign} · ${r.metric}` === key);
-      const points = (field) => series.map((r) => ({ x: r.computed_at.slice(0, 16).replace("T", " "), y: r[field] }));
-      datasets.push({ label: `${key} (low)`, data: points("low"), borderWidth: 0, pointRadius: 0, fill: false });
-      datasets.push({ label: `${key} (95% band)`, data: points("high"), borderWidth: 0, pointRadius: 0, backgroundColor: band, fill: "-1" });
-      datasets.push({ label: key, data: points("value"), borderColor: accent, backgroundColor: accent, fill: false });
+    series.forEach((key) => {
+      const byTime = new Map(rows.filter((r) => `${r.campaign} · ${r.metric}` === key).map((r) => [r.computed_at, r]));
+      const points = (field) => times.map((t) => (byTime.has(t) ? byTime.get(t)[field] : null));
+      datasets.push({ label: `${key} (low)`, data: points("low"), borderWidth: 0, pointRadius: 0, fill: false, spanGaps: true });
+      datasets.push({ label: `${key} (95% band)`, data: points("high"), borderWidth: 0, pointRadius: 0, backgroundColor: band,
+        fill: "-1", spanGaps: true });
+      datasets.push({ label: key, data: points("value"), borderColor: accent, backgroundColor: accent, fill: false, spanGaps: true });
     });
     return {
       type: "line",
-      data: { datasets },
-      options: { parsing: true, scales: { x: { type: "category", labels: [...new Set(rows.map((r) => r.computed_at.slice(0, 16).replace("T", " ")))] } },
-        plugins: { legend: { labels: { filter: (item) => !item.text.endsWith("(low)") } } } },
+      data: { labels: times.map((t) => t.slice(0, 19).replace("T", " ")), datasets },
+      options: { plugins: { legend: { labels: { filter: (item) => !item.text.endsWith("(low)") } } } },
     };
   },
   "judge-human-agreement": (rows) => rateBars(rows, (r) => `${r.judge} · ${r.task}`),
