@@ -7,8 +7,7 @@ import binascii
 import json
 from dataclasses import dataclass
 
-from django.db.models import Case, Count, F, FloatField, OuterRef, Q, Subquery, Sum, Value, When
-from django.db.models.fields.json import KeyTextTransform
+from django.db.models import Count, F, FloatField, OuterRef, Q, Subquery, Sum
 from django.db.models.functions import Cast, Greatest, NullIf
 
 from annotation.errors import ApplicationError
@@ -170,52 +169,39 @@ def judge_agreement_expression():
     return _majority_share(verdicts, {label: Q(verdict=label) for label in ("A", "B", "tie")})
 
 
-NUMBER = r"^-?[0-9]+(\.[0-9]+)?$"
+def _human_side_conditions(definition: dict) -> dict[str, Q] | None:
+    """Conditions on Annotation.values for preferring A, B or neither, from the schema's pair-level preference.
 
-
-def _annotate_human_side(annotations, definition: dict):
-    """``annotations`` annotated with ``_side``, the canonical side each prefers, computed in SQL.
-
-    The side comes from the schema's pair-level oriented scale (its middle is a tie) or choice (other
-    than A or B is a tie). Returns None when the schema has no such question (the reasoning and
-    criteria presets): those campaigns cannot be filtered on human agreement in SQL.
+    A scale's middle (3 and 4 on MMRB2's 1..6) is a tie; a choice other than A or B is a tie. The
+    comparisons are on JSON numbers, so they stay cheap to build and to run. Returns None when the
+    schema has no such question (the reasoning and criteria presets): those campaigns cannot be
+    filtered on human agreement in SQL.
     """
     for q in definition.get("questions", []):
         if not (q.get("oriented") and q.get("scope", "pair") == "pair" and q["type"] in ("scale", "choice")):
             continue
         key = f"values__{q['id']}"
         if q["type"] == "choice":
-            return annotations.annotate(
-                _side=Case(
-                    When(Q(**{f"{key}__in": ["A", "B"]}), then=KeyTextTransform(q["id"], "values")),
-                    When(Q(**{f"{key}__isnull": False}), then=Value("tie")),
-                    default=Value(None),
-                )
-            )
+            return {
+                "A": Q(**{key: "A"}),
+                "B": Q(**{key: "B"}),
+                "tie": Q(**{f"{key}__isnull": False}) & ~Q(**{f"{key}__in": ["A", "B"]}),
+            }
         middle = (q["min"] + q["max"]) / 2
-        # A malformed value is no side rather than a failed cast that would break the whole page.
-        number = Case(
-            When(Q(**{f"{key}__regex": NUMBER}), then=Cast(KeyTextTransform(q["id"], "values"), FloatField())),
-            default=Value(None),
-            output_field=FloatField(),
-        )
-        return annotations.annotate(_n=number).annotate(
-            _side=Case(
-                When(_n__gt=middle + 0.5, then=Value("A")),
-                When(_n__lt=middle - 0.5, then=Value("B")),
-                When(_n__isnull=False, then=Value("tie")),
-                default=Value(None),
-            )
-        )
+        return {
+            "A": Q(**{f"{key}__gt": middle + 0.5}),
+            "B": Q(**{f"{key}__lt": middle - 0.5}),
+            "tie": Q(**{f"{key}__gte": middle - 0.5, f"{key}__lte": middle + 0.5}),
+        }
     return None
 
 
 def human_agreement_expression(definition: dict):
     """Share of a pair's annotations whose preferred side is the most common one (None without annotations)."""
-    annotations = _annotate_human_side(Annotation.objects.filter(pair=OuterRef("pk")).order_by(), definition)
-    if annotations is None:
+    conditions = _human_side_conditions(definition)
+    if conditions is None:
         return None
-    return _majority_share(annotations, {label: Q(_side=label) for label in ("A", "B", "tie")})
+    return _majority_share(Annotation.objects.filter(pair=OuterRef("pk")).order_by(), conditions)
 
 
 def pair_browse(*, campaign: Campaign, filters: PairFilters, cursor: str | None = None, limit: int = PAGE_SIZE) -> PairPage:
