@@ -144,16 +144,32 @@ def decode_cursor(cursor: str, *, sort: str) -> tuple[int, int]:
     return value, pk
 
 
-def _majority_share(queryset, labels: dict[str, Q]):
-    """A subquery: the share of the rows in ``queryset`` that carry the most common label."""
-    counts = {name: Count("id", filter=condition) for name, condition in labels.items()}
+def _share_expression(labels: dict[str, Q]):
+    """The share of the grouped rows that carry the most common of ``labels``."""
+    counts = [Count("id", filter=condition) for condition in labels.values()]
     total = Count("id", filter=_any(labels.values()))
+    return Cast(Greatest(*counts), FloatField()) / Cast(NullIf(total, 0), FloatField())
+
+
+def _majority_share(queryset, labels: dict[str, Q]):
+    """A correlated subquery: the majority share among one pair's rows (for the 51 rows a page shows)."""
     return Subquery(
-        queryset.values("pair")
-        .annotate(share=Cast(Greatest(*counts.values()), FloatField()) / Cast(NullIf(total, 0), FloatField()))
-        .values("share")[:1],
-        output_field=FloatField(),
+        queryset.values("pair").annotate(share=_share_expression(labels)).values("share")[:1], output_field=FloatField()
     )
+
+
+def _pairs_with_share(queryset, labels: dict[str, Q], low: float | None, high: float | None):
+    """The pairs whose majority share lies in [low, high], found by one grouped pass over ``queryset``.
+
+    A filter on a per-pair aggregate is evaluated for the whole campaign at once (a hash aggregate),
+    so a selective filter costs one pass instead of one subquery per pair scanned.
+    """
+    grouped = queryset.values("pair").annotate(share=_share_expression(labels))
+    if low is not None:
+        grouped = grouped.filter(share__gte=low)
+    if high is not None:
+        grouped = grouped.filter(share__lte=high)
+    return grouped.values("pair")
 
 
 def _any(conditions) -> Q:
@@ -163,10 +179,12 @@ def _any(conditions) -> Q:
     return combined
 
 
+JUDGE_LABELS = {label: Q(verdict=label) for label in ("A", "B", "tie")}
+
+
 def judge_agreement_expression():
     """Share of a pair's valid judge votes (A, B or tie; both orders) that the majority label holds."""
-    verdicts = JudgeVerdict.objects.filter(pair=OuterRef("pk")).order_by()
-    return _majority_share(verdicts, {label: Q(verdict=label) for label in ("A", "B", "tie")})
+    return _majority_share(JudgeVerdict.objects.filter(pair=OuterRef("pk")).order_by(), JUDGE_LABELS)
 
 
 def _human_side_conditions(definition: dict) -> dict[str, Q] | None:
@@ -218,6 +236,7 @@ def pair_browse(*, campaign: Campaign, filters: PairFilters, cursor: str | None 
         )
         .annotate(judge_agreement=judge_agreement_expression())
     )
+    human_conditions = _human_side_conditions(campaign.rating_schema.definition)
     human = human_agreement_expression(campaign.rating_schema.definition)
     if human is not None:
         qs = qs.annotate(human_agreement=human)
@@ -235,14 +254,14 @@ def pair_browse(*, campaign: Campaign, filters: PairFilters, cursor: str | None 
     if filters.disputed is not None:
         disputed = Q(status=Pair.Status.ADJUDICATION) | Q(consensus__decision=ConsensusRecord.Decision.DISPUTED)
         qs = qs.filter(disputed) if filters.disputed else qs.exclude(disputed)
-    if filters.judge_agreement_min is not None:
-        qs = qs.filter(judge_agreement__gte=filters.judge_agreement_min)
-    if filters.judge_agreement_max is not None:
-        qs = qs.filter(judge_agreement__lte=filters.judge_agreement_max)
-    if filters.human_agreement_min is not None:
-        qs = qs.filter(human_agreement__gte=filters.human_agreement_min)
-    if filters.human_agreement_max is not None:
-        qs = qs.filter(human_agreement__lte=filters.human_agreement_max)
+    if filters.judge_agreement_min is not None or filters.judge_agreement_max is not None:
+        verdicts = JudgeVerdict.objects.filter(pair__campaign=campaign).order_by()
+        qs = qs.filter(pk__in=_pairs_with_share(verdicts, JUDGE_LABELS, filters.judge_agreement_min, filters.judge_agreement_max))
+    if filters.human_agreement_min is not None or filters.human_agreement_max is not None:
+        annotations = Annotation.objects.filter(pair__campaign=campaign).order_by()
+        qs = qs.filter(pk__in=_pairs_with_share(
+            annotations, human_conditions, filters.human_agreement_min, filters.human_agreement_max
+        ))
     if cursor:
         value, pk = decode_cursor(cursor, sort=filters.sort)
         if sort_field == "id":

@@ -11,7 +11,8 @@ from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from django.db.models import Case, Count, Exists, F, IntegerField, OuterRef, Q, Subquery, Value, When
+from django.db import connection
+from django.db.models import Case, Count, F, IntegerField, Max, Q, Value, When
 from django.db.models.functions import TruncDate
 
 from annotation.models import Annotation, Campaign, Pair
@@ -211,20 +212,25 @@ def judge_position_bias(*, campaign: Campaign | None) -> Figure:
         )
         .order_by("judge__name")
     )
-    swapped_verdict = Subquery(
-        JudgeVerdict.objects.filter(pair=OuterRef("pair"), judge=OuterRef("judge"), order=JudgeVerdict.Order.SWAPPED).values(
-            "verdict"
-        )[:1]
-    )
-    consistency = {
-        r["judge__name"]: r
-        for r in verdicts.filter(order=JudgeVerdict.Order.FORWARD)
-        .annotate(swapped_verdict=swapped_verdict)
-        .filter(swapped_verdict__isnull=False)
-        .values("judge__name")
-        .annotate(both=Count("id"), same=Count("id", filter=Q(verdict=F("swapped_verdict"))))
+    # One grouped pass: each (pair, judge) with its forward and swapped verdicts, then counted per judge.
+    per_pair = (
+        verdicts.annotate(judge_name=F("judge__name"))
+        .values("pair", "judge_name")
+        .annotate(
+            forward=Max("verdict", filter=Q(order=JudgeVerdict.Order.FORWARD)),
+            swapped=Max("verdict", filter=Q(order=JudgeVerdict.Order.SWAPPED)),
+        )
         .order_by()
-    }
+    )
+    inner, params = per_pair.query.sql_with_params()
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT t.judge_name, SUM(CASE WHEN t.forward IS NOT NULL AND t.swapped IS NOT NULL THEN 1 ELSE 0 END),"
+            " SUM(CASE WHEN t.forward = t.swapped THEN 1 ELSE 0 END)"
+            f" FROM ({inner}) AS t GROUP BY t.judge_name",
+            params,
+        )
+        consistency = {name: {"both": int(both or 0), "same": int(same or 0)} for name, both, same in cursor.fetchall()}
     rows = []
     for r in first:
         share = quality.rate(r["first"], r["n"])
@@ -269,14 +275,25 @@ def time_on_item(*, campaign: Campaign | None) -> Figure:
 
 def prefilter_drop_rate(*, campaign: Campaign | None) -> Figure:
     """Per source benchmark: pairs the pre-filter judged, and the share it dropped as easy."""
-    judged = Exists(JudgeVerdict.objects.filter(pair=OuterRef("pk")))
-    grouped = (
-        Pair.objects.filter(_scope(campaign, "campaign"))
-        .filter(Q(status=Pair.Status.DROPPED_EASY) | judged)
+    dropped = dict(
+        Pair.objects.filter(_scope(campaign, "campaign"), status=Pair.Status.DROPPED_EASY)
         .values("prompt__source")
-        .annotate(n=Count("id"), dropped=Count("id", filter=Q(status=Pair.Status.DROPPED_EASY)))
-        .order_by("prompt__source")
+        .annotate(n=Count("id"))
+        .order_by()
+        .values_list("prompt__source", "n")
     )
+    judged_kept = dict(
+        JudgeVerdict.objects.filter(_scope(campaign, "pair__campaign"))
+        .exclude(pair__status=Pair.Status.DROPPED_EASY)
+        .values("pair__prompt__source")
+        .annotate(n=Count("pair", distinct=True))
+        .order_by()
+        .values_list("pair__prompt__source", "n")
+    )
+    grouped = [
+        {"prompt__source": source, "dropped": dropped.get(source, 0), "n": dropped.get(source, 0) + judged_kept.get(source, 0)}
+        for source in sorted(set(dropped) | set(judged_kept))
+    ]
     rows = [{"source": r["prompt__source"] or "(none)", **quality.rate(r["dropped"], r["n"])} for r in grouped]
     return Figure("prefilter-drop-rate", "Pre-filter drop rate by source benchmark",
                   ("source", "n", "successes", "rate", "low", "high"), rows)
