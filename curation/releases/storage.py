@@ -159,6 +159,7 @@ class S3ReleaseStorage:
                 connect_timeout=5,
                 read_timeout=60,
                 max_pool_connections=16,
+                signature_version="s3v4",
                 request_checksum_calculation="when_required",
                 response_checksum_validation="when_required",
             ),

@@ -1,8 +1,11 @@
 """Data and servers for the release tests: two campaigns with kept, dropped and media-bearing pairs; a local S3."""
 
 import io
+import socket
+import threading
 
 import boto3
+import httpx
 import pytest
 from PIL import Image
 
@@ -104,29 +107,82 @@ def releases_root(settings, tmp_path):
     return settings.CONCORD_RELEASES_ROOT
 
 
+class CuttableProxy:
+    """A TCP proxy in front of the S3 server; ``cut`` drops every connection and refuses new ones (S3 down)."""
+
+    def __init__(self, target: tuple[str, int]):
+        self.target = target
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.port = self.listener.getsockname()[1]
+        self.up = True
+        self.sockets: set[socket.socket] = set()
+        self.lock = threading.Lock()
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                client, _ = self.listener.accept()
+            except OSError:
+                return
+            if not self.up:
+                client.close()
+                continue
+            upstream = socket.create_connection(self.target)
+            with self.lock:
+                self.sockets |= {client, upstream}
+            for source, target in ((client, upstream), (upstream, client)):
+                threading.Thread(target=self._pump, args=(source, target), daemon=True).start()
+
+    def _pump(self, source: socket.socket, target: socket.socket) -> None:
+        try:
+            while data := source.recv(65536):
+                target.sendall(data)
+        except OSError:
+            pass
+        finally:
+            for sock in (source, target):
+                try:
+                    sock.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+
+    def cut(self) -> None:
+        self.up = False
+        with self.lock:
+            for sock in self.sockets:
+                try:
+                    sock.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+            self.sockets.clear()
+
+    def restore(self) -> None:
+        self.up = True
+
+    def close(self) -> None:
+        self.cut()
+        self.listener.close()
+
+
 @pytest.fixture
 def s3_server():
-    """A moto S3 server over HTTP on an ephemeral port of 127.0.0.1, with an empty bucket."""
+    """A moto S3 server over HTTP on an ephemeral port of 127.0.0.1, behind a proxy the test can cut."""
     from moto.server import ThreadedMotoServer
 
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
     server.start()
     host, port = server.get_host_and_port()
-    endpoint = f"http://{host}:{port}"
-    client = boto3.client("s3", endpoint_url=endpoint, aws_access_key_id="test", aws_secret_access_key="test",
-                          region_name="us-east-1")
+    # moto keeps its state per process, not per server: start every test from an empty store.
+    httpx.post(f"http://{host}:{port}/moto-api/reset", timeout=10).raise_for_status()
+    proxy = CuttableProxy((host, port))
+    endpoint = f"http://127.0.0.1:{proxy.port}"
+    client = boto3.client("s3", endpoint_url=f"http://{':'.join(map(str, server.get_host_and_port()))}",
+                          aws_access_key_id="test", aws_secret_access_key="test", region_name="us-east-1")
     client.create_bucket(Bucket="concord-releases")
-    state = {"endpoint": endpoint, "client": client, "server": server, "stopped": False}
-    yield state
-    if not state["stopped"]:
-        stop_server(state)
-
-
-def stop_server(state) -> None:
-    """Stop serving and close the socket, so clients are refused at once instead of waiting."""
-    state["server"].stop()
-    state["server"]._server.server_close()
-    state["stopped"] = True
+    yield {"endpoint": endpoint, "client": client, "proxy": proxy}
+    proxy.close()
+    server.stop()
 
 
 @pytest.fixture
