@@ -12,7 +12,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from django.conf import settings
-from django.db.models import Prefetch
 
 from annotation import content
 from annotation.errors import ApplicationError
@@ -58,21 +57,69 @@ class BuildOutput:
         }
 
 
-def kept_records(campaign_ids: list[int]):
-    """Kept consensus records of the campaigns, with their pair, prompt, responses and ratings, by pair id."""
-    ratings = Annotation.objects.only("id", "pair_id", "annotator_id", "rater_label", "source", "values").order_by("id")
+PAIR_FIELDS = (
+    "pair_id", "chosen", "pair__external_id", "pair__campaign_id", "pair__criteria", "pair__prompt__source",
+    "pair__prompt__source_task", "pair__prompt__metadata", "pair__prompt__content", "pair__response_a__model_name",
+    "pair__response_a__content", "pair__response_b__model_name", "pair__response_b__content",
+)
+
+
+@dataclass(frozen=True)
+class KeptPair:
+    """One kept pair as streamed: plain values, no model instances (a release may hold millions)."""
+
+    pair_id: int
+    chosen: str
+    external_id: str
+    campaign_id: int
+    criteria: list
+    source: str
+    source_task: str
+    metadata: dict
+    prompt_content: list
+    model_a: str
+    content_a: list
+    model_b: str
+    content_b: list
+
+    def contents(self):
+        return (self.prompt_content, self.content_a, self.content_b)
+
+
+def kept_pairs(campaign_ids: list[int]):
+    """Kept pairs of the campaigns with their prompt and responses, by pair id, as plain tuples."""
     return (
         ConsensusRecord.objects.filter(pair__campaign_id__in=campaign_ids, decision=ConsensusRecord.Decision.KEPT)
-        .select_related("pair", "pair__prompt", "pair__response_a", "pair__response_b")
-        .prefetch_related(Prefetch("pair__annotations", queryset=ratings))
-        .order_by("pair_id")
+        .order_by("pair_id").values_list(*PAIR_FIELDS).iterator(chunk_size=BATCH)
     )
+
+
+def kept_ratings(campaign_ids: list[int]):
+    """Every rating of those pairs, by pair id then rating id, as plain tuples."""
+    return (
+        Annotation.objects.filter(pair__campaign_id__in=campaign_ids, pair__consensus__decision=ConsensusRecord.Decision.KEPT)
+        .order_by("pair_id", "id").values_list("pair_id", "annotator_id", "rater_label", "source", "values")
+        .iterator(chunk_size=BATCH * 3)
+    )
+
+
+def grouped_ratings(stream):
+    """``(pair_id, [ratings])`` groups of a stream sorted by pair id."""
+    current, group = None, []
+    for row in stream:
+        if row[0] != current:
+            if group:
+                yield current, group
+            current, group = row[0], []
+        group.append(row)
+    if group:
+        yield current, group
 
 
 def build(*, campaigns: list[Campaign], staging: Path, progress: Callable[[int], None]) -> BuildOutput:
     """Write every split into ``staging``; ApplicationError for a duplicate pair id or unstored media.
 
-    Precondition: ``staging`` is an empty folder on local disk.
+    Precondition: ``staging`` is an empty folder on local disk; the campaigns' rating schemas are loaded.
     """
     by_id = {c.pk: c for c in campaigns}
     secret = settings.CONCORD_RATER_ID_SECRET
@@ -80,12 +127,22 @@ def build(*, campaigns: list[Campaign], staging: Path, progress: Callable[[int],
     writers: dict[str, SplitWriter] = {}
     media_names: dict[str, str] = {}
     origin: dict[str, str] = {}
-    batch: list[ConsensusRecord] = []
+    pseudonyms: dict[tuple, str] = {}
+    ratings_by_pair = grouped_ratings(kept_ratings(list(by_id)))
+    pending_ratings = next(ratings_by_pair, None)
+    batch: list[KeptPair] = []
+
+    def pseudonym(annotator_id, rater_label, campaign_id) -> str:
+        key = (annotator_id, "" if annotator_id is not None else rater_label, None if annotator_id is not None else campaign_id)
+        if key not in pseudonyms:
+            pseudonyms[key] = rows.rater_pseudonym(secret=secret, annotator_id=annotator_id, rater_label=rater_label,
+                                                   campaign_id=campaign_id)
+        return pseudonyms[key]
 
     def flush() -> None:
+        nonlocal pending_ratings
         _resolve_media(batch, media_names, out)
-        for record in batch:
-            pair = record.pair
+        for pair in batch:
             campaign = by_id[pair.campaign_id]
             if pair.external_id in out.chosen:
                 raise ApplicationError(
@@ -93,22 +150,17 @@ def build(*, campaigns: list[Campaign], staging: Path, progress: Callable[[int],
                     "ids must be unique within a release",
                     code="release_duplicate_pair",
                 )
-            ratings = [
-                rows.Rating(
-                    rater=rows.rater_pseudonym(secret=secret, annotator_id=a.annotator_id, rater_label=a.rater_label,
-                                               campaign_id=campaign.pk),
-                    source=a.source,
-                    values=a.values,
-                )
-                for a in pair.annotations.all()
-            ]
+            found = []
+            if pending_ratings is not None and pending_ratings[0] == pair.pair_id:
+                found = pending_ratings[1]
+                pending_ratings = next(ratings_by_pair, None)
+            ratings = [rows.Rating(rater=pseudonym(annotator_id, label, campaign.pk), source=source, values=values)
+                       for _, annotator_id, label, source, values in found]
             source = rows.PairSource(
-                pair_id=pair.external_id, task=campaign.kind, campaign=campaign.slug,
-                prompt_source=pair.prompt.source, prompt_source_task=pair.prompt.source_task,
-                prompt_metadata=pair.prompt.metadata, prompt_content=pair.prompt.content,
-                model_a=pair.response_a.model_name, content_a=pair.response_a.content,
-                model_b=pair.response_b.model_name, content_b=pair.response_b.content,
-                chosen=record.chosen, criteria=pair.criteria or [], ratings=ratings,
+                pair_id=pair.external_id, task=campaign.kind, campaign=campaign.slug, prompt_source=pair.source,
+                prompt_source_task=pair.source_task, prompt_metadata=pair.metadata, prompt_content=pair.prompt_content,
+                model_a=pair.model_a, content_a=pair.content_a, model_b=pair.model_b, content_b=pair.content_b,
+                chosen=pair.chosen, criteria=pair.criteria or [], ratings=ratings,
                 definition=campaign.rating_schema.definition,
             )
             row, mmrb2, agreement = rows.build_row(source, media_names.__getitem__)
@@ -116,10 +168,10 @@ def build(*, campaigns: list[Campaign], staging: Path, progress: Callable[[int],
             if writer is None:
                 writer = writers[campaign.kind] = SplitWriter(staging, campaign.kind)
             writer.add(row, mmrb2)
-            out.chosen[pair.external_id] = record.chosen
+            out.chosen[pair.external_id] = pair.chosen
             origin[pair.external_id] = campaign.slug
             out.per_task[campaign.kind] += 1
-            out.per_source[pair.prompt.source] += 1
+            out.per_source[pair.source] += 1
             out.ratings += len(ratings)
             for r in ratings:
                 out.raters.add(r.rater)
@@ -131,8 +183,8 @@ def build(*, campaigns: list[Campaign], staging: Path, progress: Callable[[int],
         batch.clear()
 
     try:
-        for record in kept_records(list(by_id)).iterator(chunk_size=BATCH):
-            batch.append(record)
+        for values in kept_pairs(list(by_id)):
+            batch.append(KeptPair(*values))
             if len(batch) >= BATCH:
                 flush()
         flush()
@@ -145,12 +197,11 @@ def build(*, campaigns: list[Campaign], staging: Path, progress: Callable[[int],
     return out
 
 
-def _resolve_media(batch: list[ConsensusRecord], names: dict[str, str], out: BuildOutput) -> None:
+def _resolve_media(batch: list[KeptPair], names: dict[str, str], out: BuildOutput) -> None:
     """Look up, in one query, the media of this batch not seen before; refuse media Concord does not hold."""
     wanted = {}
-    for record in batch:
-        pair = record.pair
-        for blocks in (pair.prompt.content, pair.response_a.content, pair.response_b.content):
+    for pair in batch:
+        for blocks in pair.contents():
             for digest in content.media_digests(blocks):
                 if digest not in names:
                     wanted.setdefault(digest, pair.external_id)

@@ -42,8 +42,11 @@ PARQUET_SCHEMA = pa.schema(
 )
 
 
+_encoder = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+
+
 def _json(value) -> str:
-    return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    return _encoder.encode(value)
 
 
 def parquet_columns(row: dict) -> dict:
