@@ -279,15 +279,17 @@ class S3ReleaseStorage:
 
     def read_chunks(self, key: str) -> Iterator[bytes]:
         """The bytes at ``key`` in chunks; FileNotFoundError when absent."""
-        from botocore.exceptions import ClientError
+        from botocore.exceptions import BotoCoreError, ClientError
 
         try:
             answer = self.client.get_object(Bucket=self.bucket, Key=self._key(key))
+            yield from answer["Body"].iter_chunks(CHUNK)
         except ClientError as exc:
             if exc.response.get("Error", {}).get("Code") in ("404", "NoSuchKey", "NotFound"):
                 raise FileNotFoundError(key) from exc
-            raise
-        yield from answer["Body"].iter_chunks(CHUNK)
+            raise self._fail(key, exc) from exc
+        except BotoCoreError as exc:
+            raise self._fail(key, exc) from exc
 
     def read_bytes(self, key: str) -> bytes:
         return b"".join(self.read_chunks(key))
