@@ -93,7 +93,7 @@ def iter_jsonl(reader: CountingReader) -> Iterator[Record]:
         if not line.strip():
             continue
         try:
-            value = json.loads(line)
+            value = json.loads(line.rstrip("\r\n"))
         except json.JSONDecodeError as exc:
             yield Record(number, error=f"invalid JSON: {exc.msg} at column {exc.colno}")
             continue
