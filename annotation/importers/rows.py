@@ -36,6 +36,13 @@ class PromptRow:
 class ResponseRow:
     model_name: str
     content: list[dict]
+    digest: str = ""
+
+    def content_digest(self) -> str:
+        """The digest of the content as it is now; computed once, after media are resolved."""
+        if not self.digest:
+            self.digest = content.digest(self.content)
+        return self.digest
 
 
 @dataclass

@@ -112,16 +112,22 @@ class _ArrayStream:
         self.line = 1
         self.line_pos = 0
         self.eof = False
+        self.broken = ""
 
     def fill(self) -> bool:
         """Read one more chunk; False at the end of the file."""
+        if self.broken:
+            raise _Broken(self.broken)
         if self.eof:
             return False
         data = self.reader.read(CHUNK)
         try:
             text = self.decoder.decode(data, final=not data)
         except UnicodeDecodeError as exc:
-            raise _Broken(f"invalid UTF-8 near byte {self.reader.bytes_read - len(data) + exc.start + 1} of the file") from exc
+            # keep the valid text before the bad byte, so the records it holds are still read
+            at = self.reader.bytes_read - len(data) + exc.start
+            self.broken = f"invalid UTF-8 near byte {at + 1} of the file"
+            text = data[: max(exc.start, 0)].decode("utf-8", errors="ignore")
         if not data:
             self.eof = True
         if self.pos > CHUNK:

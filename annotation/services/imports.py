@@ -7,7 +7,9 @@ skipped, and its media are stored only when the whole row is good.
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import os
 import shutil
 import stat
 import tempfile
@@ -15,6 +17,7 @@ import uuid
 import zipfile
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
@@ -33,7 +36,7 @@ from annotation.services.campaigns import campaign_get_or_create
 from annotation.services.media import MediaError, resolve_under, sniff, storage_name
 from annotation.services.pairs import BatchOutcome, pairs_create_many
 
-BATCH_SIZE = 1000
+BATCH_SIZE = 2000
 MAX_LISTED_ERRORS = 1000
 CACHE_ENTRIES = 100_000
 HASH_CHUNK = 1024 * 1024
@@ -120,17 +123,31 @@ class MediaResolver:
                 found[block["file"]] = info
         return found
 
+    def prefetch(self, batch: list) -> None:
+        """Inspect the files a batch names, several at once: the work is mostly waiting on the disk."""
+        todo = list(dict.fromkeys(
+            block["file"] for row in batch for _, value in _row_blocks(row)
+            for block in content.iter_media(value) if "file" in block and block["file"] not in self.files
+        ))
+        if len(todo) < 8:
+            return
+        for relative, found in zip(todo, _pool().map(self._inspect_or_error, todo), strict=True):
+            self.files.put(relative, found)
+
     def file_info(self, relative: str) -> FileInfo:
         cached = self.files.get(relative)
         if cached is None:
-            try:
-                cached = self._inspect(relative)
-            except MediaError as exc:
-                cached = exc
+            cached = self._inspect_or_error(relative)
             self.files.put(relative, cached)
         if isinstance(cached, MediaError):
             raise rows.RowError(cached.message)
         return cached
+
+    def _inspect_or_error(self, relative: str) -> FileInfo | MediaError:
+        try:
+            return self._inspect(relative)
+        except MediaError as exc:
+            return exc
 
     def _inspect(self, relative: str) -> FileInfo:
         if self.root is None:
@@ -141,17 +158,18 @@ class MediaResolver:
         if size > limit:
             raise MediaError(f"{relative}: {size:,} bytes exceeds the limit of {limit:,}", code="media_too_large")
         with path.open("rb") as handle:
-            head = handle.read(HASH_CHUNK)
-            found = sniff(head[:64], name=relative) if _is_av(head) else None
-            if found is None:
-                data = head + handle.read()
-                found = sniff(data, name=relative)
-                digest = hashlib.sha256(data).hexdigest()
-            else:
+            head = handle.read(64)
+            if _is_av(head):
+                # audio, video and 3D are known by their first bytes; hash the rest without holding it
+                found = sniff(head, name=relative)
                 hasher = hashlib.sha256(head)
                 while chunk := handle.read(HASH_CHUNK):
                     hasher.update(chunk)
                 digest = hasher.hexdigest()
+            else:
+                data = head + handle.read()
+                found = sniff(data, name=relative)
+                digest = hashlib.sha256(data).hexdigest()
         return FileInfo(digest, found.kind, found.mime_type, found.extension, size, found.width, found.height, str(path))
 
     def stored_ids(self, digests: set[str]) -> dict[str, int]:
@@ -169,13 +187,7 @@ class MediaResolver:
         by_digest = {info.digest: info for info in infos}
         ids = self.stored_ids(set(by_digest))
         new = [info for digest, info in by_digest.items() if digest not in ids]
-        for info in new:
-            name = storage_name(info.digest, info.extension)
-            if not default_storage.exists(name):
-                with open(info.path, "rb") as handle:
-                    saved = default_storage.save(name, File(handle))
-                if saved != name:  # a concurrent writer stored it first; keep one copy
-                    default_storage.delete(saved)
+        list(_pool().map(_save_file, new))
         if new:
             Media.objects.bulk_create(
                 [Media(sha256=i.digest, kind=i.kind, mime_type=i.mime_type, size=i.size, width=i.width,
@@ -184,6 +196,22 @@ class MediaResolver:
             )
             ids.update(self.stored_ids({info.digest for info in new}))
         return ids
+
+
+def _save_file(info: FileInfo) -> None:
+    name = storage_name(info.digest, info.extension)
+    if default_storage.exists(name):
+        return
+    with open(info.path, "rb") as handle:
+        saved = default_storage.save(name, File(handle))
+    if saved != name:  # a concurrent writer stored it first; keep one copy
+        default_storage.delete(saved)
+
+
+@functools.cache
+def _pool() -> ThreadPoolExecutor:
+    """Threads for file work (reading, sniffing, storing); the database is only used by the caller's thread."""
+    return ThreadPoolExecutor(max_workers=min(8, (os.cpu_count() or 2) * 2), thread_name_prefix="concord-media")
 
 
 def _is_av(head: bytes) -> bool:
@@ -246,6 +274,7 @@ class _Importer:
         existing = set(
             Pair.objects.filter(campaign=self.campaign, external_id__in=pair_ids).values_list("external_id", flat=True)
         )
+        self.resolver.prefetch([row for row in batch if getattr(row, "external_id", None) not in existing])
         good, infos, seen = [], [], set()
         for row in batch:
             if isinstance(row, rows.PairRow):
@@ -281,8 +310,8 @@ class _Importer:
             return found
         row.response_a.content = content.resolve_files(row.response_a.content, digest_of)
         row.response_b.content = content.resolve_files(row.response_b.content, digest_of)
-        if (row.response_a.model_name, content.digest(row.response_a.content)) == (
-            row.response_b.model_name, content.digest(row.response_b.content)
+        if (row.response_a.model_name, row.response_a.content_digest()) == (
+            row.response_b.model_name, row.response_b.content_digest()
         ):
             raise rows.RowError("response_a and response_b are the same response (same model and content)")
         labels = set()

@@ -7,11 +7,13 @@ import random
 from dataclasses import dataclass, field
 
 from django.db import DatabaseError, transaction
+from django.utils import timezone
 
 from annotation import content
 from annotation.errors import ApplicationError
 from annotation.importers import rows
 from annotation.models import Annotation, Campaign, Media, Pair, Prompt, Response
+from annotation.services import bulk
 
 STRATEGIES = ("all", "random-k")
 
@@ -73,10 +75,11 @@ def _insert(campaign: Campaign, batch, media_ids: dict[str, int]) -> BatchOutcom
         else:
             seen.add(row.external_id)
             fresh.append(row)
-    prompt_ids = _prompts(campaign, [row.prompt for row in [*fresh, *response_rows]])
+    now = timezone.now()
+    prompt_ids = _prompts(campaign, [row.prompt for row in [*fresh, *response_rows]], now)
     wanted = [(prompt_ids[row.prompt.external_id], r) for row in fresh for r in (row.response_a, row.response_b)]
     wanted += [(prompt_ids[row.prompt.external_id], row.response) for row in response_rows]
-    response_ids, created_keys = _responses(wanted)
+    response_ids, created_keys = _responses(wanted, now)
     for row in response_rows:
         key = _response_key(prompt_ids[row.prompt.external_id], row.response)
         if key in created_keys:
@@ -84,67 +87,59 @@ def _insert(campaign: Campaign, batch, media_ids: dict[str, int]) -> BatchOutcom
             outcome.created += 1
         else:
             outcome.duplicates += 1
-    pairs = []
+    pair_values, links, annotations = [], [], []
     for row in fresh:
         prompt_id = prompt_ids[row.prompt.external_id]
-        pairs.append(Pair(
-            campaign=campaign,
-            prompt_id=prompt_id,
-            response_a_id=response_ids[_response_key(prompt_id, row.response_a)],
-            response_b_id=response_ids[_response_key(prompt_id, row.response_b)],
-            external_id=row.external_id,
-            criteria=row.criteria,
-            metadata=row.metadata,
-            priority=row.priority,
-            required_annotations=campaign.overlap,
-            annotations_done=len(row.annotations),
-            status=initial_status(campaign=campaign, annotations=len(row.annotations)),
+        done = len(row.annotations)
+        pair_values.append((
+            campaign.pk, prompt_id, response_ids[_response_key(prompt_id, row.response_a)],
+            response_ids[_response_key(prompt_id, row.response_b)], row.external_id, row.criteria, row.metadata,
+            initial_status(campaign=campaign, annotations=done), row.priority, campaign.overlap, done, now,
         ))
-    Pair.objects.bulk_create(pairs)
-    links = [
-        Pair.media.through(pair_id=pair.pk, media_id=media_ids[digest])
-        for pair, row in zip(pairs, fresh, strict=True)
-        for digest in dict.fromkeys(
-            itertools.chain.from_iterable(
-                content.media_digests(c) for c in (row.prompt.content, row.response_a.content, row.response_b.content)
-            )
+    pair_ids = bulk.insert_returning_ids(
+        Pair,
+        ["campaign_id", "prompt_id", "response_a_id", "response_b_id", "external_id", "criteria", "metadata", "status",
+         "priority", "required_annotations", "annotations_done", "created_at"],
+        pair_values,
+    )
+    for pair_id, row in zip(pair_ids, fresh, strict=True):
+        shown = dict.fromkeys(itertools.chain(content.media_digests(row.prompt.content),
+                                              content.media_digests(row.response_a.content),
+                                              content.media_digests(row.response_b.content)))
+        links.extend((pair_id, media_ids[digest]) for digest in shown)
+        annotations.extend(
+            (pair_id, Annotation.Source.IMPORTED, a.rater_label, a.values, a.rationale, now) for a in row.annotations
         )
-    ]
-    Pair.media.through.objects.bulk_create(links)
-    annotations = [
-        Annotation(pair_id=pair.pk, source=Annotation.Source.IMPORTED, rater_label=a.rater_label, values=a.values,
-                   rationale=a.rationale)
-        for pair, row in zip(pairs, fresh, strict=True)
-        for a in row.annotations
-    ]
-    Annotation.objects.bulk_create(annotations)
-    outcome.created += len(pairs)
+    bulk.insert(Pair.media.through, ["pair_id", "media_id"], links)
+    bulk.insert_returning_ids(
+        Annotation, ["pair_id", "source", "rater_label", "values", "rationale", "created_at"], annotations,
+    )
+    outcome.created += len(pair_ids)
     outcome.annotations += len(annotations)
     return outcome
 
 
-def _prompts(campaign: Campaign, prompts: list[rows.PromptRow]) -> dict[str, int]:
+def _prompts(campaign: Campaign, prompts: list[rows.PromptRow], now) -> dict[str, int]:
     """Prompt ids by external id; prompts not stored yet are created (the first row naming one wins)."""
     wanted = {}
     for prompt in prompts:
         wanted.setdefault(prompt.external_id, prompt)
     ids = dict(Prompt.objects.filter(campaign=campaign, external_id__in=list(wanted)).values_list("external_id", "id"))
-    new = [
-        Prompt(campaign=campaign, external_id=p.external_id, source=p.source, source_task=p.source_task,
-               metadata=p.metadata, content=p.content)
-        for key, p in wanted.items()
-        if key not in ids
-    ]
-    Prompt.objects.bulk_create(new)
-    ids.update((p.external_id, p.pk) for p in new)
+    new = [p for key, p in wanted.items() if key not in ids]
+    new_ids = bulk.insert_returning_ids(
+        Prompt,
+        ["campaign_id", "external_id", "source", "source_task", "content", "metadata", "created_at"],
+        [(campaign.pk, p.external_id, p.source, p.source_task, p.content, p.metadata, now) for p in new],
+    )
+    ids.update((p.external_id, pk) for p, pk in zip(new, new_ids, strict=True))
     return ids
 
 
 def _response_key(prompt_id: int, response: rows.ResponseRow) -> tuple[int, str, str]:
-    return prompt_id, response.model_name, content.digest(response.content)
+    return prompt_id, response.model_name, response.content_digest()
 
 
-def _responses(wanted: list[tuple[int, rows.ResponseRow]]) -> tuple[dict[tuple, int], set[tuple]]:
+def _responses(wanted: list[tuple[int, rows.ResponseRow]], now) -> tuple[dict[tuple, int], set[tuple]]:
     """Response ids by (prompt, model, content digest), and the keys created now."""
     by_key = {}
     for prompt_id, response in wanted:
@@ -155,15 +150,14 @@ def _responses(wanted: list[tuple[int, rows.ResponseRow]]) -> tuple[dict[tuple, 
             prompt_id__in={key[0] for key in by_key}, content_sha256__in={key[2] for key in by_key}
         ).values_list("id", "prompt_id", "model_name", "content_sha256")
     }
-    new = [
-        Response(prompt_id=key[0], model_name=key[1], content_sha256=key[2], content=response.content)
-        for key, response in by_key.items()
-        if key not in ids
-    ]
-    Response.objects.bulk_create(new)
-    created = {(r.prompt_id, r.model_name, r.content_sha256) for r in new}
-    ids.update(((r.prompt_id, r.model_name, r.content_sha256), r.pk) for r in new)
-    return ids, created
+    new = [(key, response) for key, response in by_key.items() if key not in ids]
+    new_ids = bulk.insert_returning_ids(
+        Response,
+        ["prompt_id", "model_name", "content_sha256", "content", "created_at"],
+        [(*key, response.content, now) for key, response in new],
+    )
+    ids.update((key, pk) for (key, _), pk in zip(new, new_ids, strict=True))
+    return ids, {key for key, _ in new}
 
 
 @dataclass

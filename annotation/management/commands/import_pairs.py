@@ -36,7 +36,7 @@ class Command(BaseCommand):
                             help="Also store the ratings in the file as imported annotations.")
         parser.add_argument("--strict", action="store_true", help="Import nothing unless every row is good.")
         parser.add_argument("--json", action="store_true", dest="as_json", help="Print one JSON object on stdout.")
-        parser.add_argument("--batch-size", type=int, default=1000, help="Rows per database batch.")
+        parser.add_argument("--batch-size", type=int, default=2000, help="Rows per database batch.")
 
     def handle(self, *args, path: Path, campaign: str, fmt: str, task, schema, media_root, with_annotations, strict,
                as_json: bool, batch_size: int, **options):
