@@ -151,3 +151,21 @@ def test_a_missing_campaign_without_a_task_kind_is_a_clear_error(tmp_path):
     assert code == 1
     assert "does not exist; pass --task KIND" in summary["errors"][0]["message"]
     assert not Campaign.objects.filter(slug="nowhere").exists()
+
+
+def test_the_documented_pair_line_imports_as_documented(tmp_path):
+    """docs/concord-format.md's example is a specification: it must import, ratings included."""
+    from django.conf import settings
+
+    doc = (settings.BASE_DIR / "docs" / "concord-format.md").read_text()
+    example = doc[doc.index("A **pair line**"):]
+    example = example[example.index("```json") + len("```json"):]
+    record = json.loads(example[: example.index("```")])
+    (tmp_path / "images").mkdir()
+    (tmp_path / "images" / "124_a.png").write_bytes(png_bytes(1))
+    (tmp_path / "images" / "124_b.png").write_bytes(png_bytes(2))
+    path = write_jsonl(tmp_path / "pairs.jsonl", [record])
+    code, summary = run_import_json(path, *NEW_CAMPAIGN, "--with-annotations")
+    assert (code, summary["created"], summary["annotations_imported"], summary["errors"]) == (0, 1, 2, [])
+    pair = Pair.objects.get(external_id="oneig-124-a-b")
+    assert (pair.metadata, pair.criteria, pair.media.count()) == ({"chosen": "A"}, ["Is the sign's text spelled correctly?"], 2)
