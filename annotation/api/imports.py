@@ -1,4 +1,5 @@
 from django.urls import path
+from drf_spectacular.utils import extend_schema, extend_schema_serializer
 from rest_framework import serializers, status
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
@@ -18,6 +19,7 @@ class ImportCreateApi(APIView):
     permission_classes = [IsCurator]
     parser_classes = [MultiPartParser, FormParser]
 
+    @extend_schema_serializer(component_name="ImportUpload")
     class InputSerializer(serializers.Serializer):
         file = serializers.FileField()
         campaign = serializers.SlugField(max_length=100)
@@ -27,6 +29,7 @@ class ImportCreateApi(APIView):
         with_annotations = serializers.BooleanField(default=False)
         strict = serializers.BooleanField(default=False)
 
+    @extend_schema(request={"multipart/form-data": InputSerializer}, responses={202: JobOutputSerializer})
     def post(self, request):
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)

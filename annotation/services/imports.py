@@ -214,6 +214,10 @@ def _pool() -> ThreadPoolExecutor:
     return ThreadPoolExecutor(max_workers=min(8, (os.cpu_count() or 2) * 2), thread_name_prefix="concord-media")
 
 
+# a forked process (a Celery prefork worker) must not inherit a pool whose threads stayed in the parent
+os.register_at_fork(after_in_child=_pool.cache_clear)
+
+
 def _is_av(head: bytes) -> bool:
     """True for audio, video and 3D files, which are recognised by their first bytes alone."""
     return head[4:8] == b"ftyp" or head.startswith(
