@@ -169,3 +169,18 @@ def test_the_documented_pair_line_imports_as_documented(tmp_path):
     assert (code, summary["created"], summary["annotations_imported"], summary["errors"]) == (0, 1, 2, [])
     pair = Pair.objects.get(external_id="oneig-124-a-b")
     assert (pair.metadata, pair.criteria, pair.media.count()) == ({"chosen": "A"}, ["Is the sign's text spelled correctly?"], 2)
+
+
+def test_without_copy_the_orm_path_stores_the_same_rows(tmp_path, media_root, monkeypatch):
+    """SQLite (the embedded default) has no COPY: the bulk_create path must store exactly the same thing."""
+    from annotation.services import bulk
+
+    monkeypatch.setattr(bulk, "USE_COPY", False)
+    ratings = [{"rater": f"r{n}", "values": {"overall": 2}} for n in range(3)]
+    path = write_jsonl(tmp_path / "pairs.jsonl", [concord_pair(0, a_file="img/0.png", annotations=ratings),
+                                                  concord_pair(1, b_file="img/1.png")])
+    code, summary = run_import_json(path, *NEW_CAMPAIGN, "--media-root", str(media_root), "--with-annotations")
+    assert (code, summary["created"], summary["annotations_imported"]) == (0, 2, 3)
+    rated = Pair.objects.get(external_id="pair-0")
+    assert (rated.status, rated.media.count(), rated.annotations.count()) == (Pair.Status.COMPLETE, 1, 3)
+    assert Pair.objects.get(external_id="pair-1").metadata == {}
