@@ -19,10 +19,12 @@ from django.core.cache import cache
 from django.db import transaction
 from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver
+from django.utils import timezone
 from PIL import Image
 
 from annotation.models import Job
 from annotation.services.media import media_store
+from curation.models import Release
 from tests.curation.console.world import make_world
 
 pytestmark = pytest.mark.django_db
@@ -76,6 +78,20 @@ EXPECTED: dict[str, dict[str, dict]] = {
     "api/v1/console/pairs/<int:pair_id>/restore/": {"POST": curator_post(409)},
     "api/v1/console/dashboards/<slug:figure>/": {"GET": CURATOR_API},
     "api/v1/console/annotators/<int:user_id>/recent/": {"GET": CURATOR_API},
+    # Imports (issue 2): curators upload.
+    "imports/": {"GET": CURATOR_PAGE},
+    "api/v1/imports/": {"POST": curator_post(415)},  # the walk sends JSON; uploads are multipart
+    # Releases (issue 6), against a published release of campaign Y with no files.
+    "releases/": {"GET": CURATOR_PAGE},
+    "releases/<slug:name>/<str:version>/": {"GET": CURATOR_PAGE, "POST": allowed(302, 403, 403, 400, 400)},
+    # A download link is a signed, expiring capability (like an S3 presigned URL); a forged one is 404 for all.
+    "releases/download/<str:token>/": {"GET": allowed(404, 404, 404, 404, 404)},
+    "api/v1/releases/": {"GET": CURATOR_API, "POST": curator_post(400)},
+    "api/v1/releases/<slug:name>/<str:version>/": {"GET": CURATOR_API},
+    "api/v1/releases/<slug:name>/<str:version>/verify/": {"POST": curator_post(200)},
+    "api/v1/releases/<slug:name>/<str:version>/download/": {"GET": CURATOR_API},
+    "api/v1/releases/<slug:name>/<str:version>/evaluations/": {"POST": curator_post(400)},
+    "api/v1/releases/<slug:name>/<str:version>/leaderboard/": {"GET": CURATOR_API},
 }
 
 # Django's admin site is generated from the registered models: every page is for staff only (the
@@ -130,17 +146,25 @@ def scene():
     media = media_store(data=png.getvalue(), name="secret-model-y-output.png")
     y.pairs["kept"].media.add(media)
     job = Job.objects.create(kind="import", campaign=y.campaign)
+    release = Release.objects.create(
+        name="console-y-release", version="1.0.0", status=Release.Status.PUBLISHED, manifest_sha256="0" * 64,
+        published_at=timezone.now(),
+    )
+    release.campaigns.add(y.campaign)
     people = {"alice": x.alice, "bob": y.bob, "curator": x.curator, "admin": x.admin}
     params = {
         "slug": y.campaign.slug, "pair_id": y.pairs["kept"].pk, "job_id": job.pk, "user_id": y.bob.pk,
         "name": f"{media.sha256}.png", "figure": "annotators", "action": "restore",
         "object_id": y.pairs["kept"].pk, "id": y.bob.pk, "content_type_id": 1,
+        "version": release.version, "token": "forged-download-token",
     }
     # What an annotator must never see: every model name, judge output, a co-annotator's rationale;
     # alice additionally must not see anything of campaign Y.
     never = ["secret-model-", "better_response", "judge-1", "rationale by console-y-carol"]
     secrets = {"alice": never + ["Console Y", "Draw console-y-kept-prompt", "rationale by console-y-bob"], "bob": never}
-    yield {"people": people, "params": params, "secrets": secrets}
+    # A parameter name that means different things on different routes, by route prefix.
+    by_prefix = {"releases/": {"name": release.name}, "api/v1/releases/": {"name": release.name}}
+    yield {"people": people, "params": params, "by_prefix": by_prefix, "secrets": secrets}
     cache.clear()
 
 
@@ -164,7 +188,8 @@ def test_every_route_has_an_expectation_and_honours_it_for_every_role(scene):
     stale = set(EXPECTED) - {route for route, _ in routes}
     assert not stale, f"EXPECTED names routes that no longer exist: {sorted(stale)}"
     for route, view in routes:
-        url = fill(route, scene["params"])
+        prefix = next((p for p in scene["by_prefix"] if route.startswith(p)), None)
+        url = fill(route, {**scene["params"], **scene["by_prefix"].get(prefix, {})})
         for method in methods_of(view):
             for role in ROLES:
                 response = request(scene["people"], role, method, url)

@@ -133,7 +133,7 @@ def test_a_multipart_upload_without_a_usable_length_stops_at_the_limit(settings)
 def test_production_settings_pass_the_deploy_check_with_secure_cookies():
     env = {
         **os.environ, "DJANGO_SETTINGS_MODULE": "config.settings.production",
-        "DJANGO_SECRET_KEY": "k" * 20 + "Q7v!x9#Lm2$pR8@w" * 3,
+        "DJANGO_SECRET_KEY": "k" * 20 + "Q7v!x9#Lm2$pR8@w" * 3, "CONCORD_RATER_ID_SECRET": "r" * 10 + "Zt5#qW8!" * 6,
         "DJANGO_ALLOWED_HOSTS": "concord.example.org", "DATABASE_URL": "sqlite:////tmp/concord-deploy-check.sqlite3",
     }
     check = subprocess.run([sys.executable, "manage.py", "check", "--deploy", "--tag", "security", "--fail-level", "WARNING"],
