@@ -160,7 +160,7 @@ def render_scene(scene: Scene, model: ImageModel, rng: random.Random) -> Image.I
         image = im.style(image, scene.style if rng.random() < model.skill else rng.choice(("photo", *im.STYLES)))
     if rng.random() < model.defect_rate:
         image = im.defect(image, rng.choice(im.DEFECTS), rng)
-    return image
+    return im.sample_jitter(image, rng)
 
 
 def text_to_image_rows(media: MediaFolder, *, count: int, seed: str = "t2i") -> list[PairRow]:
@@ -369,7 +369,7 @@ def _edits(rng: random.Random, index: int) -> Edit:
 
 def _perform(edit: Edit, model: ImageModel, rng: random.Random) -> Image.Image:
     result = edit.correct if rng.random() < model.skill else rng.choice(edit.faults)
-    return _with_defect(result, model, rng)
+    return im.sample_jitter(_with_defect(result, model, rng), rng)
 
 
 def image_editing_rows(media: MediaFolder, *, count: int, seed: str = "edit") -> list[PairRow]:

@@ -335,6 +335,13 @@ def defect(image: Image.Image, name: str, rng: random.Random) -> Image.Image:
     raise ValueError(f"unknown defect {name!r}")
 
 
+def sample_jitter(image: Image.Image, rng: random.Random) -> Image.Image:
+    """The small brightness, contrast and colour differences between two samples of one model."""
+    out = ImageEnhance.Brightness(image).enhance(1 + rng.uniform(-0.05, 0.05))
+    out = ImageEnhance.Contrast(out).enhance(1 + rng.uniform(-0.05, 0.05))
+    return ImageEnhance.Color(out).enhance(1 + rng.uniform(-0.07, 0.07))
+
+
 DEFECTS = ("blur", "noise", "blocky", "oversaturated", "ghosting", "smear", "colour-cast", "banding")
 
 

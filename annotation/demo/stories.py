@@ -183,7 +183,8 @@ def _write_story(topic: Topic, audience: str, story_look: str, model: StoryModel
     blocks = [text(_typos(opening, rng, model.typos))]
     looks = [story_look if rng.random() < model.congruent else rng.choice(("cool", "noir", "sunset", "teal-orange"))
              for _ in steps]
-    pictures = [illustration(topic, step, number, look) for number, (step, look) in enumerate(zip(steps, looks, strict=True), 1)]
+    pictures = [im.sample_jitter(illustration(topic, step, number, look), rng)
+                for number, (step, look) in enumerate(zip(steps, looks, strict=True), 1)]
     if rng.random() > model.aligned and len(pictures) > 2:
         i = rng.randrange(len(pictures) - 1)
         pictures[i], pictures[i + 1] = pictures[i + 1], pictures[i]
