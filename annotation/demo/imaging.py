@@ -86,7 +86,10 @@ def style(image: Image.Image, name: str) -> Image.Image:
         edges = ImageOps.invert(image.filter(ImageFilter.FIND_EDGES).convert("L")).point(lambda v: 0 if v < 200 else 255)
         return ImageChops.multiply(poster, edges.convert("RGB"))
     if name == "oil-painting":
-        strokes = ImageOps.posterize(image.filter(ImageFilter.MedianFilter(9)), 4).filter(ImageFilter.ModeFilter(5))
+        # Filtering at half size gives broader strokes for a quarter of the work.
+        half = image.resize((image.width // 2, image.height // 2), Image.Resampling.BILINEAR)
+        strokes = ImageOps.posterize(half.filter(ImageFilter.MedianFilter(5)), 4).filter(ImageFilter.ModeFilter(3))
+        strokes = strokes.resize(image.size, Image.Resampling.BICUBIC)
         return ImageEnhance.Color(strokes.filter(ImageFilter.EDGE_ENHANCE_MORE)).enhance(1.5)
     if name == "pixel-art":
         small = image.resize((max(1, image.width // 10), max(1, image.height // 10)), Image.Resampling.BILINEAR)

@@ -36,8 +36,9 @@ def counts() -> dict:
             for model in (Campaign, Pair, Prompt, Response, Media, RatingSchema, get_user_model())}
 
 
-def test_seed_demo_loads_every_kind_with_members_and_prints_the_accounts(tmp_path):
-    """Six campaigns with their presets, every JSONL line a pair, the three annotators in each, five working logins."""
+def test_seed_demo_loads_every_kind_with_members_media_and_accounts(tmp_path):
+    """Six campaigns with their presets, every JSONL line a pair, the three annotators in each, five working logins,
+    and every file stored once by digest and linked to the pairs that show it."""
     output = seed(tmp_path)
     campaigns = {c.slug: c for c in Campaign.objects.select_related("rating_schema")}
     assert set(campaigns) == set(EXPECTED)
@@ -59,10 +60,7 @@ def test_seed_demo_loads_every_kind_with_members_and_prints_the_accounts(tmp_pat
         assert f"{role:<10} {username:<12} {password}" in output
     assert users["admin"].is_superuser and users["admin"].is_staff
 
-
-def test_seeded_media_is_stored_by_digest_and_every_pair_shows_it(tmp_path):
-    """Imported media is content-addressed (no model or original name in storage) and linked to its pairs."""
-    seed(tmp_path)
+    # Media is content-addressed (no model or original file name in storage) and linked to the pairs showing it.
     assert Media.objects.filter(kind="image").count() > 250
     assert Media.objects.filter(kind="audio").count() >= 16
     for media in Media.objects.all():
