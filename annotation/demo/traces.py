@@ -67,16 +67,22 @@ def _colour_mask(image: Image.Image, colour: tuple[int, int, int], tolerance: in
 
 def counting_puzzle(rng: random.Random) -> Puzzle:
     name = rng.choice(COLOUR_PHOTOS)
-    target, other = rng.sample(("yellow", "pink", "blue", "white"), 2)
+    # Colours none of the photographs contain, so the colour mask finds the stars and nothing else.
+    target, other = rng.sample(("pink", "blue", "purple", "green"), 2)
     count, distractors = rng.randint(3, 7), rng.randint(2, 4)
-    image = photo(name)
-    spots = _free_spots(rng, image.size, count + distractors, 14)
-    for k, spot in enumerate(spots):
-        image = im.star(image, spot, 14, im.COLOURS[target if k < count else other])
-    mask = _colour_mask(image, im.COLOURS[target])
-    labels, found = ndimage.label(ndimage.binary_opening(mask, iterations=1))
-    sizes = ndimage.sum(mask, labels, range(1, found + 1))
-    blobs = int((sizes > 60).sum())
+    for _attempt in range(20):
+        image = photo(name)
+        spots = _free_spots(rng, image.size, count + distractors, 14)
+        for k, spot in enumerate(spots):
+            image = im.star(image, spot, 14, im.COLOURS[target if k < count else other])
+        mask = _colour_mask(image, im.COLOURS[target])
+        labels, found = ndimage.label(ndimage.binary_opening(mask, iterations=1))
+        sizes = ndimage.sum(mask, labels, range(1, found + 1))
+        blobs = int((sizes > 60).sum())
+        if blobs == count:
+            break
+    else:
+        raise RuntimeError(f"could not place {count} separable {target} stars on {name}")
     shown = Image.fromarray((mask * 255).astype(np.uint8)).convert("RGB")
     draw = ImageDraw.Draw(shown)
     for k, centre in enumerate(ndimage.center_of_mass(mask, labels, [i + 1 for i, s in enumerate(sizes) if s > 60]), 1):
@@ -120,7 +126,7 @@ def small_text_puzzle(rng: random.Random) -> Puzzle:
     w, h = image.size
     x0 = rng.choice((rng.randrange(10, w // 4), rng.randrange(w * 3 // 5, w - 70)))
     y0 = rng.randrange(h // 6, h - 40)
-    box = (x0, y0, x0 + 56, y0 + 18)
+    box = (x0, y0, x0 + 46, y0 + 14)
     image = im.sign(image, box, word, board=(250, 250, 240), ink=(20, 20, 20), post=False)
     pad = 24
     zoom_box = [max(0, box[0] - pad), max(0, box[1] - pad), min(w, box[2] + pad), min(h, box[3] + pad)]
