@@ -210,3 +210,35 @@ def test_generation_is_deterministic(tmp_path: Path, make):
         files = {p.relative_to(media.root): p.read_bytes() for p in media.root.rglob("*") if p.is_file()}
         outputs.append(((tmp_path / run / "pairs.jsonl").read_bytes(), files))
     assert outputs[0] == outputs[1]
+
+
+def test_reasoning_answers_are_true_of_the_pictures(demo):
+    """The expected answers hold for the stored pictures: the stars counted by colour, and the detail found by
+    template matching only in the image the answer names."""
+    from scipy import ndimage
+    from skimage.feature import match_template
+
+    rows, _, media_root = demo
+
+    def pictures(row):
+        return [np.asarray(Image.open(media_root / b["file"]).convert("RGB"))
+                for b in media_blocks(row["prompt"]["content"])]
+
+    checked = Counter()
+    for row in rows["reasoning"]:
+        category, answer = row["prompt"]["metadata"]["category"], row["prompt"]["metadata"]["answer"]
+        if category == "counting":
+            colour = next(c for c in ("pink", "blue", "purple", "green") if f" {c} stars" in row["prompt"]["content"][0]["text"])
+            mask = np.abs(pictures(row)[0].astype(int) - np.array(traces.im.COLOURS[colour])).max(axis=2) < 50
+            labels, found = ndimage.label(ndimage.binary_opening(mask))
+            sizes = ndimage.sum(mask, labels, range(1, found + 1))
+            assert int((sizes > 60).sum()) == int(answer), row["id"]
+            checked[category] += 1
+        elif category == "multi_image_matching":
+            detail, *candidates = pictures(row)
+            small = np.asarray(Image.fromarray(detail).resize((130, 130)).convert("L"), dtype=float)
+            scores = [match_template(np.asarray(Image.fromarray(c).convert("L"), dtype=float), small).max()
+                      for c in candidates]
+            assert f"Image {int(np.argmax(scores)) + 2}" == answer, (row["id"], scores)
+            checked[category] += 1
+    assert checked["counting"] >= 3 and checked["multi_image_matching"] >= 3
