@@ -147,3 +147,36 @@ def test_dockerfile_builds_the_one_image_from_requirements():
     assert '"gunicorn", "config.wsgi:application"' in dockerfile
     ignored = (ROOT / ".dockerignore").read_text().split()
     assert {".git", ".venv", "var"} <= set(ignored)
+
+
+def interpolate(value: str, given: dict) -> str:
+    """Compose's ${VAR}, ${VAR:-default} and ${VAR:?message}, with ``given`` as the shell environment."""
+
+    def one(match):
+        name, op, rest = match.group(1), match.group(2), match.group(3)
+        if given.get(name):
+            return given[name]
+        if op == ":?":
+            raise KeyError(f"{name} is required: {rest}")
+        return rest if op == ":-" else ""
+
+    return re.sub(r"\$\{([A-Z0-9_]+)(?:(:[-?])([^}]*))?\}", one, value)
+
+
+def test_compose_environment_as_written_passes_the_deploy_check(compose):
+    """The web service's variables, defaults filled in as compose would, give a clean check --deploy."""
+    secret = secrets.token_urlsafe(64)
+    environment = {k: interpolate(str(v), {"DJANGO_SECRET_KEY": secret})
+                   for k, v in compose["services"]["web"]["environment"].items()}
+    with pytest.raises(KeyError, match="DJANGO_SECRET_KEY is required"):
+        interpolate(compose["services"]["web"]["environment"]["DJANGO_SECRET_KEY"], {})
+    assert environment["S3_ENDPOINT_URL"] == "http://minio:9000"
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("DJANGO_", "DATABASE_", "S3_", "REDIS_", "CELERY_"))} | environment
+    result = manage("check", "--deploy", "--fail-level", "WARNING", env=env)
+    assert result.returncode == 0, result.stdout + result.stderr
+    shown = manage("shell", "-v", "0", "-c",
+                   "from django.conf import settings as s; from django.core.files.storage import storages; "
+                   "print(s.DATABASES['default']['ENGINE'], type(storages['default']).__name__, "
+                   "s.CELERY_TASK_ALWAYS_EAGER, s.CELERY_BROKER_URL)", env=env)
+    assert shown.stdout.split() == ["django.db.backends.postgresql", "S3Storage", "False", "redis://redis:6379/0"]
