@@ -30,7 +30,7 @@ PHOTOS = {
               "astronaut", (0.08, 0.02, 0.66, 1.0), (0.34, 0.13), (0.83, 0.62)),
         Photo("coffee", "a cup of espresso on a red saucer on a wooden table", "coffee cup",
               (0.12, 0.0, 0.78, 1.0), (0.48, 0.08), (0.88, 0.45)),
-        Photo("chelsea", "a close-up of a tabby cat with green eyes", "cat",
+        Photo("chelsea", "a tabby cat with green eyes", "cat",
               (0.18, 0.0, 0.92, 1.0), (0.6, 0.33), (0.1, 0.2)),
         Photo("rocket", "a rocket on its launch pad at dusk between lightning towers", "rocket",
               (0.42, 0.18, 0.58, 1.0), (0.5, 0.12), (0.25, 0.22)),
