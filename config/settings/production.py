@@ -12,6 +12,8 @@ if len(SECRET_KEY.strip()) < 50 or len(set(SECRET_KEY)) < 5:
         "DJANGO_SECRET_KEY must be a random value of at least 50 characters "
         "(for example: python -c 'import secrets; print(secrets.token_urlsafe(64))')"
     )
+# Release rater pseudonyms must survive a SECRET_KEY rotation, so they have their own secret.
+CONCORD_RATER_ID_SECRET = env("CONCORD_RATER_ID_SECRET")
 DEBUG = False
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 SECURE_SSL_REDIRECT = env.bool("DJANGO_SECURE_SSL_REDIRECT", default=True)
