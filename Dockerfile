@@ -15,8 +15,9 @@ RUN pip install -r requirements.txt
 
 COPY . .
 
-# collectstatic needs settings but no secret worth keeping: this random key exists only during this step.
+# collectstatic needs settings but no secret worth keeping: these random values exist only during this step.
 RUN DJANGO_SECRET_KEY="$(python -c 'import secrets; print(secrets.token_urlsafe(64))')" \
+    CONCORD_RATER_ID_SECRET="$(python -c 'import secrets; print(secrets.token_urlsafe(64))')" \
     python manage.py collectstatic --noinput \
     && useradd --create-home --uid 10001 concord \
     && mkdir -p /app/var \

@@ -1,31 +1,43 @@
-"""The object store behind media: make sure it is ready before the first file is written."""
+"""The object stores behind media and releases: make sure they are ready before the first file is written."""
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.core.files.storage import default_storage
 
 
-def storage_bucket_ensure() -> str | None:
-    """Create the configured S3 bucket when it is missing; idempotent.
+def storage_buckets_ensure() -> list[str]:
+    """Create each configured S3 bucket that is missing: media (``S3_BUCKET``) and releases (``RELEASES_S3_BUCKET``).
 
-    Returns the bucket name for S3 storage (created or already there) and None for local-disk
-    storage, which needs nothing. Precondition: the S3 endpoint answers and the credentials may
-    create buckets; otherwise botocore's error propagates with the endpoint's message.
+    Idempotent. Returns the names of the buckets now ready, empty when everything lives on the local
+    disk. Precondition: the S3 endpoints answer and the credentials may create buckets; otherwise
+    botocore's error propagates with the endpoint's message.
     """
-    bucket_name = getattr(default_storage, "bucket_name", None)
-    if not bucket_name:
-        return None
+    ready: list[str] = []
+    media_bucket = getattr(default_storage, "bucket_name", None)
+    if media_bucket:
+        _bucket_ensure(default_storage.connection.meta.client, media_bucket, getattr(default_storage, "region_name", None))
+        ready.append(media_bucket)
+    releases = settings.CONCORD_RELEASES_S3
+    if releases.get("bucket") and releases["bucket"] not in ready:
+        import boto3
+
+        client = boto3.client("s3", endpoint_url=releases.get("endpoint_url"), aws_access_key_id=releases.get("access_key"),
+                              aws_secret_access_key=releases.get("secret_key"), region_name=releases.get("region"))
+        _bucket_ensure(client, releases["bucket"], releases.get("region"))
+        ready.append(releases["bucket"])
+    return ready
+
+
+def _bucket_ensure(client, bucket: str, region: str | None) -> None:
     from botocore.exceptions import ClientError
 
-    client = default_storage.connection.meta.client
     try:
-        client.head_bucket(Bucket=bucket_name)
+        client.head_bucket(Bucket=bucket)
     except ClientError as exc:
         if exc.response.get("Error", {}).get("Code") not in ("404", "NoSuchBucket", "NotFound"):
             raise
-        region = getattr(default_storage, "region_name", None)
         options = {}
         if region and region != "us-east-1":
             options["CreateBucketConfiguration"] = {"LocationConstraint": region}
-        client.create_bucket(Bucket=bucket_name, **options)
-    return bucket_name
+        client.create_bucket(Bucket=bucket, **options)

@@ -23,6 +23,7 @@ def production_env(**overrides) -> dict:
     env.update(
         DJANGO_SETTINGS_MODULE="config.settings.production",
         DJANGO_SECRET_KEY=secrets.token_urlsafe(64),
+        CONCORD_RATER_ID_SECRET=secrets.token_urlsafe(64),
         DJANGO_ALLOWED_HOSTS="concord.example.org",
     )
     env.update(overrides)
@@ -67,6 +68,13 @@ def test_production_refuses_to_start_without_a_real_secret_key(secret, reason):
     assert reason in result.stderr
 
 
+def test_production_refuses_to_start_without_the_rater_id_secret():
+    """Release pseudonyms need their own secret in production; without it start-up stops and names it."""
+    result = manage("check", env=production_env(CONCORD_RATER_ID_SECRET=None))
+    assert result.returncode != 0
+    assert "Set the CONCORD_RATER_ID_SECRET environment variable" in result.stderr
+
+
 def test_collectstatic_runs_under_production_settings_as_the_image_build_does(tmp_path):
     """The Dockerfile's collectstatic step works with production settings and compresses the assets."""
     result = manage("collectstatic", "--noinput", env=production_env(DJANGO_STATIC_ROOT=str(tmp_path)))
@@ -103,10 +111,12 @@ def test_compose_configures_the_application_through_the_settings_variables(compo
             assert env[key], key
         # ${VAR:?message} makes compose refuse to start without a secret instead of inventing one.
         assert env["DJANGO_SECRET_KEY"].startswith("${DJANGO_SECRET_KEY:?")
+        assert env["CONCORD_RATER_ID_SECRET"].startswith("${CONCORD_RATER_ID_SECRET:?")
+        assert env["RELEASES_S3_BUCKET"], "web and worker are separate containers, so releases must live in the store"
     read_by_settings = set(re.findall(r'env(?:\.\w+)?\("([A-Z0-9_]+)"', (ROOT / "config/settings/base.py").read_text()))
     passed = set(compose["services"]["web"]["environment"])
     assert {"DATABASE_URL", "REDIS_URL", "S3_BUCKET", "S3_ENDPOINT_URL", "S3_ACCESS_KEY_ID", "S3_SECRET_ACCESS_KEY",
-            "DJANGO_ALLOWED_HOSTS", "DJANGO_SECRET_KEY"} <= passed
+            "DJANGO_ALLOWED_HOSTS", "DJANGO_SECRET_KEY", "CONCORD_RATER_ID_SECRET"} <= passed
     assert passed - {"DJANGO_SETTINGS_MODULE"} <= read_by_settings | {"DJANGO_SECRET_KEY", "DJANGO_SECURE_SSL_REDIRECT"}, (
         "compose passes a variable that no setting reads"
     )
@@ -166,8 +176,8 @@ def interpolate(value: str, given: dict) -> str:
 def test_compose_environment_as_written_passes_the_deploy_check(compose):
     """The web service's variables, defaults filled in as compose would, give a clean check --deploy."""
     secret = secrets.token_urlsafe(64)
-    environment = {k: interpolate(str(v), {"DJANGO_SECRET_KEY": secret})
-                   for k, v in compose["services"]["web"]["environment"].items()}
+    given = {"DJANGO_SECRET_KEY": secret, "CONCORD_RATER_ID_SECRET": secrets.token_urlsafe(64)}
+    environment = {k: interpolate(str(v), given) for k, v in compose["services"]["web"]["environment"].items()}
     with pytest.raises(KeyError, match="DJANGO_SECRET_KEY is required"):
         interpolate(compose["services"]["web"]["environment"]["DJANGO_SECRET_KEY"], {})
     assert environment["S3_ENDPOINT_URL"] == "http://minio:9000"
@@ -178,5 +188,7 @@ def test_compose_environment_as_written_passes_the_deploy_check(compose):
     shown = manage("shell", "-v", "0", "-c",
                    "from django.conf import settings as s; from django.core.files.storage import storages; "
                    "print(s.DATABASES['default']['ENGINE'], type(storages['default']).__name__, "
-                   "s.CELERY_TASK_ALWAYS_EAGER, s.CELERY_BROKER_URL)", env=env)
-    assert shown.stdout.split() == ["django.db.backends.postgresql", "S3Storage", "False", "redis://redis:6379/0"]
+                   "s.CELERY_TASK_ALWAYS_EAGER, s.CELERY_BROKER_URL, s.CONCORD_RELEASES_S3['bucket'], "
+                   "s.CONCORD_RELEASES_S3['endpoint_url'])", env=env)
+    assert shown.stdout.split() == ["django.db.backends.postgresql", "S3Storage", "False", "redis://redis:6379/0",
+                                    "concord-releases", "http://minio:9000"]

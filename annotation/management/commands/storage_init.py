@@ -1,16 +1,16 @@
-"""``manage.py storage_init``: create the media bucket on S3-compatible storage when it is missing."""
+"""``manage.py storage_init``: create the media and releases buckets on S3-compatible storage when missing."""
 
 from django.core.management.base import BaseCommand
 
 
 class Command(BaseCommand):
-    help = "Create the S3 media bucket when S3 storage is configured and the bucket is missing (idempotent)."
+    help = "Create the S3 buckets for media and releases when S3 is configured and they are missing (idempotent)."
 
     def handle(self, *args, **options):
-        from annotation.services.storage import storage_bucket_ensure
+        from annotation.services.storage import storage_buckets_ensure
 
-        bucket = storage_bucket_ensure()
-        if bucket is None:
-            self.stdout.write("Media is stored on the local disk; nothing to initialise.")
-        else:
+        ready = storage_buckets_ensure()
+        if not ready:
+            self.stdout.write("Media and releases are stored on the local disk; nothing to initialise.")
+        for bucket in ready:
             self.stdout.write(f"S3 bucket {bucket!r} is ready.")
