@@ -177,7 +177,7 @@ def prefilter_prepare(*, job_id: int) -> Plan | None:
     With ``force`` the stored verdicts of the candidate pairs are deleted once, on the first attempt.
     """
     with transaction.atomic():
-        job = Job.objects.select_for_update().select_related("campaign").get(pk=job_id)
+        job = Job.objects.select_for_update(of=("self",)).select_related("campaign").get(pk=job_id)
         if job.status in (Job.Status.SUCCEEDED, Job.Status.CANCELLED):
             return None
         params = dict(job.params)
@@ -394,7 +394,7 @@ def prefilter_finish(*, job_id: int, attempt: int) -> dict | None:
     A no-op (None) when the run was cancelled or a newer attempt replaced this one.
     """
     with transaction.atomic():
-        job = Job.objects.select_for_update().select_related("campaign").get(pk=job_id)
+        job = Job.objects.select_for_update(of=("self",)).select_related("campaign").get(pk=job_id)
         if job.status != Job.Status.RUNNING or job.params.get("attempt") != attempt:
             return None
         rule = rules.rule_from_config(job.params["rule"])
