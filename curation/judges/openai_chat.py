@@ -6,6 +6,8 @@ answer is parsed as MMRB2-style JSON or as an Omni-style ``[[A]]``/``[[B]]``/``[
 
 from __future__ import annotations
 
+import functools
+import ssl
 import time
 
 import httpx
@@ -41,7 +43,7 @@ def http_failure(response: httpx.Response, what: str) -> Exception:
     return PermanentJudgeError(f"{what} answered HTTP {response.status_code}: {text[:300]}", raw=text)
 
 
-async def post_json(client: httpx.AsyncClient, url: str, body: dict, *, what: str) -> tuple[dict, str, int]:
+async def post_json(client: ClientPool, url: str, body: dict, *, what: str) -> tuple[dict, str, int]:
     """POST ``body``; the decoded reply, its text and the latency in ms, or a judge error."""
     started = time.perf_counter()
     try:
@@ -62,14 +64,48 @@ async def post_json(client: httpx.AsyncClient, url: str, body: dict, *, what: st
     return payload, response.text, latency_ms
 
 
-def make_client(settings: dict, secret: str | None) -> httpx.AsyncClient:
-    headers = {"Authorization": f"Bearer {secret}"} if secret else {}
-    limit = settings["concurrency"]
-    return httpx.AsyncClient(
-        timeout=httpx.Timeout(settings["timeout_s"]),
-        limits=httpx.Limits(max_connections=limit, max_keepalive_connections=limit),
-        headers=headers,
-    )
+@functools.cache
+def ssl_context() -> ssl.SSLContext:
+    """One verifying TLS context per process: building one reads the CA bundle, which costs ~0.1 s."""
+    return httpx.create_ssl_context()
+
+
+class ClientPool:
+    """One httpx client per connection slot of a judge; each request takes a free slot.
+
+    httpcore scans every connection of its pool on each request, so one pool of N connections costs
+    O(N) per call; slots of one connection each keep the cost flat at high concurrency (measured in
+    bench/README_judges.md). Free slots are reused last-in first-out, so a light load keeps few
+    connections warm.
+    """
+
+    def __init__(self, settings: dict, secret: str | None):
+        headers = {"Authorization": f"Bearer {secret}"} if secret else {}
+        self.clients = [
+            httpx.AsyncClient(
+                timeout=httpx.Timeout(settings["timeout_s"]),
+                limits=httpx.Limits(max_connections=1, max_keepalive_connections=1),
+                headers=headers,
+                verify=ssl_context(),
+            )
+            for _ in range(settings["concurrency"])
+        ]
+        self.busy = [0] * len(self.clients)
+        self.free = list(reversed(range(len(self.clients))))
+
+    async def post(self, url: str, *, json: dict) -> httpx.Response:
+        slot = self.free.pop() if self.free else min(range(len(self.clients)), key=self.busy.__getitem__)
+        self.busy[slot] += 1
+        try:
+            return await self.clients[slot].post(url, json=json)
+        finally:
+            self.busy[slot] -= 1
+            if self.busy[slot] == 0:
+                self.free.append(slot)
+
+    async def aclose(self) -> None:
+        for client in self.clients:
+            await client.aclose()
 
 
 def media_part_builder(backend: JudgeBackend, modalities: list[str], image_detail: str | None = None):
@@ -133,13 +169,13 @@ class OpenAIChatJudge(JudgeBackend):
         super().__init__(**kwargs)
         base = self.settings["base_url"].rstrip("/")
         self.url = base if base.endswith("/chat/completions") else base + "/chat/completions"
-        self.client: httpx.AsyncClient | None = None
+        self.client: ClientPool | None = None
         self.media_part = media_part_builder(self, self.settings["modalities"], self.settings["image_detail"])
 
     async def open(self) -> None:
         secret = read_secret(self.settings["api_key_env"])
         self.secrets = [secret] if secret else []
-        self.client = make_client(self.settings, secret)
+        self.client = ClientPool(self.settings, secret)
 
     async def close(self) -> None:
         if self.client is not None:

@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import math
 
-import httpx
-
 from curation.judges import parsing, prompts
 from curation.judges.base import (
     Field,
@@ -22,7 +20,7 @@ from curation.judges.base import (
     read_secret,
     usage_tokens,
 )
-from curation.judges.openai_chat import make_client, media_part_builder, post_json
+from curation.judges.openai_chat import ClientPool, media_part_builder, post_json
 
 
 def response_scores(payload: dict) -> tuple[float, float]:
@@ -64,13 +62,13 @@ class RewardModelJudge(JudgeBackend):
 
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
-        self.client: httpx.AsyncClient | None = None
+        self.client: ClientPool | None = None
         self.media_part = media_part_builder(self, self.settings["modalities"])
 
     async def open(self) -> None:
         secret = read_secret(self.settings["api_key_env"])
         self.secrets = [secret] if secret else []
-        self.client = make_client(self.settings, secret)
+        self.client = ClientPool(self.settings, secret)
 
     async def close(self) -> None:
         if self.client is not None:

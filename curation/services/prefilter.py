@@ -478,12 +478,23 @@ def prefilter_dispatch(*, job_id: int) -> None:
     chord(header, prefilter_finish_task.si(job_id, plan.attempt)).apply_async()
 
 
-def prefilter_run_inline(*, job_id: int, on_progress: ProgressCallback | None = None) -> dict | None:
-    """Run the whole pre-filter in this process (the command line); None when it was cancelled."""
+def prefilter_run_inline(
+    *,
+    job_id: int,
+    on_progress: ProgressCallback | None = None,
+    on_plan: Callable[[int, int], None] | None = None,
+) -> dict | None:
+    """Run the whole pre-filter in this process (the command line); None when it was cancelled.
+
+    ``on_plan(total, done)`` hears how many verdicts the run needs and how many are already stored.
+    """
     try:
         plan = prefilter_prepare(job_id=job_id)
         if plan is None:
             return None
+        if on_plan is not None:
+            job = Job.objects.get(pk=job_id)
+            on_plan(job.progress_total, job.progress_done)
         for batch in plan.batches:
             if not _attempt_is_current(job_id, plan.attempt):
                 return None

@@ -214,7 +214,7 @@ def test_a_mixed_ensemble_of_chat_reward_model_and_python_judges():
 
 
 def test_a_cancelled_run_keeps_its_verdicts_and_a_resume_makes_only_the_missing_calls(django_capture_on_commit_callbacks):
-    with JudgeServer(lambda seen: Reply(content=votes_script({})(seen).content, delay=0.02)) as server:
+    with JudgeServer(lambda seen: Reply(content=votes_script({})(seen).content, delay=0.2)) as server:
         campaign = support.campaign()
         pairs = [support.marked_pair(campaign, f"p{i}") for i in range(6)]
         support.chat_judges(server, ["j1", "j2", "j3"], concurrency=2)

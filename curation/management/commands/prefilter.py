@@ -35,8 +35,13 @@ class Command(BaseCommand):
         except ApplicationError as exc:
             raise CommandError(exc.message) from exc
         bar = progress_bar(total=None, desc=f"prefilter {campaign.slug}")
+
+        def planned(total: int, done: int) -> None:
+            bar.reset(total=total)
+            bar.update(done)
+
         with bar:
-            report = prefilter_run_inline(job_id=job.pk, on_progress=bar.update)
+            report = prefilter_run_inline(job_id=job.pk, on_progress=bar.update, on_plan=planned)
         if report is None:
             raise CommandError(f"run {job.pk} was cancelled before it finished; resume it to complete it")
         if options["json"]:
