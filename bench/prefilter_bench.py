@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import signal
 import subprocess
 import sys
@@ -148,6 +149,8 @@ def main() -> None:
             os.killpg(worker.pid, signal.SIGTERM)
             worker.wait(timeout=60)
         calls = server.count()
+    worker_cpu = resource.getrusage(resource.RUSAGE_CHILDREN)
+    own_cpu = resource.getrusage(resource.RUSAGE_SELF)
     stored = JudgeVerdict.objects.filter(pair__campaign=campaign).count()
     print(f"status               {job.status} {job.error}")
     print(f"pairs × judges × 2   {args.pairs} × {args.judges} × 2 = {expected} calls expected")
@@ -157,6 +160,10 @@ def main() -> None:
     print(f"total time           {elapsed:.1f} s (dispatch to report; first call after {first_call_at - started:.1f} s)")
     print(f"throughput           {calls / elapsed:.0f} calls/s")
     print(f"machine              {os.cpu_count()} CPUs, load average {load:.1f} when the run started")
+    worker_s = worker_cpu.ru_utime + worker_cpu.ru_stime
+    own_s = own_cpu.ru_utime + own_cpu.ru_stime
+    print(f"CPU                  worker {worker_s:.1f} s ({1000 * worker_s / max(calls, 1):.2f} ms per call, start-up "
+          f"included); endpoint and bench process {own_s:.1f} s")
     print(f"dropped / kept       {job.result and job.result['dropped_easy']} / {job.result and job.result['kept']}")
 
 

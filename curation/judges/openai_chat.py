@@ -6,9 +6,13 @@ answer is parsed as MMRB2-style JSON or as an Omni-style ``[[A]]``/``[[B]]``/``[
 
 from __future__ import annotations
 
+import asyncio
 import functools
+import hashlib
 import ssl
 import time
+import weakref
+from collections import OrderedDict
 
 import httpx
 
@@ -68,6 +72,29 @@ async def post_json(client: ClientPool, url: str, body: dict, *, what: str) -> t
 def ssl_context() -> ssl.SSLContext:
     """One verifying TLS context per process: building one reads the CA bundle, which costs ~0.1 s."""
     return httpx.create_ssl_context()
+
+
+MAX_CACHED_POOLS = 64
+_pools: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+async def client_pool(*, judge: str, url: str, settings: dict, secret: str | None) -> ClientPool:
+    """The judge's connection slots on the running loop, kept between runs so connections stay warm.
+
+    Keyed by everything that shapes a connection, the secret included (by digest), so a changed key
+    or limit gets fresh connections; the least recently used pools beyond MAX_CACHED_POOLS are closed.
+    """
+    pools: OrderedDict = _pools.setdefault(asyncio.get_running_loop(), OrderedDict())
+    digest = hashlib.sha256((secret or "").encode()).hexdigest()
+    key = (judge, url, settings["timeout_s"], settings["concurrency"], digest)
+    pool = pools.get(key)
+    if pool is None:
+        pool = pools[key] = ClientPool(settings, secret)
+        while len(pools) > MAX_CACHED_POOLS:
+            _, evicted = pools.popitem(last=False)
+            await evicted.aclose()
+    pools.move_to_end(key)
+    return pool
 
 
 class ClientPool:
@@ -175,11 +202,7 @@ class OpenAIChatJudge(JudgeBackend):
     async def open(self) -> None:
         secret = read_secret(self.settings["api_key_env"])
         self.secrets = [secret] if secret else []
-        self.client = ClientPool(self.settings, secret)
-
-    async def close(self) -> None:
-        if self.client is not None:
-            await self.client.aclose()
+        self.client = await client_pool(judge=self.name, url=self.url, settings=self.settings, secret=secret)
 
     def body(self, request: JudgeRequest, style: str) -> dict:
         messages = prompts.build_messages(

@@ -20,7 +20,7 @@ from curation.judges.base import (
     read_secret,
     usage_tokens,
 )
-from curation.judges.openai_chat import ClientPool, media_part_builder, post_json
+from curation.judges.openai_chat import ClientPool, client_pool, media_part_builder, post_json
 
 
 def response_scores(payload: dict) -> tuple[float, float]:
@@ -68,11 +68,7 @@ class RewardModelJudge(JudgeBackend):
     async def open(self) -> None:
         secret = read_secret(self.settings["api_key_env"])
         self.secrets = [secret] if secret else []
-        self.client = ClientPool(self.settings, secret)
-
-    async def close(self) -> None:
-        if self.client is not None:
-            await self.client.aclose()
+        self.client = await client_pool(judge=self.name, url=self.settings["url"], settings=self.settings, secret=secret)
 
     def body(self, request: JudgeRequest) -> dict:
         body = {

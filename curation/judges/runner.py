@@ -1,13 +1,16 @@
 """Run many judgements concurrently: per-judge concurrency and rate limits, retries with backoff.
 
-No Django here. ``JudgeRunner.run`` blocks the calling thread while an asyncio loop in a second
-thread makes the calls; finished calls come back to the calling thread in small batches through
-``deliver``, so the caller owns every database write and can stop the run between batches.
+No Django here. ``JudgeRunner.run`` blocks the calling thread while the process's judge event loop
+(one daemon thread, kept between runs so judges' connections stay warm from batch to batch) makes
+the calls; finished calls come back to the calling thread in small batches through ``deliver``, so
+the caller owns every database write and can stop the run between batches.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import os
 import queue
 import random
 import threading
@@ -62,6 +65,22 @@ def backoff_delay(attempt: int, *, base: float, cap: float, retry_after: float |
     return min(cap, base * (2**attempt) * random.uniform(0.5, 1.0))
 
 
+_loop_lock = threading.Lock()
+_loop_state: dict = {}
+
+
+def judge_loop() -> asyncio.AbstractEventLoop:
+    """This process's judge event loop, started on first use (again in a forked child)."""
+    with _loop_lock:
+        loop, thread, pid = _loop_state.get("loop"), _loop_state.get("thread"), _loop_state.get("pid")
+        if loop is None or pid != os.getpid() or not thread.is_alive():
+            loop = asyncio.new_event_loop()
+            thread = threading.Thread(target=loop.run_forever, name="judge-loop", daemon=True)
+            thread.start()
+            _loop_state.update(loop=loop, thread=thread, pid=os.getpid())
+        return loop
+
+
 class JudgeRunner:
     """Makes the calls in ``work`` with the given backends (name → backend, not yet opened)."""
 
@@ -69,7 +88,6 @@ class JudgeRunner:
         self.backends = backends
         self._loop: asyncio.AbstractEventLoop | None = None
         self._tasks: list[asyncio.Task] = []
-        self._ready = threading.Event()
         self._stopping = False
 
     def run(
@@ -85,9 +103,8 @@ class JudgeRunner:
         if not work:
             return True
         results: queue.Queue = queue.Queue()
-        thread = threading.Thread(target=self._thread_main, args=(work, results), name="judge-runner", daemon=True)
-        thread.start()
-        self._ready.wait()
+        self._loop = judge_loop()
+        future = asyncio.run_coroutine_threadsafe(self._guarded(work, results), self._loop)
         stopped = False
         last_check = time.monotonic()
         try:
@@ -110,9 +127,10 @@ class JudgeRunner:
                         self._cancel()
         except BaseException:
             self._cancel()
-            thread.join(timeout=30)
+            with contextlib.suppress(Exception):
+                future.result(timeout=30)
             raise
-        thread.join()
+        future.result()
         return not stopped
 
     @staticmethod
@@ -132,32 +150,22 @@ class JudgeRunner:
 
     def _cancel(self) -> None:
         self._stopping = True
-        loop = self._loop
-        if loop is None or loop.is_closed():
-            return
 
         def cancel_all():
             for task in self._tasks:
                 task.cancel()
 
-        try:
-            loop.call_soon_threadsafe(cancel_all)
-        except RuntimeError:  # the loop closed between the check and the call
-            pass
+        self._loop.call_soon_threadsafe(cancel_all)
 
-    def _thread_main(self, work: list[WorkItem], results: queue.Queue) -> None:
+    async def _guarded(self, work: list[WorkItem], results: queue.Queue) -> None:
         try:
-            asyncio.run(self._main(work, results))
+            await self._main(work, results)
         except BaseException as exc:  # handed to the calling thread, which re-raises it
             results.put(exc)
         else:
             results.put(_DONE)
-        finally:
-            self._ready.set()
 
     async def _main(self, work: list[WorkItem], results: queue.Queue) -> None:
-        self._loop = asyncio.get_running_loop()
-        self._ready.set()
         open_errors: dict[str, str] = {}
         used = {item.judge for item in work}
         for name in sorted(used):
