@@ -3,6 +3,7 @@
 import json
 
 import pytest
+from django.contrib.auth.models import Permission
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from rest_framework.test import APIClient
@@ -200,3 +201,31 @@ def test_a_finished_run_cannot_be_resumed_and_a_cancelled_one_can_be_cancelled_o
     assert curator_client.post(f"/api/v1/prefilter/runs/{done.pk}/resume/").json()["code"] == "run_finished"
     assert curator_client.post(f"/api/v1/prefilter/runs/{queued.pk}/cancel/").json()["status"] == "cancelled"
     assert curator_client.get(f"/api/v1/prefilter/runs/{other.pk}/").status_code == 404
+
+
+def test_the_admin_lists_judges_with_their_secret_variables_and_validates_settings(client, monkeypatch):
+    monkeypatch.setenv("ADMIN_TEST_KEY", SECRET)
+    admin = UserFactory(username="boss", role=Role.ADMIN, is_staff=True, is_superuser=True)
+    client.force_login(admin)
+    judge_create(name="gpt", backend="openai-chat",
+                 settings={"base_url": "http://x/v1", "model": "m", "api_key_env": "ADMIN_TEST_KEY"})
+    listing = client.get("/admin/curation/judge/")
+    assert listing.status_code == 200 and "ADMIN_TEST_KEY (set)" in listing.content.decode()
+    assert SECRET not in listing.content.decode()
+    refused = client.post("/admin/curation/judge/add/", {
+        "name": "leaky", "backend": "openai-chat", "enabled": "on",
+        "settings": json.dumps({"base_url": "http://x/v1", "model": "m", "api_key": SECRET})})
+    assert refused.status_code == 200 and "secrets are never stored" in refused.content.decode()
+    assert not Judge.objects.filter(name="leaky").exists()
+    assert client.get("/admin/curation/judgeverdict/").status_code == 200
+
+
+def test_only_superusers_configure_python_judges_in_the_admin(client):
+    staff = UserFactory(username="staffer", role=Role.CURATOR, is_staff=True)
+    staff.user_permissions.add(*Permission.objects.filter(codename__in=["add_judge", "view_judge"]))
+    client.force_login(staff)
+    response = client.post("/admin/curation/judge/add/", {
+        "name": "local", "backend": "python", "enabled": "on",
+        "settings": json.dumps({"callable": "tests.curation.judge_callables.prefer_marked_side"})})
+    assert response.status_code == 200 and "only superusers may configure a python judge" in response.content.decode()
+    assert not Judge.objects.exists()
