@@ -229,3 +229,24 @@ def test_only_superusers_configure_python_judges_in_the_admin(client):
         "settings": json.dumps({"callable": "tests.curation.judge_callables.prefer_marked_side"})})
     assert response.status_code == 200 and "only superusers may configure a python judge" in response.content.decode()
     assert not Judge.objects.exists()
+
+
+def test_a_rule_that_is_not_an_object_is_refused(curator_client):
+    campaign = support.campaign()
+    response = curator_client.post(f"/api/v1/prefilter/campaigns/{campaign.slug}/rule/set/", [0.9], format="json")
+    assert response.status_code == 400 and "expected a JSON object" in response.json()["message"]
+
+
+def test_a_run_with_an_impossible_threshold_is_refused_before_any_job_exists(curator_client):
+    campaign = support.campaign()
+    judge_create(name="gpt", backend="openai-chat", settings={"base_url": "http://x/v1", "model": "m"})
+    response = curator_client.post(f"/api/v1/prefilter/campaigns/{campaign.slug}/start/", {"threshold": 1.5}, format="json")
+    assert (response.status_code, response.json()["code"]) == (400, "invalid_prefilter_rule")
+    assert not Job.objects.exists()
+
+
+def test_starting_with_a_disabled_judge_names_it(curator_client):
+    campaign = support.campaign()
+    judge_create(name="gpt", backend="openai-chat", settings={"base_url": "http://x/v1", "model": "m"}, enabled=False)
+    response = curator_client.post(f"/api/v1/prefilter/campaigns/{campaign.slug}/start/", {"judges": ["gpt"]}, format="json")
+    assert response.status_code == 400 and "disabled judge(s): gpt" in response.json()["message"]

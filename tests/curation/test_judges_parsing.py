@@ -280,3 +280,8 @@ def test_position_consistency_counts_pairs_whose_verdict_survives_the_swap():
     assert figures["position_consistency"] == 0.5
     assert figures["calls"] == 6 and figures["errors"] == 1 and figures["invalid_rate"] == pytest.approx(1 / 6, abs=1e-4)
     assert figures["latency_ms"]["p50"] == 100
+
+
+def test_a_huge_answer_is_capped_with_its_length_noted():
+    stored = clean_text("x" * 150_000, limit=100_000, secrets=[])
+    assert len(stored) < 100_100 and stored.endswith("[truncated, 150,000 characters in all]")
