@@ -115,10 +115,10 @@ def main() -> None:
     call_command("migrate", verbosity=0)
     redis.Redis.from_url(args.redis).flushdb()
 
-    def script(seen):
-        return Reply(content=json_verdict("A" if seen.order == "forward" else "B"), delay=args.latency)
+    answer = Reply(content=json_verdict("A"), delay=args.latency)
 
-    with JudgeServer(script) as server:
+    # The endpoint stands in for a model server elsewhere: it does not decode requests, to leave the CPUs to the worker.
+    with JudgeServer(lambda seen: answer, parse=False) as server:
         campaign, names = seed(args.pairs, args.judges, server.url, args.judge_concurrency)
         job = prefilter_job_create(campaign=campaign, judge_names=names)
         expected = args.pairs * args.judges * 2

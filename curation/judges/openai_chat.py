@@ -47,7 +47,7 @@ def http_failure(response: httpx.Response, what: str) -> Exception:
     return PermanentJudgeError(f"{what} answered HTTP {response.status_code}: {text[:300]}", raw=text)
 
 
-async def post_json(client: ClientPool, url: str, body: dict, *, what: str) -> tuple[dict, str, int]:
+async def post_json(client: ClientPool, url: httpx.URL, body: dict, *, what: str) -> tuple[dict, str, int]:
     """POST ``body``; the decoded reply, its text and the latency in ms, or a judge error."""
     started = time.perf_counter()
     try:
@@ -78,7 +78,7 @@ MAX_CACHED_POOLS = 64
 _pools: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-async def client_pool(*, judge: str, url: str, settings: dict, secret: str | None) -> ClientPool:
+async def client_pool(*, judge: str, url: httpx.URL, settings: dict, secret: str | None) -> ClientPool:
     """The judge's connection slots on the running loop, kept between runs so connections stay warm.
 
     Keyed by everything that shapes a connection, the secret included (by digest), so a changed key
@@ -86,7 +86,7 @@ async def client_pool(*, judge: str, url: str, settings: dict, secret: str | Non
     """
     pools: OrderedDict = _pools.setdefault(asyncio.get_running_loop(), OrderedDict())
     digest = hashlib.sha256((secret or "").encode()).hexdigest()
-    key = (judge, url, settings["timeout_s"], settings["concurrency"], digest)
+    key = (judge, str(url), settings["timeout_s"], settings["concurrency"], digest)
     pool = pools.get(key)
     if pool is None:
         pool = pools[key] = ClientPool(settings, secret)
@@ -120,7 +120,7 @@ class ClientPool:
         self.busy = [0] * len(self.clients)
         self.free = list(reversed(range(len(self.clients))))
 
-    async def post(self, url: str, *, json: dict) -> httpx.Response:
+    async def post(self, url: httpx.URL, *, json: dict) -> httpx.Response:
         slot = self.free.pop() if self.free else min(range(len(self.clients)), key=self.busy.__getitem__)
         self.busy[slot] += 1
         try:
@@ -195,7 +195,8 @@ class OpenAIChatJudge(JudgeBackend):
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
         base = self.settings["base_url"].rstrip("/")
-        self.url = base if base.endswith("/chat/completions") else base + "/chat/completions"
+        # Parsed once: httpx parses a string URL again on every request.
+        self.url = httpx.URL(base if base.endswith("/chat/completions") else base + "/chat/completions")
         self.client: ClientPool | None = None
         self.media_part = media_part_builder(self, self.settings["modalities"], self.settings["image_detail"])
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import math
 
+import httpx
+
 from curation.judges import parsing, prompts
 from curation.judges.base import (
     Field,
@@ -63,12 +65,13 @@ class RewardModelJudge(JudgeBackend):
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
         self.client: ClientPool | None = None
+        self.url = httpx.URL(self.settings["url"])
         self.media_part = media_part_builder(self, self.settings["modalities"])
 
     async def open(self) -> None:
         secret = read_secret(self.settings["api_key_env"])
         self.secrets = [secret] if secret else []
-        self.client = await client_pool(judge=self.name, url=self.settings["url"], settings=self.settings, secret=secret)
+        self.client = await client_pool(judge=self.name, url=self.url, settings=self.settings, secret=secret)
 
     def body(self, request: JudgeRequest) -> dict:
         body = {
@@ -83,7 +86,7 @@ class RewardModelJudge(JudgeBackend):
         return body
 
     async def attempt(self, request: JudgeRequest) -> JudgeCall:
-        payload, raw, latency_ms = await post_json(self.client, self.settings["url"], self.body(request), what="the reward model")
+        payload, raw, latency_ms = await post_json(self.client, self.url, self.body(request), what="the reward model")
         try:
             first, second = response_scores(payload)
         except PermanentJudgeError as exc:

@@ -106,9 +106,11 @@ def _order(text: str) -> tuple[str | None, str | None]:
 class JudgeServer:
     """Start with ``with JudgeServer(script) as server:``; ``server.url`` is ``http://127.0.0.1:PORT``."""
 
-    def __init__(self, script: Callable[[Seen], Reply], *, api_key: str | None = None):
+    def __init__(self, script: Callable[[Seen], Reply], *, api_key: str | None = None, parse: bool = True):
+        """``parse=False`` (benchmarks) skips decoding request bodies: the script sees only the path."""
         self.script = script
         self.api_key = api_key
+        self.parse = parse
         self.seen: list[Seen] = []
         self.in_flight: Counter = Counter()
         self.max_in_flight: Counter = Counter()
@@ -206,16 +208,24 @@ class JudgeServer:
     async def _respond(self, request: h11.Request, body: bytes) -> tuple[int, list, bytes]:
         path = request.target.decode()
         headers = {k.decode().lower(): v.decode() for k, v in request.headers}
+        authorization = headers.get("authorization", "")
+        if not self.parse:
+            seen = Seen(path=path, model="", marker=None, order=None, attempt=0, authorization=authorization)
+            with self._lock:
+                self.seen.append(seen)
+            return await self._answer(seen, self.script(seen))
         try:
             data = json.loads(body or b"{}")
         except ValueError:
             return 400, [], b'{"error": "bad json"}'
-        authorization = headers.get("authorization", "")
         if self.api_key is not None and authorization != f"Bearer {self.api_key}":
             # Echo the header, as careless proxies do, so tests can check that secrets are redacted.
             return 401, [], json.dumps({"error": f"unauthorized: got {authorization!r}"}).encode()
         seen = self._seen(path, data, authorization)
-        reply = self.script(seen)
+        return await self._answer(seen, self.script(seen))
+
+    async def _answer(self, seen: Seen, reply: Reply) -> tuple[int, list, bytes]:
+        path = seen.path
         with self._lock:
             self.in_flight[seen.model] += 1
             self.max_in_flight[seen.model] = max(self.max_in_flight[seen.model], self.in_flight[seen.model])
