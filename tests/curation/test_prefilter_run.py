@@ -257,3 +257,34 @@ def test_without_json_the_command_prints_a_summary_per_judge(boundary):
     call_command("prefilter", "--campaign", campaign.slug, stdout=out)
     text = out.getvalue()
     assert "dropped as easy 2, kept 2" in text and "j9: 8 calls, 0 errors" in text and "position consistency 0.0%" in text
+
+
+def test_imported_pairs_wait_for_the_prefilter_and_their_images_reach_the_judges(tmp_path):
+    """The chain an operator runs: import into a campaign that requires the pre-filter, then pre-filter it."""
+    (tmp_path / "img").mkdir()
+    lines = []
+    for i, colours in enumerate([((255, 0, 0), (0, 255, 0)), ((0, 0, 255), (9, 9, 9))]):
+        for side, colour in zip("ab", colours, strict=True):
+            (tmp_path / "img" / f"{i}{side}.png").write_bytes(support.png(colour))
+        lines.append(json.dumps({
+            "id": f"imp{i}",
+            "prompt": {"id": f"p{i}", "content": [{"type": "text", "text": f"Draw PAIR[imp{i}]"}]},
+            "response_a": {"model": "m1", "content": [{"type": "text", "text": f"RESP[imp{i}-a]"},
+                                                       {"type": "image", "file": f"img/{i}a.png"}]},
+            "response_b": {"model": "m2", "content": [{"type": "text", "text": f"RESP[imp{i}-b]"},
+                                                       {"type": "image", "file": f"img/{i}b.png"}]},
+        }))
+    (tmp_path / "pairs.jsonl").write_text("\n".join(lines) + "\n")
+    campaign = support.campaign(kind="text-to-image")
+    call_command("import_pairs", str(tmp_path / "pairs.jsonl"), "--campaign", campaign.slug, "--format", "concord",
+                 "--json", stdout=StringIO())
+    assert set(Pair.objects.filter(campaign=campaign).values_list("status", flat=True)) == {"pending"}
+    with JudgeServer(votes_script({"j1": {("imp1", "swapped"): "B"}})) as server:
+        support.chat_judges(server, ["j1"])
+        report = prefilter(campaign.slug)
+        seen = {(s.marker, s.order): s.images for s in server.seen}
+    for i in range(2):
+        pair = Pair.objects.get(campaign=campaign, external_id=f"imp{i}")
+        a, b = (content["media"] for content in (pair.response_a.content[1], pair.response_b.content[1]))
+        assert seen[(f"imp{i}", "forward")] == [a, b] and seen[(f"imp{i}", "swapped")] == [b, a]
+    assert report["pairs"] == 2 and report["dropped_easy"] == 1 and report["kept"] == 1
