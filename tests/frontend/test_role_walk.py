@@ -92,6 +92,21 @@ EXPECTED: dict[str, dict[str, dict]] = {
     "api/v1/releases/<slug:name>/<str:version>/download/": {"GET": CURATOR_API},
     "api/v1/releases/<slug:name>/<str:version>/evaluations/": {"POST": curator_post(400)},
     "api/v1/releases/<slug:name>/<str:version>/leaderboard/": {"GET": CURATOR_API},
+    # Judges and the pre-filter (issue 5), against judge-1 (a python judge with verdicts) and a finished run.
+    "api/v1/judges/": {"GET": CURATOR_API},
+    "api/v1/judges/create/": {"POST": curator_post(400)},
+    "api/v1/judges/<slug:name>/": {"GET": CURATOR_API},
+    # A python judge runs code on the workers: only an admin may change it, even with an empty body.
+    "api/v1/judges/<slug:name>/update/": {"POST": allowed(403, 403, 403, 403, 200)},
+    "api/v1/judges/<slug:name>/delete/": {"POST": curator_post(409)},  # it has verdicts: disable it instead
+    "api/v1/prefilter/campaigns/<slug:slug>/start/": {"POST": curator_post(202)},
+    "api/v1/prefilter/campaigns/<slug:slug>/rule/": {"GET": CURATOR_API},
+    "api/v1/prefilter/campaigns/<slug:slug>/rule/set/": {"POST": curator_post(200)},  # {} is the default majority rule
+    "api/v1/prefilter/runs/<int:job_id>/": {"GET": CURATOR_API},
+    "api/v1/prefilter/runs/<int:job_id>/resume/": {"POST": curator_post(409)},  # a finished run is not resumed
+    "api/v1/prefilter/runs/<int:job_id>/cancel/": {"POST": curator_post(200)},
+    "api/v1/prefilter/pairs/<int:pair_id>/verdicts/": {"GET": CURATOR_API},
+    "api/v1/prefilter/pairs/<int:pair_id>/restore/": {"POST": curator_post(409)},  # the pair is complete, not dropped
 }
 
 # Django's admin site is generated from the registered models: every page is for staff only (the
@@ -146,6 +161,7 @@ def scene():
     media = media_store(data=png.getvalue(), name="secret-model-y-output.png")
     y.pairs["kept"].media.add(media)
     job = Job.objects.create(kind="import", campaign=y.campaign)
+    run = Job.objects.create(kind="prefilter", campaign=y.campaign, status=Job.Status.SUCCEEDED, finished_at=timezone.now())
     release = Release.objects.create(
         name="console-y-release", version="1.0.0", status=Release.Status.PUBLISHED, manifest_sha256="0" * 64,
         published_at=timezone.now(),
@@ -163,7 +179,10 @@ def scene():
     never = ["secret-model-", "better_response", "judge-1", "rationale by console-y-carol"]
     secrets = {"alice": never + ["Console Y", "Draw console-y-kept-prompt", "rationale by console-y-bob"], "bob": never}
     # A parameter name that means different things on different routes, by route prefix.
-    by_prefix = {"releases/": {"name": release.name}, "api/v1/releases/": {"name": release.name}}
+    by_prefix = {
+        "releases/": {"name": release.name}, "api/v1/releases/": {"name": release.name},
+        "api/v1/judges/": {"name": "judge-1"}, "api/v1/prefilter/runs/": {"job_id": run.pk},
+    }
     yield {"people": people, "params": params, "by_prefix": by_prefix, "secrets": secrets}
     cache.clear()
 
