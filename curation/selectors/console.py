@@ -55,7 +55,7 @@ def campaign_funnel(*, campaign: Campaign) -> dict:
         .order_by("-published_at")
         .values("name", "version", "pairs_count", "published_at")
     )
-    jobs = list(Job.objects.filter(campaign=campaign).order_by("-created_at")[:10])
+    jobs = list(Job.objects.filter(campaign=campaign).select_related("created_by").order_by("-created_at")[:10])
     return {
         "imported": imported,
         "prefilter": {
@@ -77,7 +77,20 @@ def campaign_funnel(*, campaign: Campaign) -> dict:
         "adjudication": pairs(Pair.Status.ADJUDICATION),
         "released": {"releases": releases, "pairs": releases[0]["pairs_count"] if releases else 0},
         "jobs": jobs,
+        "last_runs": last_runs(campaign=campaign),
     }
+
+
+PIPELINE_JOB_KINDS = ("prefilter", "agreement", "consensus")
+
+
+def last_runs(*, campaign: Campaign) -> dict[str, Job]:
+    """The newest job of each pipeline kind (pre-filter, agreement, consensus) of ``campaign``, by kind."""
+    newest = (
+        Job.objects.filter(campaign=campaign, kind=OuterRef("kind")).order_by("-created_at", "-pk").values("pk")[:1]
+    )
+    jobs = Job.objects.filter(campaign=campaign, kind__in=PIPELINE_JOB_KINDS, pk=Subquery(newest))
+    return {job.kind: job for job in jobs}
 
 
 # ---------------------------------------------------------------------------------------------

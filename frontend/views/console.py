@@ -24,7 +24,9 @@ from annotation.models import Campaign, Media, Pair
 from annotation.selectors import media_url
 from curation.selectors import console as console_selectors
 from curation.selectors.dashboards import FIGURES, annotator_quality, dashboard_figure, human_position_bias
+from curation.selectors.judges import judges_list
 from curation.services import curator_actions
+from curation.services.prefilter import prefilter_start
 
 SLUG = re.compile(r"[-a-zA-Z0-9_]{1,100}")
 
@@ -57,7 +59,36 @@ class CampaignFunnelView(CuratorRequiredMixin, TemplateView):
             **super().get_context_data(**kwargs),
             "campaign": campaign,
             "funnel": console_selectors.campaign_funnel(campaign=campaign),
+            "judges": [judge for judge in judges_list() if judge.enabled],
         }
+
+
+class CampaignRunView(CuratorRequiredMixin, View):
+    """POST: start one pipeline job of the campaign through its area's service, then show the overview.
+
+    The overview follows the job's live progress and shows its result when it finishes. A job that
+    cannot start (no enabled judge, an unknown judge) comes back as a message, and nothing is queued.
+    """
+
+    def post(self, request, slug: str, kind: str):
+        campaign = campaign_or_404(slug)
+        try:
+            if kind == "prefilter":
+                judges = [name for name in request.POST.getlist("judge") if name]
+                job = prefilter_start(
+                    campaign=campaign, judge_names=judges or None, force=request.POST.get("force") == "on",
+                    created_by=request.user,
+                )
+                done = f"Pre-filter run #{job.pk} started."
+            else:
+                raise Http404("no such job")
+        except ApplicationError as exc:
+            if exc.status_code == 404 and exc.code != "unknown_judge":
+                raise Http404(exc.message) from exc
+            messages.error(request, exc.message)
+        else:
+            messages.success(request, done)
+        return HttpResponseRedirect(reverse("console-campaign", args=[campaign.slug]))
 
 
 FILTER_FIELDS = ("status", "source", "judge_agreement_min", "judge_agreement_max", "human_agreement_min",

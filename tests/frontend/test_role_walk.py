@@ -62,6 +62,7 @@ EXPECTED: dict[str, dict[str, dict]] = {
     "console/": {"GET": CURATOR_PAGE},
     "console/campaigns/<slug:slug>/": {"GET": CURATOR_PAGE},
     "console/campaigns/<slug:slug>/pairs/": {"GET": CURATOR_PAGE},
+    "console/campaigns/<slug:slug>/run/<slug:kind>/": {"POST": allowed(302, 403, 403, 302, 302)},
     "console/pairs/<int:pair_id>/": {"GET": CURATOR_PAGE},
     "console/pairs/<int:pair_id>/<slug:action>/": {"POST": allowed(302, 403, 403, 302, 302)},
     "console/dashboards/": {"GET": CURATOR_PAGE},
@@ -170,7 +171,7 @@ def scene():
     people = {"alice": x.alice, "bob": y.bob, "curator": x.curator, "admin": x.admin}
     params = {
         "slug": y.campaign.slug, "pair_id": y.pairs["kept"].pk, "job_id": job.pk, "user_id": y.bob.pk,
-        "name": f"{media.sha256}.png", "figure": "annotators", "action": "restore",
+        "name": f"{media.sha256}.png", "figure": "annotators", "action": "restore", "kind": "prefilter",
         "object_id": y.pairs["kept"].pk, "id": y.bob.pk, "content_type_id": 1,
         "version": release.version, "token": "forged-download-token",
     }
