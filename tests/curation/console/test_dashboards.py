@@ -79,15 +79,18 @@ def test_prefilter_drop_rate_is_per_source_benchmark(world):
 
 def test_agreement_over_time_reads_report_history_with_its_interval(world):
     got = [(r["metric"], r["value"], r["low"], r["high"]) for r in rows("agreement-over-time", world.campaign)]
-    assert got == [("pairwise_agreement", 0.8, 0.7, 0.9), ("pairwise_agreement", 0.85, 0.78, 0.92)]
+    assert got == [
+        ("pairwise_agreement", 0.8, None, None), ("krippendorff_alpha_ordinal", 0.62, 0.5, 0.74),
+        ("pairwise_agreement", 0.85, None, None), ("krippendorff_alpha_ordinal", 0.7, 0.6, 0.8),
+    ]
 
 
 def test_figures_for_all_campaigns_include_every_campaign(world):
     other = make_world("console-other")
     per_annotator = rows("annotations-per-annotator", None)
     assert {r["annotator"] for r in per_annotator} >= {"console-t2i-alice", "console-other-alice"}
-    assert len(rows("agreement-over-time", None)) == 4
-    assert len(rows("agreement-over-time", other.campaign)) == 2
+    assert len(rows("agreement-over-time", None)) == 8
+    assert len(rows("agreement-over-time", other.campaign)) == 4
 
 
 @pytest.mark.parametrize("name", sorted(FIGURES))

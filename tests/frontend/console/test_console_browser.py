@@ -85,10 +85,17 @@ def test_a_curator_runs_the_console_end_to_end(live_server, transactional_db, br
             return [c.closest('[data-figure]').dataset.figure, chart.data.datasets[0].data];
         }))"""
     )
+    alpha = page.evaluate(
+        """() => Object.fromEntries(Chart.getChart(document.querySelector('[data-figure=agreement-over-time] canvas'))
+            .data.datasets.map((d) => [d.label, d.data]))"""
+    )
     assert drawn["annotations-per-annotator"] == [5, 2, 2]
     assert drawn["time-on-item"][0] == 5 and sum(drawn["time-on-item"]) == 9
     assert drawn["judge-position-bias"] == [0.6667, 0.4]
-    assert drawn["agreement-over-time"] == [0.7, 0.78]
+    assert alpha["console-t2i · pairwise_agreement"] == [0.8, 0.85]
+    assert alpha["console-t2i · krippendorff_alpha_ordinal"] == [0.62, 0.7]
+    assert alpha["console-t2i · krippendorff_alpha_ordinal (low)"] == [0.5, 0.6]
+    assert alpha["console-t2i · krippendorff_alpha_ordinal (95% band)"] == [0.74, 0.8]
     assert page.locator("tr.flagged[data-annotator=console-t2i-alice]").count() == 1
     shot(page, "dashboards")
 
