@@ -1,1 +1,13 @@
 """Celery tasks of the annotation app: thin wrappers that load by id and call one service."""
+
+from celery import shared_task
+
+from config.celery import Queue
+
+
+@shared_task(name="annotation.assignments_expire", queue=Queue.DEFAULT, acks_late=True, soft_time_limit=240, time_limit=300)
+def assignments_expire_task() -> int:
+    """Return the slots of expired leases to the pool; running it twice expires nothing more."""
+    from annotation.services.assignments import assignments_expire
+
+    return assignments_expire()

@@ -162,3 +162,10 @@ LOGGING = {
 
 # The one schedule for periodic work; each entry says why it runs and when a missed run expires.
 CELERY_BEAT_SCHEDULE: dict = {}
+# Expired leases give their slot back; claims also do this lazily, so this only keeps counters fresh
+# for dashboards when nobody is claiming. A missed run is worthless once the next one is due.
+CELERY_BEAT_SCHEDULE["assignments-expire"] = {
+    "task": "annotation.assignments_expire",
+    "schedule": 60.0,
+    "options": {"expires": 55},
+}

@@ -1,0 +1,362 @@
+"""The work queue: claim the next pair, save a draft, submit, skip, and return expired leases.
+
+Invariants (each held by the database, not by the callers' good manners):
+
+- an annotator never gets the same pair twice: ``assignment_once_per_annotator``;
+- a pair never has more live claims plus annotations than its overlap: the claim increments
+  ``Pair.active_claims`` only while ``active_claims + annotations_done < required_annotations``
+  on a locked row, and ``pair_claims_within_overlap`` checks it again;
+- an annotator holds at most one lease per campaign: ``assignment_one_active_per_campaign``.
+
+On PostgreSQL the claim is one ``SELECT … FOR UPDATE SKIP LOCKED LIMIT 1`` walking the partial index
+``pair_claim_idx`` from the top, so concurrent annotators take different pairs without waiting and
+the cost does not grow with the pool. On SQLite every transaction begins IMMEDIATE (see settings),
+which takes the database's write lock at BEGIN and serializes claims.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections import Counter
+from datetime import datetime, timedelta
+
+from django.db import IntegrityError, transaction
+from django.db.models import Case, Exists, F, OuterRef, Q, Value, When
+from django.utils import timezone
+
+from annotation import schemas
+from annotation.assignment_rules import gold_matches, orientation_swapped
+from annotation.errors import ApplicationError
+from annotation.models import (
+    PAIR_CLAIMABLE,
+    PAIR_SLOTS_TAKEN,
+    Annotation,
+    Assignment,
+    AssignmentEvent,
+    Campaign,
+    Pair,
+)
+
+LAZY_EXPIRY_BATCH = 20
+EXPIRY_BATCH = 500
+IDEMPOTENCY_KEY_MAX = 64
+SKIP_REASON_MAX = 500
+DRAFT_MAX_BYTES = 200_000
+TIME_ON_ITEM_MAX_MS = 24 * 3600 * 1000
+
+_rng = random.SystemRandom()
+
+
+def _record(assignment: Assignment, kind: str, at: datetime, **detail) -> AssignmentEvent:
+    return AssignmentEvent.objects.create(
+        assignment_id=assignment.pk,
+        campaign_id=assignment.campaign_id,
+        annotator_id=assignment.annotator_id,
+        kind=kind,
+        at=at,
+        detail=detail,
+    )
+
+
+def assignment_claim(*, campaign: Campaign, annotator, now: datetime | None = None, rng: random.Random | None = None):
+    """The annotator's current lease in ``campaign`` if it is still valid, else a new lease on the next pair.
+
+    Returns None when the campaign is not active or no pair is left for this annotator. Only members
+    get work (ApplicationError 403). ``rng`` decides whether this claim looks for a gold pair first
+    (probability ``campaign.gold_rate``); tests pass a seeded one.
+    """
+    now = now or timezone.now()
+    if not campaign.members.filter(pk=annotator.pk).exists():
+        raise ApplicationError("You are not a member of this campaign.", code="not_a_member", status_code=403)
+    if campaign.status != Campaign.Status.ACTIVE:
+        return None
+    gold_first = campaign.gold_rate > 0 and (rng or _rng).random() < campaign.gold_rate
+    try:
+        with transaction.atomic():
+            return _claim(campaign=campaign, annotator=annotator, now=now, gold_first=gold_first)
+    except IntegrityError:
+        # Another claim by the same annotator (a second tab) committed first: that lease is the answer.
+        current = Assignment.objects.filter(annotator=annotator, campaign=campaign, status=Assignment.Status.ACTIVE).first()
+        if current is not None and current.expires_at > now:
+            return current
+        raise ApplicationError(
+            "Another claim for you in this campaign was being made at the same moment; try again.",
+            code="claim_conflict",
+            status_code=409,
+        ) from None
+
+
+def _claim(*, campaign: Campaign, annotator, now: datetime, gold_first: bool) -> Assignment | None:
+    """Runs inside a transaction (the write lock on SQLite)."""
+    current = Assignment.objects.filter(annotator=annotator, campaign=campaign, status=Assignment.Status.ACTIVE).first()
+    if current is not None:
+        if current.expires_at > now:
+            return current
+        _expire_locked(ids=_lock_active([current.pk]), now=now)
+    _expire_locked(ids=_lock_due(campaign_id=campaign.pk, now=now, limit=LAZY_EXPIRY_BATCH), now=now)
+
+    order = (True, False) if gold_first else (False, True) if campaign.gold_rate > 0 else (False,)
+    for gold in order:
+        pair_id = _next_pair_id(campaign=campaign, annotator=annotator, gold=gold)
+        if pair_id is not None:
+            break
+    else:
+        return None
+    taken = Pair.objects.filter(PAIR_CLAIMABLE, pk=pair_id).update(active_claims=F("active_claims") + 1)
+    if taken != 1:
+        raise ApplicationError(
+            "The pair filled up while it was being claimed; try again.", code="claim_conflict", status_code=409
+        )
+    assignment = Assignment.objects.create(
+        pair_id=pair_id,
+        campaign=campaign,
+        annotator=annotator,
+        status=Assignment.Status.ACTIVE,
+        swapped=orientation_swapped(campaign.orientation_seed, pair_id, annotator.pk),
+        claimed_at=now,
+        expires_at=now + timedelta(minutes=campaign.lease_minutes),
+    )
+    _record(assignment, AssignmentEvent.Kind.CLAIM, now)
+    return assignment
+
+
+def _next_pair_id(*, campaign: Campaign, annotator, gold: bool) -> int | None:
+    """The first claimable pair in index order that this annotator never had, locked; skips pairs others hold."""
+    seen = Assignment.objects.filter(pair=OuterRef("pk"), annotator=annotator)
+    return (
+        Pair.objects.filter(PAIR_CLAIMABLE, campaign=campaign, is_gold=gold)
+        .filter(~Exists(seen))
+        .order_by(F("priority").desc(), PAIR_SLOTS_TAKEN.desc(), "id")
+        .select_for_update(skip_locked=True)
+        .values_list("pk", flat=True)
+        .first()
+    )
+
+
+def _lock_active(ids: list[int]) -> list[int]:
+    return list(
+        Assignment.objects.filter(pk__in=ids, status=Assignment.Status.ACTIVE)
+        .select_for_update(skip_locked=True)
+        .values_list("pk", flat=True)
+    )
+
+
+def _lock_due(*, campaign_id: int | None, now: datetime, limit: int) -> list[int]:
+    due = Assignment.objects.filter(status=Assignment.Status.ACTIVE, expires_at__lte=now)
+    if campaign_id is not None:
+        due = due.filter(campaign_id=campaign_id)
+    return list(due.order_by("expires_at").select_for_update(skip_locked=True).values_list("pk", flat=True)[:limit])
+
+
+def _expire_locked(*, ids: list[int], now: datetime) -> int:
+    """Expire the given active assignments and return their slots. Precondition: their rows are locked."""
+    if not ids:
+        return 0
+    rows = list(Assignment.objects.filter(pk__in=ids).only("pk", "pair_id", "campaign_id", "annotator_id", "expires_at"))
+    Assignment.objects.filter(pk__in=ids).update(status=Assignment.Status.EXPIRED, finished_at=now)
+    # Pairs in ascending id order, so two expiries running at once never wait on each other in a cycle.
+    for pair_id, count in sorted(Counter(row.pair_id for row in rows).items()):
+        Pair.objects.filter(pk=pair_id).update(active_claims=F("active_claims") - count)
+    AssignmentEvent.objects.bulk_create(
+        AssignmentEvent(
+            assignment_id=row.pk,
+            campaign_id=row.campaign_id,
+            annotator_id=row.annotator_id,
+            kind=AssignmentEvent.Kind.EXPIRE,
+            at=now,
+            detail={"expired_at": row.expires_at.isoformat()},
+        )
+        for row in rows
+    )
+    return len(rows)
+
+
+def assignments_expire(*, now: datetime | None = None) -> int:
+    """Expire every lease past its time, in batches of short transactions; returns how many expired."""
+    now = now or timezone.now()
+    total = 0
+    while True:
+        with transaction.atomic():
+            expired = _expire_locked(ids=_lock_due(campaign_id=None, now=now, limit=EXPIRY_BATCH), now=now)
+        total += expired
+        if expired < EXPIRY_BATCH:
+            return total
+
+
+def _locked_own(assignment: Assignment, annotator) -> Assignment:
+    """The assignment's row, locked, with its pair and campaign. Precondition: inside a transaction."""
+    locked = (
+        Assignment.objects.select_for_update(of=("self",))
+        .select_related("pair", "campaign__rating_schema")
+        .filter(pk=assignment.pk, annotator_id=annotator.pk)
+        .first()
+    )
+    if locked is None:
+        raise ApplicationError("No such assignment.", code="not_found", status_code=404)
+    return locked
+
+
+@transaction.atomic
+def assignment_save_draft(*, assignment: Assignment, annotator, values: dict, now: datetime | None = None) -> Assignment:
+    """Store answers as shown on screen (partial answers allowed); a live lease is renewed by the work."""
+    now = now or timezone.now()
+    locked = _locked_own(assignment, annotator)
+    if not isinstance(values, dict):
+        raise ApplicationError("A draft is an object keyed by question id.", code="invalid_draft")
+    known = {q["id"] for q in locked.campaign.rating_schema.definition["questions"]}
+    unknown = sorted(set(values) - known)
+    if unknown:
+        raise ApplicationError(
+            f"Unknown question(s) in the draft: {', '.join(unknown)}.", code="invalid_draft", extra={"fields": unknown}
+        )
+    if len(json.dumps(values)) > DRAFT_MAX_BYTES:
+        raise ApplicationError(f"A draft may hold at most {DRAFT_MAX_BYTES:,} bytes.", code="draft_too_large")
+    if locked.status in (Assignment.Status.SUBMITTED, Assignment.Status.SKIPPED):
+        raise ApplicationError(
+            f"This assignment is already {locked.status}; the draft was not saved.", code="assignment_closed", status_code=409
+        )
+    locked.draft = values
+    locked.draft_saved_at = now
+    fields = ["draft", "draft_saved_at"]
+    if locked.status == Assignment.Status.ACTIVE:
+        locked.expires_at = now + timedelta(minutes=locked.campaign.lease_minutes)
+        fields.append("expires_at")
+    locked.save(update_fields=fields)
+    _record(locked, AssignmentEvent.Kind.DRAFT, now, answered=len(values))
+    return locked
+
+
+def _idempotency_key(annotator, key: str) -> str:
+    if not isinstance(key, str) or not key.strip():
+        raise ApplicationError("An idempotency key is required (header Idempotency-Key).", code="idempotency_key_required")
+    if len(key) > IDEMPOTENCY_KEY_MAX:
+        raise ApplicationError(
+            f"The idempotency key may have at most {IDEMPOTENCY_KEY_MAX} characters.", code="invalid_idempotency_key"
+        )
+    # Scoped to the annotator, so one rater's key can never collide with another's.
+    return f"{annotator.pk}:{key.strip()}"
+
+
+@transaction.atomic
+def annotation_submit(
+    *,
+    assignment: Assignment,
+    annotator,
+    values: dict,
+    time_on_item_ms: int | None,
+    idempotency_key: str,
+    now: datetime | None = None,
+) -> Annotation:
+    """Store the answers (given as shown: left = "A") in canonical orientation; a repeat returns the same annotation.
+
+    A lease that expired may still be submitted while its pair has a free slot; otherwise the
+    submission is refused with ``lease_expired`` and nothing is stored.
+    """
+    now = now or timezone.now()
+    key = _idempotency_key(annotator, idempotency_key)
+    locked = _locked_own(assignment, annotator)
+    existing = Annotation.objects.filter(assignment=locked).first()
+    if existing is not None:
+        return existing
+    if Annotation.objects.filter(idempotency_key=key).exists():
+        raise ApplicationError(
+            "This idempotency key was already used for another assignment.", code="idempotency_key_reused", status_code=409
+        )
+    if time_on_item_ms is not None and not (
+        type(time_on_item_ms) is int and 0 <= time_on_item_ms <= TIME_ON_ITEM_MAX_MS
+    ):
+        raise ApplicationError(
+            "time_on_item_ms must be a whole number of milliseconds within a day.", code="invalid_time_on_item"
+        )
+    definition = locked.campaign.rating_schema.definition
+    pair = locked.pair
+    errors = schemas.validate_answers(definition, values, criteria=[c for c in pair.criteria if isinstance(c, str)] or None)
+    if errors:
+        raise ApplicationError("Some answers are missing or invalid.", code="invalid_answers", extra={"fields": errors})
+    if locked.status == Assignment.Status.SKIPPED:
+        raise ApplicationError(
+            "You skipped this pair; it can no longer be submitted.", code="assignment_skipped", status_code=409
+        )
+
+    room = Q()
+    claims = F("active_claims") - 1
+    if locked.status == Assignment.Status.EXPIRED:
+        room = PAIR_CLAIMABLE
+        claims = F("active_claims")
+    done = F("annotations_done") + 1
+    updated = Pair.objects.filter(room, pk=pair.pk).update(
+        annotations_done=done,
+        active_claims=claims,
+        status=Case(
+            When(Q(status=Pair.Status.QUEUED) & Q(required_annotations__lte=done), then=Value(Pair.Status.COMPLETE)),
+            default=F("status"),
+        ),
+    )
+    if updated != 1:
+        raise ApplicationError(
+            "Your lease on this pair expired and its slot went to someone else; your answers were not stored.",
+            code="lease_expired",
+            status_code=409,
+        )
+    canonical = schemas.reorient(definition, values, swapped=locked.swapped)
+    rationale = canonical.get("rationale")
+    gold = gold_matches(definition, pair.gold_answer, canonical) if pair.is_gold else None
+    try:
+        with transaction.atomic():
+            annotation = Annotation.objects.create(
+                pair=pair,
+                assignment=locked,
+                annotator=annotator,
+                source=Annotation.Source.CONCORD,
+                values=canonical,
+                shown_swapped=locked.swapped,
+                rationale=rationale if isinstance(rationale, str) else "",
+                time_on_item_ms=time_on_item_ms,
+                gold_correct=gold,
+                idempotency_key=key,
+            )
+    except IntegrityError:
+        raise ApplicationError(
+            "This idempotency key was already used for another assignment.", code="idempotency_key_reused", status_code=409
+        ) from None
+    was = locked.status
+    locked.status = Assignment.Status.SUBMITTED
+    locked.finished_at = now
+    locked.draft = {}
+    locked.save(update_fields=["status", "finished_at", "draft"])
+    _record(
+        locked,
+        AssignmentEvent.Kind.SUBMIT,
+        now,
+        annotation=annotation.pk,
+        time_on_item_ms=time_on_item_ms,
+        gold_correct=gold,
+        after_expiry=was == Assignment.Status.EXPIRED,
+    )
+    return annotation
+
+
+@transaction.atomic
+def assignment_skip(*, assignment: Assignment, annotator, reason: str, now: datetime | None = None) -> Assignment:
+    """Give the pair back with a reason; its slot goes to someone else. Skipping twice changes nothing more."""
+    now = now or timezone.now()
+    reason = reason.strip() if isinstance(reason, str) else ""
+    if not reason:
+        raise ApplicationError("Say why you skip this pair.", code="reason_required")
+    if len(reason) > SKIP_REASON_MAX:
+        raise ApplicationError(f"Keep the reason under {SKIP_REASON_MAX} characters.", code="reason_too_long")
+    locked = _locked_own(assignment, annotator)
+    if locked.status == Assignment.Status.SKIPPED:
+        return locked
+    if locked.status == Assignment.Status.SUBMITTED:
+        raise ApplicationError("This pair was already submitted.", code="assignment_closed", status_code=409)
+    if locked.status == Assignment.Status.ACTIVE:
+        Pair.objects.filter(pk=locked.pair_id).update(active_claims=F("active_claims") - 1)
+    was = locked.status
+    locked.status = Assignment.Status.SKIPPED
+    locked.skip_reason = reason
+    locked.finished_at = now
+    locked.save(update_fields=["status", "skip_reason", "finished_at"])
+    _record(locked, AssignmentEvent.Kind.SKIP, now, reason=reason, after_expiry=was == Assignment.Status.EXPIRED)
+    return locked
