@@ -21,7 +21,7 @@ import random
 from collections import Counter
 from datetime import datetime, timedelta
 
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.db.models import Case, Exists, F, OuterRef, Q, Value, When
 from django.utils import timezone
 
@@ -97,11 +97,77 @@ def _claim(*, campaign: Campaign, annotator, now: datetime, gold_first: bool) ->
     _expire_locked(ids=_lock_due(campaign_id=campaign.pk, now=now, limit=LAZY_EXPIRY_BATCH), now=now)
 
     order = (True, False) if gold_first else (False, True) if campaign.gold_rate > 0 else (False,)
+    lease = _lease_postgresql if connection.vendor == "postgresql" else _lease_portable
     for gold in order:
-        pair_id = _next_pair_id(campaign=campaign, annotator=annotator, gold=gold)
-        if pair_id is not None:
-            break
-    else:
+        assignment = lease(campaign=campaign, annotator=annotator, gold=gold, now=now)
+        if assignment is not None:
+            return assignment
+    return None
+
+
+# The claim in one round trip: pick the first claimable pair in pair_claim_idx order that this
+# annotator never had (skipping rows other claims hold), take a slot, write the lease and its event.
+# The WHERE and ORDER BY repeat PAIR_CLAIMABLE and the index expressions verbatim so the planner
+# walks the partial index; the orientation bit is assignment_rules.orientation_swapped in SQL.
+CLAIM_SQL = """
+WITH picked AS (
+    SELECT p.id FROM annotation_pair p
+    WHERE p.campaign_id = %(campaign)s AND p.is_gold = %(gold)s AND p.status = 'queued'
+      AND (p.active_claims + p.annotations_done) < p.required_annotations
+      AND NOT EXISTS (SELECT 1 FROM annotation_assignment a WHERE a.pair_id = p.id AND a.annotator_id = %(annotator)s)
+    ORDER BY p.priority DESC, (p.active_claims + p.annotations_done) DESC, p.id
+    LIMIT 1
+    FOR UPDATE OF p SKIP LOCKED
+), taken AS (
+    UPDATE annotation_pair p SET active_claims = p.active_claims + 1 FROM picked WHERE p.id = picked.id RETURNING p.id
+), leased AS (
+    INSERT INTO annotation_assignment
+        (pair_id, campaign_id, annotator_id, status, swapped, claimed_at, expires_at, skip_reason, draft)
+    SELECT taken.id, %(campaign)s, %(annotator)s, 'active',
+           get_byte(sha256(convert_to(%(seed_prefix)s || taken.id::text || %(seed_suffix)s, 'UTF8')), 0) & 1 = 1,
+           %(now)s, %(expires)s, '', '{}'::jsonb
+    FROM taken
+    RETURNING id, pair_id, swapped
+), recorded AS (
+    INSERT INTO annotation_assignmentevent (assignment_id, campaign_id, annotator_id, kind, at, detail)
+    SELECT id, %(campaign)s, %(annotator)s, 'claim', %(now)s, '{}'::jsonb FROM leased
+)
+SELECT id, pair_id, swapped FROM leased
+"""
+
+
+def _lease_postgresql(*, campaign: Campaign, annotator, gold: bool, now: datetime) -> Assignment | None:
+    """Precondition: inside a transaction on PostgreSQL."""
+    expires = now + timedelta(minutes=campaign.lease_minutes)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            CLAIM_SQL,
+            {
+                "campaign": campaign.pk,
+                "annotator": annotator.pk,
+                "gold": gold,
+                "seed_prefix": f"{campaign.orientation_seed}:",
+                "seed_suffix": f":{annotator.pk}",
+                "now": now,
+                "expires": expires,
+            },
+        )
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    assignment = Assignment(
+        id=row[0], pair_id=row[1], campaign=campaign, annotator=annotator, status=Assignment.Status.ACTIVE,
+        swapped=row[2], claimed_at=now, expires_at=expires, skip_reason="", draft={},
+    )
+    assignment._state.adding = False
+    assignment._state.db = connection.alias
+    return assignment
+
+
+def _lease_portable(*, campaign: Campaign, annotator, gold: bool, now: datetime) -> Assignment | None:
+    """The same claim through the ORM. Precondition: inside a transaction that holds the write lock (SQLite)."""
+    pair_id = claimable_pairs(campaign=campaign, annotator=annotator, gold=gold).values_list("pk", flat=True).first()
+    if pair_id is None:
         return None
     taken = Pair.objects.filter(PAIR_CLAIMABLE, pk=pair_id).update(active_claims=F("active_claims") + 1)
     if taken != 1:
@@ -121,16 +187,17 @@ def _claim(*, campaign: Campaign, annotator, now: datetime, gold_first: bool) ->
     return assignment
 
 
-def _next_pair_id(*, campaign: Campaign, annotator, gold: bool) -> int | None:
-    """The first claimable pair in index order that this annotator never had, locked; skips pairs others hold."""
+def claimable_pairs(*, campaign: Campaign, annotator, gold: bool):
+    """The claim's candidates in ``pair_claim_idx`` order, locked with SKIP LOCKED where the database can.
+
+    Precondition: inside a transaction.
+    """
     seen = Assignment.objects.filter(pair=OuterRef("pk"), annotator=annotator)
     return (
         Pair.objects.filter(PAIR_CLAIMABLE, campaign=campaign, is_gold=gold)
         .filter(~Exists(seen))
         .order_by(F("priority").desc(), PAIR_SLOTS_TAKEN.desc(), "id")
         .select_for_update(skip_locked=True)
-        .values_list("pk", flat=True)
-        .first()
     )
 
 
@@ -256,10 +323,11 @@ def annotation_submit(
     now = now or timezone.now()
     key = _idempotency_key(annotator, idempotency_key)
     locked = _locked_own(assignment, annotator)
-    existing = Annotation.objects.filter(assignment=locked).first()
-    if existing is not None:
-        return existing
-    if Annotation.objects.filter(idempotency_key=key).exists():
+    earlier = list(Annotation.objects.filter(Q(assignment=locked) | Q(idempotency_key=key)))
+    for annotation in earlier:
+        if annotation.assignment_id == locked.pk:
+            return annotation
+    if earlier:
         raise ApplicationError(
             "This idempotency key was already used for another assignment.", code="idempotency_key_reused", status_code=409
         )
@@ -303,19 +371,19 @@ def annotation_submit(
     rationale = canonical.get("rationale")
     gold = gold_matches(definition, pair.gold_answer, canonical) if pair.is_gold else None
     try:
-        with transaction.atomic():
-            annotation = Annotation.objects.create(
-                pair=pair,
-                assignment=locked,
-                annotator=annotator,
-                source=Annotation.Source.CONCORD,
-                values=canonical,
-                shown_swapped=locked.swapped,
-                rationale=rationale if isinstance(rationale, str) else "",
-                time_on_item_ms=time_on_item_ms,
-                gold_correct=gold,
-                idempotency_key=key,
-            )
+        # No savepoint: on a clash the whole submission is refused and rolled back anyway.
+        annotation = Annotation.objects.create(
+            pair=pair,
+            assignment=locked,
+            annotator=annotator,
+            source=Annotation.Source.CONCORD,
+            values=canonical,
+            shown_swapped=locked.swapped,
+            rationale=rationale if isinstance(rationale, str) else "",
+            time_on_item_ms=time_on_item_ms,
+            gold_correct=gold,
+            idempotency_key=key,
+        )
     except IntegrityError:
         raise ApplicationError(
             "This idempotency key was already used for another assignment.", code="idempotency_key_reused", status_code=409
