@@ -93,6 +93,15 @@ def copy_campaign(slug: str, pairs: int) -> None:
     with connection.cursor() as cursor:
         raw = cursor.connection
         cur = raw.cursor()
+        # Secondary indexes are rebuilt once after the load (a sort), not maintained row by row.
+        cur.execute(
+            "SELECT indexname, indexdef FROM pg_indexes WHERE tablename IN "
+            "('annotation_prompt', 'annotation_response', 'annotation_pair') AND indexname NOT IN "
+            "(SELECT conname FROM pg_constraint)"
+        )
+        secondary = cur.fetchall()
+        for name, _ in secondary:
+            cur.execute(f'DROP INDEX "{name}"')
         cur.execute("SELECT coalesce(max(id), 0) FROM annotation_prompt")
         prompt0 = cur.fetchone()[0] + 1
         cur.execute("SELECT coalesce(max(id), 0) FROM annotation_response")
@@ -104,10 +113,9 @@ def copy_campaign(slug: str, pairs: int) -> None:
                              for i in range(prompts)))
         with cur.copy("COPY annotation_response (id, prompt_id, model_name, content, content_sha256, created_at) "
                       "FROM STDIN") as copy:
+            answer = '[{"type": "text", "text": "Answer %d to prompt %d.", "format": "plain"}]'
             _write(copy, _rows(
-                (response0 + 4 * i + m, prompt0 + i, f"bench-model-{m}",
-                 json.dumps([{"type": "text", "text": f"Answer {m} to prompt {i}.", "format": "plain"}]),
-                 f"{i:060d}{m:04d}", "now()")
+                (response0 + 4 * i + m, prompt0 + i, f"bench-model-{m}", answer % (m, i), f"{i:060d}{m:04d}", "now()")
                 for i in range(prompts) for m in range(4)
             ))
         combos = ((0, 1), (2, 3), (0, 2), (1, 3))
@@ -120,6 +128,8 @@ def copy_campaign(slug: str, pairs: int) -> None:
                  "now()")
                 for n in range(pairs)
             ))
+        for _, definition in secondary:
+            cur.execute(definition)
         for table in ("annotation_prompt", "annotation_response"):
             cur.execute(f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), (SELECT max(id) FROM {table}))")
         cur.execute("ANALYZE annotation_prompt; ANALYZE annotation_response; ANALYZE annotation_pair")

@@ -22,7 +22,7 @@ from collections import Counter
 from datetime import datetime, timedelta
 
 from django.db import IntegrityError, connection, transaction
-from django.db.models import Case, Exists, F, OuterRef, Q, Value, When
+from django.db.models import Case, Exists, F, OuterRef, Q, Subquery, Value, When
 from django.utils import timezone
 
 from annotation import schemas
@@ -67,17 +67,27 @@ def assignment_claim(*, campaign: Campaign, annotator, now: datetime | None = No
     (probability ``campaign.gold_rate``); tests pass a seeded one.
     """
     now = now or timezone.now()
-    if not campaign.members.filter(pk=annotator.pk).exists():
+    own = Assignment.objects.filter(annotator_id=annotator.pk, campaign_id=campaign.pk, status=Assignment.Status.ACTIVE)
+    # Membership and the open lease in one round trip: this runs on every claim.
+    membership = (
+        Campaign.members.through.objects.filter(campaign_id=campaign.pk, user_id=annotator.pk)
+        .values_list(Subquery(own.values("pk")[:1]), Subquery(own.values("expires_at")[:1]))
+        .first()
+    )
+    if membership is None:
         raise ApplicationError("You are not a member of this campaign.", code="not_a_member", status_code=403)
     if campaign.status != Campaign.Status.ACTIVE:
         return None
+    current_id, current_expires_at = membership
+    if current_id is not None and current_expires_at > now:
+        return Assignment.objects.get(pk=current_id)
     gold_first = campaign.gold_rate > 0 and (rng or _rng).random() < campaign.gold_rate
     try:
         with transaction.atomic():
-            return _claim(campaign=campaign, annotator=annotator, now=now, gold_first=gold_first)
+            return _claim(campaign=campaign, annotator=annotator, now=now, gold_first=gold_first, stale_id=current_id)
     except IntegrityError:
         # Another claim by the same annotator (a second tab) committed first: that lease is the answer.
-        current = Assignment.objects.filter(annotator=annotator, campaign=campaign, status=Assignment.Status.ACTIVE).first()
+        current = own.first()
         if current is not None and current.expires_at > now:
             return current
         raise ApplicationError(
@@ -87,13 +97,10 @@ def assignment_claim(*, campaign: Campaign, annotator, now: datetime | None = No
         ) from None
 
 
-def _claim(*, campaign: Campaign, annotator, now: datetime, gold_first: bool) -> Assignment | None:
-    """Runs inside a transaction (the write lock on SQLite)."""
-    current = Assignment.objects.filter(annotator=annotator, campaign=campaign, status=Assignment.Status.ACTIVE).first()
-    if current is not None:
-        if current.expires_at > now:
-            return current
-        _expire_locked(ids=_lock_active([current.pk]), now=now)
+def _claim(*, campaign: Campaign, annotator, now: datetime, gold_first: bool, stale_id: int | None) -> Assignment | None:
+    """Runs inside a transaction (the write lock on SQLite); ``stale_id`` is the annotator's own expired lease."""
+    if stale_id is not None:
+        _expire_locked(ids=_lock_active([stale_id]), now=now)
     _expire_locked(ids=_lock_due(campaign_id=campaign.pk, now=now, limit=LAZY_EXPIRY_BATCH), now=now)
 
     order = (True, False) if gold_first else (False, True) if campaign.gold_rate > 0 else (False,)
