@@ -35,15 +35,18 @@ def campaigns_for_user(*, user):
     return qs.filter(members=user)
 
 
-def assignment_for_annotator(*, assignment_id: int, annotator) -> Assignment:
-    """The annotator's own assignment with what its display needs; 404 for anyone else's, as for a missing one."""
-    assignment = (
-        Assignment.objects.select_related(
+def assignment_for_annotator(*, assignment_id: int, annotator, for_display: bool = True) -> Assignment:
+    """The annotator's own assignment; 404 for anyone else's, as for a missing one.
+
+    With ``for_display`` its campaign, schema, pair, prompt and responses come in the same query, as
+    ``pair_display`` needs them; without, only the assignment row is read (enough to hand to a service).
+    """
+    assignments = Assignment.objects.all()
+    if for_display:
+        assignments = assignments.select_related(
             "campaign__rating_schema", "pair__prompt", "pair__response_a", "pair__response_b"
         )
-        .filter(pk=assignment_id, annotator_id=annotator.pk)
-        .first()
-    )
+    assignment = assignments.filter(pk=assignment_id, annotator_id=annotator.pk).first()
     if assignment is None:
         raise ApplicationError("No such assignment.", code="not_found", status_code=404)
     return assignment

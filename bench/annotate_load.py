@@ -151,6 +151,73 @@ def _rows(rows):
     yield buffer.getvalue().encode()
 
 
+def _cpu_seconds(pid: int) -> float:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+    except FileNotFoundError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    if int(f.read().rsplit(")", 1)[1].split()[1]) == pid:
+                        found.append(int(entry))
+            except (FileNotFoundError, ProcessLookupError):
+                continue
+    return found
+
+
+def _machine_busy() -> tuple[float, float]:
+    """(busy, total) CPU seconds of the whole machine so far, from /proc/stat."""
+    with open("/proc/stat") as f:
+        values = [int(v) for v in f.readline().split()[1:]]
+    idle = values[3] + values[4]
+    hz = os.sysconf("SC_CLK_TCK")
+    return (sum(values[:8]) - idle) / hz, sum(values[:8]) / hz
+
+
+class CpuMeter:
+    """CPU seconds used by the server, by the database backends serving it, by this client, and by the machine."""
+
+    def __init__(self, server_pid: int):
+        from django.db import connection
+
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()"
+            )
+            self.db_pids = [row[0] for row in cursor.fetchall()]
+        self.server_pids = [server_pid, *_children(server_pid)]
+        self.start = self._sample()
+
+    def _sample(self) -> dict:
+        busy, total = _machine_busy()
+        return {
+            "server": sum(map(_cpu_seconds, self.server_pids)),
+            "db": sum(map(_cpu_seconds, self.db_pids)),
+            "client": time.process_time(),
+            "machine_busy": busy,
+            "machine_total": total,
+        }
+
+    def per_cycle(self, cycles: int) -> dict:
+        end = self._sample()
+        used = {k: end[k] - self.start[k] for k in end}
+        out = {f"{k}_cpu_ms_per_cycle": round(1000 * used[k] / max(cycles, 1), 2) for k in ("server", "db", "client")}
+        ours = used["server"] + used["db"] + used["client"]
+        out["machine_busy_share"] = round(used["machine_busy"] / max(used["machine_total"], 1e-9), 2)
+        out["others_cpu_share"] = round(max(used["machine_busy"] - ours, 0) / max(used["machine_total"], 1e-9), 2)
+        per_cycle = (used["server"] + used["db"]) / max(cycles, 1)
+        out["server_db_capacity_cycles_per_s_on_2_free_cores"] = round(2 / per_cycle, 1) if per_cycle else None
+        return out
+
+
 def percentiles(samples: list[float]) -> dict:
     if not samples:
         return {"n": 0}
@@ -278,7 +345,7 @@ def main() -> None:
         _wait_for(port)
         results = {"config": {"annotators": args.annotators, "duration_s": duration, "workers": args.workers,
                               "cpus": os.cpu_count(), "load_before": os.getloadavg()}}
-        results["small"] = {"pairs": args.small_pairs, **asyncio.run(run_phase(base_url, "bench-small", sessions, duration))}
+        results["small"] = _measured_phase(server.pid, base_url, "bench-small", sessions, duration, args.small_pairs)
         results["small"]["service_claim"] = service_claim_latency("bench-small", args.probe_claims)
         print(json.dumps(results["small"]), file=sys.stderr)
 
@@ -287,7 +354,7 @@ def main() -> None:
         results["large_generation_s"] = round(time.perf_counter() - started, 1)
         print(f"{args.pairs:,} pairs written in {results['large_generation_s']}s", file=sys.stderr)
         results["config"]["load_before_large"] = os.getloadavg()
-        results["large"] = {"pairs": args.pairs, **asyncio.run(run_phase(base_url, "bench-large", sessions, duration))}
+        results["large"] = _measured_phase(server.pid, base_url, "bench-large", sessions, duration, args.pairs)
         results["large"]["service_claim"] = service_claim_latency("bench-large", args.probe_claims)
         small, large = results["small"]["claim"].get("p50_ms"), results["large"]["claim"].get("p50_ms")
         if small and large:
@@ -304,6 +371,12 @@ def main() -> None:
     print(_summary(results))
 
 
+def _measured_phase(server_pid: int, base_url: str, slug: str, sessions, duration: float, pairs: int) -> dict:
+    meter = CpuMeter(server_pid)
+    result = asyncio.run(run_phase(base_url, slug, sessions, duration))
+    return {"pairs": pairs, **result, **meter.per_cycle(result["cycles"])}
+
+
 def _summary(results: dict) -> str:
     lines = ["", f"{'phase':<8}{'pairs':>11}{'claim p50/p95/p99 ms':>24}{'submit p50/p95/p99 ms':>25}{'cycles/s':>10}"]
     for phase in ("small", "large"):
@@ -312,6 +385,14 @@ def _summary(results: dict) -> str:
         lines.append(
             f"{phase:<8}{r['pairs']:>11,}{c['p50_ms']:>10}/{c['p95_ms']}/{c['p99_ms']:<8}"
             f"{s['p50_ms']:>11}/{s['p95_ms']}/{s['p99_ms']:<8}{r['cycles_per_s']:>10}"
+        )
+    for phase in ("small", "large"):
+        r = results[phase]
+        lines.append(
+            f"{phase}: CPU per cycle server {r['server_cpu_ms_per_cycle']} ms, database {r['db_cpu_ms_per_cycle']} ms, "
+            f"client {r['client_cpu_ms_per_cycle']} ms; machine busy {r['machine_busy_share']:.0%}, "
+            f"of which other processes {r['others_cpu_share']:.0%}; server+database capacity on 2 free cores "
+            f"≈ {r['server_db_capacity_cycles_per_s_on_2_free_cores']} cycles/s"
         )
     lines.append(f"HTTP claim p50 large/small: {results.get('claim_p50_large_over_small')}; "
                  f"service claim p50 large/small: {results['service_claim_p50_large_over_small']}")

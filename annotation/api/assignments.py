@@ -79,7 +79,7 @@ class AssignmentDraftApi(APIView):
     def put(self, request, assignment_id: int):
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        assignment = assignment_for_annotator(assignment_id=assignment_id, annotator=request.user)
+        assignment = assignment_for_annotator(assignment_id=assignment_id, annotator=request.user, for_display=False)
         saved = assignment_save_draft(assignment=assignment, annotator=request.user, values=data.validated_data["values"])
         return Response(self.OutputSerializer(saved).data)
 
@@ -112,7 +112,7 @@ class AnnotationSubmitApi(APIView):
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         key = request.headers.get("Idempotency-Key") or data.validated_data.get("idempotency_key", "")
-        assignment = assignment_for_annotator(assignment_id=assignment_id, annotator=request.user)
+        assignment = assignment_for_annotator(assignment_id=assignment_id, annotator=request.user, for_display=False)
         annotation = annotation_submit(
             assignment=assignment,
             annotator=request.user,
@@ -140,7 +140,7 @@ class AssignmentSkipApi(APIView):
     def post(self, request, assignment_id: int):
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        assignment = assignment_for_annotator(assignment_id=assignment_id, annotator=request.user)
+        assignment = assignment_for_annotator(assignment_id=assignment_id, annotator=request.user, for_display=False)
         skipped = assignment_skip(assignment=assignment, annotator=request.user, reason=data.validated_data["reason"])
         return Response(self.OutputSerializer(skipped).data)
 
