@@ -68,23 +68,30 @@ def assignment_claim(*, campaign: Campaign, annotator, now: datetime | None = No
     """
     now = now or timezone.now()
     own = Assignment.objects.filter(annotator_id=annotator.pk, campaign_id=campaign.pk, status=Assignment.Status.ACTIVE)
-    # Membership and the open lease in one round trip: this runs on every claim.
+    due = Assignment.objects.filter(campaign_id=campaign.pk, status=Assignment.Status.ACTIVE, expires_at__lte=now)
+    # Membership, the open lease and whether any lease is due, in one round trip: this runs on every claim.
     membership = (
         Campaign.members.through.objects.filter(campaign_id=campaign.pk, user_id=annotator.pk)
-        .values_list(Subquery(own.values("pk")[:1]), Subquery(own.values("expires_at")[:1]))
+        .values_list(Subquery(own.values("pk")[:1]), Subquery(own.values("expires_at")[:1]), Exists(due))
         .first()
     )
     if membership is None:
         raise ApplicationError("You are not a member of this campaign.", code="not_a_member", status_code=403)
     if campaign.status != Campaign.Status.ACTIVE:
         return None
-    current_id, current_expires_at = membership
+    current_id, current_expires_at, any_due = membership
     if current_id is not None and current_expires_at > now:
         return Assignment.objects.get(pk=current_id)
     gold_first = campaign.gold_rate > 0 and (rng or _rng).random() < campaign.gold_rate
     try:
         with transaction.atomic():
-            return _claim(campaign=campaign, annotator=annotator, now=now, gold_first=gold_first, stale_id=current_id)
+            if any_due:
+                due_ids = _lock_due(campaign_id=campaign.pk, now=now, limit=LAZY_EXPIRY_BATCH)
+                if current_id is not None and current_id not in due_ids:
+                    # The annotator's own stale lease must go whatever the batch, or the new lease cannot be written.
+                    due_ids += list(own.filter(pk=current_id).select_for_update().values_list("pk", flat=True))
+                _expire_locked(ids=due_ids, now=now)
+            return _claim(campaign=campaign, annotator=annotator, now=now, gold_first=gold_first)
     except IntegrityError:
         # Another claim by the same annotator (a second tab) committed first: that lease is the answer.
         current = own.first()
@@ -97,12 +104,8 @@ def assignment_claim(*, campaign: Campaign, annotator, now: datetime | None = No
         ) from None
 
 
-def _claim(*, campaign: Campaign, annotator, now: datetime, gold_first: bool, stale_id: int | None) -> Assignment | None:
-    """Runs inside a transaction (the write lock on SQLite); ``stale_id`` is the annotator's own expired lease."""
-    if stale_id is not None:
-        _expire_locked(ids=_lock_active([stale_id]), now=now)
-    _expire_locked(ids=_lock_due(campaign_id=campaign.pk, now=now, limit=LAZY_EXPIRY_BATCH), now=now)
-
+def _claim(*, campaign: Campaign, annotator, now: datetime, gold_first: bool) -> Assignment | None:
+    """Runs inside a transaction (the write lock on SQLite), after leases that are due were expired."""
     order = (True, False) if gold_first else (False, True) if campaign.gold_rate > 0 else (False,)
     lease = _lease_postgresql if connection.vendor == "postgresql" else _lease_portable
     for gold in order:
@@ -205,14 +208,6 @@ def claimable_pairs(*, campaign: Campaign, annotator, gold: bool):
         .filter(~Exists(seen))
         .order_by(F("priority").desc(), PAIR_SLOTS_TAKEN.desc(), "id")
         .select_for_update(skip_locked=True)
-    )
-
-
-def _lock_active(ids: list[int]) -> list[int]:
-    return list(
-        Assignment.objects.filter(pk__in=ids, status=Assignment.Status.ACTIVE)
-        .select_for_update(skip_locked=True)
-        .values_list("pk", flat=True)
     )
 
 
@@ -354,61 +349,122 @@ def annotation_submit(
             "You skipped this pair; it can no longer be submitted.", code="assignment_skipped", status_code=409
         )
 
-    room = Q()
-    claims = F("active_claims") - 1
-    if locked.status == Assignment.Status.EXPIRED:
-        room = PAIR_CLAIMABLE
-        claims = F("active_claims")
-    done = F("annotations_done") + 1
-    updated = Pair.objects.filter(room, pk=pair.pk).update(
-        annotations_done=done,
-        active_claims=claims,
-        status=Case(
-            When(Q(status=Pair.Status.QUEUED) & Q(required_annotations__lte=done), then=Value(Pair.Status.COMPLETE)),
-            default=F("status"),
-        ),
-    )
-    if updated != 1:
+    canonical = schemas.reorient(definition, values, swapped=locked.swapped)
+    rationale = canonical.get("rationale")
+    was_expired = locked.status == Assignment.Status.EXPIRED
+    fields = {
+        "values": canonical,
+        "shown_swapped": locked.swapped,
+        "rationale": rationale if isinstance(rationale, str) else "",
+        "time_on_item_ms": time_on_item_ms,
+        "gold_correct": gold_matches(definition, pair.gold_answer, canonical) if pair.is_gold else None,
+        "idempotency_key": key,
+    }
+    store = _store_postgresql if connection.vendor == "postgresql" else _store_portable
+    try:
+        annotation = store(assignment=locked, annotator=annotator, fields=fields, was_expired=was_expired, now=now)
+    except IntegrityError:
+        raise ApplicationError(
+            "This idempotency key was already used for another assignment.", code="idempotency_key_reused", status_code=409
+        ) from None
+    if annotation is None:
         raise ApplicationError(
             "Your lease on this pair expired and its slot went to someone else; your answers were not stored.",
             code="lease_expired",
             status_code=409,
         )
-    canonical = schemas.reorient(definition, values, swapped=locked.swapped)
-    rationale = canonical.get("rationale")
-    gold = gold_matches(definition, pair.gold_answer, canonical) if pair.is_gold else None
-    try:
-        # No savepoint: on a clash the whole submission is refused and rolled back anyway.
-        annotation = Annotation.objects.create(
-            pair=pair,
-            assignment=locked,
-            annotator=annotator,
-            source=Annotation.Source.CONCORD,
-            values=canonical,
-            shown_swapped=locked.swapped,
-            rationale=rationale if isinstance(rationale, str) else "",
-            time_on_item_ms=time_on_item_ms,
-            gold_correct=gold,
-            idempotency_key=key,
-        )
-    except IntegrityError:
-        raise ApplicationError(
-            "This idempotency key was already used for another assignment.", code="idempotency_key_reused", status_code=409
-        ) from None
-    was = locked.status
     locked.status = Assignment.Status.SUBMITTED
     locked.finished_at = now
     locked.draft = {}
-    locked.save(update_fields=["status", "finished_at", "draft"])
-    _record(
-        locked,
-        AssignmentEvent.Kind.SUBMIT,
-        now,
-        annotation=annotation.pk,
-        time_on_item_ms=time_on_item_ms,
-        gold_correct=gold,
-        after_expiry=was == Assignment.Status.EXPIRED,
+    return annotation
+
+
+def _submit_detail(fields: dict, was_expired: bool) -> dict:
+    return {"time_on_item_ms": fields["time_on_item_ms"], "gold_correct": fields["gold_correct"], "after_expiry": was_expired}
+
+
+# The submission's writes in one round trip: count the annotation on the pair (releasing the lease's
+# slot, or, for a lease that expired, only while the pair still has room), completing the pair at
+# its overlap; store the annotation; close the assignment; record the event.
+SUBMIT_SQL = """
+WITH counted AS (
+    UPDATE annotation_pair SET
+        annotations_done = annotations_done + 1,
+        active_claims = active_claims - %(release)s::integer,
+        status = CASE WHEN status = 'queued' AND required_annotations <= annotations_done + 1
+                      THEN 'complete' ELSE status END
+    WHERE id = %(pair)s::bigint
+      AND (%(release)s::integer = 1
+           OR (status = 'queued' AND (active_claims + annotations_done) < required_annotations))
+    RETURNING id
+), stored AS (
+    INSERT INTO annotation_annotation (pair_id, assignment_id, annotator_id, source, rater_label, "values",
+        shown_swapped, rationale, time_on_item_ms, gold_correct, idempotency_key, created_at)
+    SELECT id, %(assignment)s::bigint, %(annotator)s::bigint, 'concord', '', %(values)s::jsonb,
+        %(shown_swapped)s::boolean, %(rationale)s::text, %(time_on_item_ms)s::integer, %(gold_correct)s::boolean,
+        %(idempotency_key)s::text, %(now)s::timestamptz
+    FROM counted
+    RETURNING id
+), closed AS (
+    UPDATE annotation_assignment SET status = 'submitted', finished_at = %(now)s::timestamptz, draft = '{}'::jsonb
+    WHERE id = %(assignment)s::bigint AND EXISTS (SELECT 1 FROM stored)
+), recorded AS (
+    INSERT INTO annotation_assignmentevent (assignment_id, campaign_id, annotator_id, kind, at, detail)
+    SELECT %(assignment)s::bigint, %(campaign)s::bigint, %(annotator)s::bigint, 'submit', %(now)s::timestamptz,
+        %(detail)s::jsonb || jsonb_build_object('annotation', id)
+    FROM stored
+)
+SELECT id FROM stored
+"""
+
+
+def _store_postgresql(*, assignment: Assignment, annotator, fields: dict, was_expired: bool, now: datetime):
+    """Precondition: inside a transaction on PostgreSQL, holding the assignment's row lock."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            SUBMIT_SQL,
+            {
+                **fields,
+                "values": json.dumps(fields["values"]),
+                "release": 0 if was_expired else 1,
+                "pair": assignment.pair_id,
+                "assignment": assignment.pk,
+                "annotator": annotator.pk,
+                "campaign": assignment.campaign_id,
+                "detail": json.dumps(_submit_detail(fields, was_expired)),
+                "now": now,
+            },
+        )
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    annotation = Annotation(
+        id=row[0], pair=assignment.pair, assignment=assignment, annotator=annotator, source=Annotation.Source.CONCORD,
+        created_at=now, **fields,
     )
+    annotation._state.adding = False
+    annotation._state.db = connection.alias
+    return annotation
+
+
+def _store_portable(*, assignment: Assignment, annotator, fields: dict, was_expired: bool, now: datetime):
+    """The same writes through the ORM. Precondition: inside a transaction holding the write lock (SQLite)."""
+    done = F("annotations_done") + 1
+    counted = Pair.objects.filter(PAIR_CLAIMABLE if was_expired else Q(), pk=assignment.pair_id).update(
+        annotations_done=done,
+        active_claims=F("active_claims") - (0 if was_expired else 1),
+        status=Case(
+            When(Q(status=Pair.Status.QUEUED) & Q(required_annotations__lte=done), then=Value(Pair.Status.COMPLETE)),
+            default=F("status"),
+        ),
+    )
+    if counted != 1:
+        return None
+    annotation = Annotation.objects.create(
+        pair_id=assignment.pair_id, assignment=assignment, annotator=annotator, source=Annotation.Source.CONCORD, **fields
+    )
+    Assignment.objects.filter(pk=assignment.pk).update(status=Assignment.Status.SUBMITTED, finished_at=now, draft={})
+    _record(assignment, AssignmentEvent.Kind.SUBMIT, now, annotation=annotation.pk, **_submit_detail(fields, was_expired))
     return annotation
 
 

@@ -172,6 +172,19 @@ def test_an_annotator_whose_own_lease_expired_moves_on_to_another_pair():
     assert Pair.objects.get(pk=first.pair_id).active_claims == 0
 
 
+def test_an_annotators_own_stale_lease_is_expired_even_beyond_the_lazy_batch(monkeypatch):
+    from annotation.services import assignments
+
+    monkeypatch.setattr(assignments, "LAZY_EXPIRY_BATCH", 1)
+    campaign, raters, _ = ab_tie_campaign(overlap=1, pairs=3)
+    long_ago = timezone.now() - timedelta(hours=3)
+    assignment_claim(campaign=campaign, annotator=raters[1], now=long_ago)
+    own = assignment_claim(campaign=campaign, annotator=raters[0], now=long_ago + timedelta(minutes=1))
+    fresh = assignment_claim(campaign=campaign, annotator=raters[0])
+    assert fresh.pair != own.pair
+    assert set(Assignment.objects.filter(status="expired").values_list("annotator", flat=True)) == {raters[0].pk, raters[1].pk}
+
+
 def test_an_expired_lease_may_still_be_submitted_while_its_slot_is_free():
     campaign, (rater, *_), (pair,) = ab_tie_campaign(overlap=1, pairs=1)
     assignment = assignment_claim(campaign=campaign, annotator=rater, now=timezone.now() - timedelta(hours=1))
