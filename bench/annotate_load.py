@@ -183,24 +183,29 @@ def _machine_busy() -> tuple[float, float]:
 
 
 class CpuMeter:
-    """CPU seconds used by the server, by the database backends serving it, by this client, and by the machine."""
+    """CPU seconds used by the server, by the database backends serving it, by this client, and by the machine.
+
+    Processes that appear during the phase (database backends opened by the workers) count in full.
+    """
 
     def __init__(self, server_pid: int):
+        self.server_pid = server_pid
+        self.start = self._sample()
+
+    def _db_pids(self) -> list[int]:
         from django.db import connection
 
         with connection.cursor() as cursor:
             cursor.execute(
                 "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()"
             )
-            self.db_pids = [row[0] for row in cursor.fetchall()]
-        self.server_pids = [server_pid, *_children(server_pid)]
-        self.start = self._sample()
+            return [row[0] for row in cursor.fetchall()]
 
     def _sample(self) -> dict:
         busy, total = _machine_busy()
         return {
-            "server": sum(map(_cpu_seconds, self.server_pids)),
-            "db": sum(map(_cpu_seconds, self.db_pids)),
+            "server": {pid: _cpu_seconds(pid) for pid in [self.server_pid, *_children(self.server_pid)]},
+            "db": {pid: _cpu_seconds(pid) for pid in self._db_pids()},
             "client": time.process_time(),
             "machine_busy": busy,
             "machine_total": total,
@@ -208,7 +213,11 @@ class CpuMeter:
 
     def per_cycle(self, cycles: int) -> dict:
         end = self._sample()
-        used = {k: end[k] - self.start[k] for k in end}
+        used = {
+            kind: sum(cpu - self.start[kind].get(pid, 0.0) for pid, cpu in end[kind].items()) for kind in ("server", "db")
+        }
+        for kind in ("client", "machine_busy", "machine_total"):
+            used[kind] = end[kind] - self.start[kind]
         out = {f"{k}_cpu_ms_per_cycle": round(1000 * used[k] / max(cycles, 1), 2) for k in ("server", "db", "client")}
         ours = used["server"] + used["db"] + used["client"]
         out["machine_busy_share"] = round(used["machine_busy"] / max(used["machine_total"], 1e-9), 2)
