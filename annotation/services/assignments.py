@@ -8,9 +8,9 @@ Invariants (each held by the database, not by the callers' good manners):
   on a locked row, and ``pair_claims_within_overlap`` checks it again;
 - an annotator holds at most one lease per campaign: ``assignment_one_active_per_campaign``.
 
-On PostgreSQL the claim is one ``SELECT … FOR UPDATE SKIP LOCKED LIMIT 1`` walking the partial index
-``pair_claim_idx`` from the top, so concurrent annotators take different pairs without waiting and
-the cost does not grow with the pool. On SQLite every transaction begins IMMEDIATE (see settings),
+On PostgreSQL the claim is one statement around ``SELECT … FOR UPDATE SKIP LOCKED LIMIT 1`` walking the
+partial index ``pair_claim_idx`` from the top, so concurrent annotators take different pairs without
+waiting and the cost does not grow with the pool. On SQLite every transaction begins IMMEDIATE (see settings),
 which takes the database's write lock at BEGIN and serializes claims.
 """
 
@@ -222,8 +222,9 @@ def _expire_locked(*, ids: list[int], now: datetime) -> int:
     """Expire the given active assignments and return their slots. Precondition: their rows are locked."""
     if not ids:
         return 0
-    rows = list(Assignment.objects.filter(pk__in=ids).only("pk", "pair_id", "campaign_id", "annotator_id", "expires_at"))
-    Assignment.objects.filter(pk__in=ids).update(status=Assignment.Status.EXPIRED, finished_at=now)
+    locked = Assignment.objects.filter(pk__in=ids, status=Assignment.Status.ACTIVE)
+    rows = list(locked.only("pk", "pair_id", "campaign_id", "annotator_id", "expires_at"))
+    locked.update(status=Assignment.Status.EXPIRED, finished_at=now)
     # Pairs in ascending id order, so two expiries running at once never wait on each other in a cycle.
     for pair_id, count in sorted(Counter(row.pair_id for row in rows).items()):
         Pair.objects.filter(pk=pair_id).update(active_claims=F("active_claims") - count)
