@@ -119,12 +119,17 @@ def _claim(*, campaign: Campaign, annotator, now: datetime, gold_first: bool) ->
 # annotator never had (skipping rows other claims hold), take a slot, write the lease and its event.
 # The WHERE and ORDER BY repeat PAIR_CLAIMABLE and the index expressions verbatim so the planner
 # walks the partial index; the orientation bit is assignment_rules.orientation_swapped in SQL.
+# OFFSET 0 keeps "never had it" a per-candidate probe of the (pair, annotator) unique index: left to
+# itself the planner may turn it into an anti join that reads all of the annotator's assignments,
+# a cost that grows with their history.
 CLAIM_SQL = """
 WITH picked AS (
     SELECT p.id FROM annotation_pair p
     WHERE p.campaign_id = %(campaign)s AND p.is_gold = %(gold)s AND p.status = 'queued'
       AND (p.active_claims + p.annotations_done) < p.required_annotations
-      AND NOT EXISTS (SELECT 1 FROM annotation_assignment a WHERE a.pair_id = p.id AND a.annotator_id = %(annotator)s)
+      AND NOT EXISTS (
+          SELECT 1 FROM annotation_assignment a WHERE a.pair_id = p.id AND a.annotator_id = %(annotator)s OFFSET 0
+      )
     ORDER BY p.priority DESC, (p.active_claims + p.annotations_done) DESC, p.id
     LIMIT 1
     FOR UPDATE OF p SKIP LOCKED
