@@ -299,6 +299,40 @@ def service_claim_latency(slug: str, claims: int) -> dict:
     return percentiles(times)
 
 
+def inprocess_cpu(slug: str, cycles: int) -> dict:
+    """CPU per request in this process (Django test client, no HTTP): a trivial API view, then claim and submit.
+
+    The first figure is the framework's floor on this machine (session, user, DRF, one query); the
+    others are the work queue's endpoints, so the difference is what the engine itself costs.
+    """
+    from django.test import Client
+
+    from annotation.models import Campaign, User
+
+    rater = User.objects.create(username=f"bench-cpu-{slug}")
+    Campaign.objects.get(slug=slug).members.add(rater)
+    client = Client()
+    client.force_login(rater)
+    started = time.process_time()
+    for _ in range(cycles):
+        client.get("/api/v1/campaigns/")
+    floor = (time.process_time() - started) / cycles
+    claim = submit = 0.0
+    for _ in range(cycles):
+        started = time.process_time()
+        assignment = client.post(f"/api/v1/campaigns/{slug}/claim/").json()["assignment"]
+        claim += time.process_time() - started
+        started = time.process_time()
+        client.post(f"/api/v1/assignments/{assignment}/submit/", {"values": {"preference": "A"}},
+                    content_type="application/json", HTTP_IDEMPOTENCY_KEY=f"cpu-{assignment}")
+        submit += time.process_time() - started
+    return {
+        "trivial_get_cpu_ms": round(1000 * floor, 2),
+        "claim_cpu_ms": round(1000 * claim / cycles, 2),
+        "submit_cpu_ms": round(1000 * submit / cycles, 2),
+    }
+
+
 def explain_claim(slug: str) -> str:
     """EXPLAIN ANALYZE of the one-statement claim, run in a transaction that is rolled back."""
     from django.db import connection, transaction
@@ -376,6 +410,7 @@ def main() -> None:
         results["small"] = _measured_phase(server.pid, base_url, "bench-small", sessions, duration, args.small_pairs)
         results["small"]["service_claim"] = service_claim_latency("bench-small", args.probe_claims)
         plans = {"small": explain_claim("bench-small")}
+        results["small"]["inprocess_cpu_per_request"] = inprocess_cpu("bench-small", args.probe_claims)
         print(json.dumps(results["small"]), file=sys.stderr)
 
         started = time.perf_counter()
@@ -391,6 +426,7 @@ def main() -> None:
         s_small, s_large = results["small"]["service_claim"]["p50_ms"], results["large"]["service_claim"]["p50_ms"]
         results["service_claim_p50_large_over_small"] = round(s_large / s_small, 2)
         plans["large"] = explain_claim("bench-large")
+        results["large"]["inprocess_cpu_per_request"] = inprocess_cpu("bench-large", args.probe_claims)
         for phase, plan in plans.items():
             results[phase]["claim_statement"] = _plan_figures(plan)
     finally:
@@ -423,6 +459,13 @@ def _summary(results: dict) -> str:
             f"client {r['client_cpu_ms_per_cycle']} ms; machine busy {r['machine_busy_share']:.0%}, "
             f"of which other processes {r['others_cpu_share']:.0%}; server+database capacity on 2 free cores "
             f"≈ {r['server_db_capacity_cycles_per_s_on_2_free_cores']} cycles/s"
+        )
+    for phase in ("small", "large"):
+        statement, cpu = results[phase]["claim_statement"], results[phase]["inprocess_cpu_per_request"]
+        lines.append(
+            f"{phase}: claim statement {statement['execution_ms']} ms, {statement['buffers']} buffers; "
+            f"in-process CPU per request: trivial GET {cpu['trivial_get_cpu_ms']} ms, "
+            f"claim {cpu['claim_cpu_ms']} ms, submit {cpu['submit_cpu_ms']} ms"
         )
     lines.append(f"HTTP claim p50 large/small: {results.get('claim_p50_large_over_small')}; "
                  f"service claim p50 large/small: {results['service_claim_p50_large_over_small']}")
