@@ -208,3 +208,10 @@ CELERY_BEAT_SCHEDULE["release-reap-stalled"] = {
     "schedule": 600.0,
     "options": {"expires": 300},
 }
+# Expired leases give their slot back; claims also do this lazily, so this only keeps counters fresh
+# for dashboards when nobody is claiming. A missed run is worthless once the next one is due.
+CELERY_BEAT_SCHEDULE["assignments-expire"] = {
+    "task": "annotation.assignments_expire",
+    "schedule": 60.0,
+    "options": {"expires": 55},
+}

@@ -106,7 +106,7 @@ def test_a_restored_pair_and_a_claimed_pair_are_never_moved_by_a_later_run(bound
     server, campaign, pairs = boundary
     prefilter(campaign.slug)
     pair_restore(pair=pairs["easy17"], user=CuratorFactory(username="cora"))
-    Assignment.objects.create(pair=pairs["hard16"], annotator=UserFactory(), swapped=False,
+    Assignment.objects.create(pair=pairs["hard16"], campaign=pairs["hard16"].campaign, annotator=UserFactory(), swapped=False,
                               claimed_at="2026-01-01T00:00:00Z", expires_at="2026-01-01T01:00:00Z")
     report = prefilter(campaign.slug, "--threshold", "0.85")
     restored = Pair.objects.get(pk=pairs["easy17"].pk)
