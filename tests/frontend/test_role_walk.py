@@ -22,7 +22,8 @@ from django.urls import URLPattern, URLResolver, get_resolver
 from django.utils import timezone
 from PIL import Image
 
-from annotation.models import Job
+from annotation.models import Annotation, Job
+from annotation.services.assignments import assignment_claim
 from annotation.services.media import media_store
 from curation.models import Release
 from tests.curation.console.world import make_world
@@ -59,6 +60,15 @@ EXPECTED: dict[str, dict[str, dict]] = {
     "api/v1/campaigns/": {"GET": SIGNED_IN},
     "api/v1/jobs/<int:job_id>/": {"GET": CURATOR_API},
     "api/v1/jobs/<int:job_id>/cancel/": {"POST": curator_post(200)},
+    # The work queue (issue 3), against bob's open lease in campaign Y.
+    "api/v1/campaigns/<slug:slug>/claim/": {"POST": allowed(403, 403, 200, 403, 403)},
+    "api/v1/assignments/<int:assignment_id>/": {"GET": allowed(403, 404, 200, 404, 404)},
+    # The walk's empty body is refused before the id is looked at (it reveals nothing); with a valid
+    # body only bob's own lease answers: see test_only_the_holder_can_draft_submit_or_skip_a_lease.
+    "api/v1/assignments/<int:assignment_id>/draft/": {"PUT": allowed(403, 400, 400, 400, 400)},
+    "api/v1/assignments/<int:assignment_id>/submit/": {"POST": allowed(403, 400, 400, 400, 400)},
+    "api/v1/assignments/<int:assignment_id>/skip/": {"POST": allowed(403, 400, 400, 400, 400)},
+    "api/v1/me/stats/": {"GET": SIGNED_IN},
     "console/": {"GET": CURATOR_PAGE},
     "console/campaigns/<slug:slug>/": {"GET": CURATOR_PAGE},
     "console/campaigns/<slug:slug>/pairs/": {"GET": CURATOR_PAGE},
@@ -162,6 +172,7 @@ def scene():
     media = media_store(data=png.getvalue(), name="secret-model-y-output.png")
     y.pairs["kept"].media.add(media)
     job = Job.objects.create(kind="import", campaign=y.campaign)
+    lease = assignment_claim(campaign=y.campaign, annotator=y.bob)
     run = Job.objects.create(kind="prefilter", campaign=y.campaign, status=Job.Status.SUCCEEDED, finished_at=timezone.now())
     release = Release.objects.create(
         name="console-y-release", version="1.0.0", status=Release.Status.PUBLISHED, manifest_sha256="0" * 64,
@@ -174,6 +185,7 @@ def scene():
         "name": f"{media.sha256}.png", "figure": "annotators", "action": "restore", "kind": "prefilter",
         "object_id": y.pairs["kept"].pk, "id": y.bob.pk, "content_type_id": 1,
         "version": release.version, "token": "forged-download-token",
+        "assignment_id": lease.pk,
     }
     # What an annotator must never see: every model name, judge output, a co-annotator's rationale;
     # alice additionally must not see anything of campaign Y.
@@ -184,7 +196,7 @@ def scene():
         "releases/": {"name": release.name}, "api/v1/releases/": {"name": release.name},
         "api/v1/judges/": {"name": "judge-1"}, "api/v1/prefilter/runs/": {"job_id": run.pk},
     }
-    yield {"people": people, "params": params, "by_prefix": by_prefix, "secrets": secrets}
+    yield {"people": people, "params": params, "by_prefix": by_prefix, "secrets": secrets, "lease": lease}
     cache.clear()
 
 
@@ -223,6 +235,30 @@ def test_every_route_has_an_expectation_and_honours_it_for_every_role(scene):
                         failures.append(f"{method} {url} as {role}: leaks {secret!r}")
     assert walked > 100
     assert not failures, "\n".join(failures)
+
+
+@pytest.mark.parametrize("intruder", ["alice", "curator", "admin"])
+def test_only_the_holder_can_draft_submit_or_skip_a_lease(scene, intruder):
+    """With valid bodies, anyone but bob gets 404 on bob's lease, and the lease stays as it was."""
+    lease = scene["lease"]
+    client = Client()
+    client.force_login(scene["people"][intruder])
+    base = f"/api/v1/assignments/{lease.pk}/"
+    answers = {"values": {"overall": 3}, "time_on_item_ms": 4000}
+    responses = [
+        client.get(base),
+        client.put(base + "draft/", answers, content_type="application/json"),
+        client.post(base + "submit/", answers, content_type="application/json", HTTP_IDEMPOTENCY_KEY=f"{intruder}-1"),
+        client.post(base + "skip/", {"reason": "not mine"}, content_type="application/json"),
+    ]
+    assert [r.status_code for r in responses] == [404, 404, 404, 404]
+    assert all("secret-model-" not in r.content.decode() for r in responses)
+    lease.refresh_from_db()
+    assert (lease.status, lease.draft, lease.draft_saved_at) == ("active", {}, None)
+    assert not Annotation.objects.filter(assignment=lease).exists()
+    owner = Client()
+    owner.force_login(scene["people"]["bob"])
+    assert owner.put(base + "draft/", answers, content_type="application/json").status_code == 200
 
 
 def check(route, method, role, response) -> str | None:
