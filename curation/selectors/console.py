@@ -6,12 +6,14 @@ import base64
 import binascii
 import json
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 
 from django.db.models import Count, F, FloatField, OuterRef, Q, Subquery, Sum
 from django.db.models.functions import Cast, Greatest, NullIf
+from django.utils import timezone
 
 from annotation.errors import ApplicationError
-from annotation.models import Annotation, Assignment, Campaign, Job, Pair, Prompt
+from annotation.models import Annotation, Assignment, AssignmentEvent, Campaign, Job, Pair, Prompt
 from curation import quality
 from curation.models import ConsensusRecord, JudgeVerdict, Release
 
@@ -78,6 +80,27 @@ def campaign_funnel(*, campaign: Campaign) -> dict:
         "released": {"releases": releases, "pairs": releases[0]["pairs_count"] if releases else 0},
         "jobs": jobs,
         "last_runs": last_runs(campaign=campaign),
+        "work": work_queue(campaign=campaign),
+    }
+
+
+WORK_WINDOW = timedelta(hours=24)
+
+
+def work_queue(*, campaign: Campaign, now: datetime | None = None) -> dict:
+    """The work queue right now: open leases, and the assignment engine's events of the last 24 hours
+    (pairs claimed, submitted, skipped, leases expired). Two indexed queries."""
+    since = (now or timezone.now()) - WORK_WINDOW
+    events = dict(
+        AssignmentEvent.objects.filter(campaign=campaign, at__gte=since)
+        .values("kind").annotate(n=Count("id")).order_by().values_list("kind", "n")
+    )
+    return {
+        "open_leases": Assignment.objects.filter(campaign=campaign, status=Assignment.Status.ACTIVE).count(),
+        "last_24h": {label: events.get(kind, 0) for kind, label in (
+            (AssignmentEvent.Kind.CLAIM, "claimed"), (AssignmentEvent.Kind.SUBMIT, "submitted"),
+            (AssignmentEvent.Kind.SKIP, "skipped"), (AssignmentEvent.Kind.EXPIRE, "expired"),
+        )},
     }
 
 

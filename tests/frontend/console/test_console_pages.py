@@ -29,6 +29,18 @@ def test_the_campaign_page_shows_the_funnel(curator_client, world):
     assert "1 dropped as easy" in html and "1 disputed" in html
 
 
+def test_the_campaign_page_shows_the_work_queue_from_assignment_events(curator_client, world):
+    from annotation.services.assignments import assignment_claim, assignment_skip
+
+    assignment_claim(campaign=world.campaign, annotator=world.bob)
+    carol = assignment_claim(campaign=world.campaign, annotator=world.carol)
+    assignment_skip(assignment=carol, annotator=world.carol, reason="image does not load")
+    html = curator_client.get(reverse("console-campaign", args=[world.campaign.slug])).content.decode()
+    assert "1 open lease · last 24 h:\n      0 submitted, 1 skipped, 0 expired" in html
+    funnel = curator_client.get(f"/api/v1/console/campaigns/{world.campaign.slug}/funnel/").json()
+    assert funnel["work"] == {"open_leases": 1, "last_24h": {"claimed": 2, "submitted": 0, "skipped": 1, "expired": 0}}
+
+
 def test_the_pair_browser_filters_and_pages_with_a_next_link(curator_client, world):
     url = reverse("console-pairs", args=[world.campaign.slug])
     page = curator_client.get(url, {"source": "wise"}).content.decode()
