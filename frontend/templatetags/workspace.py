@@ -18,6 +18,7 @@ from pygments.formatters import HtmlFormatter
 from pygments.lexers import JsonLexer, TextLexer, get_lexer_by_name
 from pygments.util import ClassNotFound
 
+from annotation.models import TaskKind
 from frontend import rating_form
 
 register = template.Library()
@@ -150,3 +151,18 @@ def rating_fields(schema, criteria=None, draft=None) -> list[dict]:
 def pair_sides(display: dict) -> list[tuple[str, list]]:
     """The two responses as shown: the left one is labelled A, the right one B."""
     return [("A", display.get("left") or []), ("B", display.get("right") or [])]
+
+
+@register.filter
+def kind_label(kind: str) -> str:
+    """A task kind's name for people ("Text to image")."""
+    return dict(TaskKind.choices).get(kind, kind)
+
+
+@register.filter
+def duration_ms(ms) -> str:
+    """Milliseconds as a short duration ("48 s", "3 min 05 s"); a dash when unknown."""
+    if ms is None:
+        return "–"
+    seconds = round(ms / 1000)
+    return f"{seconds} s" if seconds < 60 else f"{seconds // 60} min {seconds % 60:02d} s"

@@ -7,7 +7,7 @@ from django.template.loader import render_to_string
 
 from annotation import schemas
 from frontend import rating_form
-from frontend.templatetags.workspace import content_blocks, render_markdown
+from frontend.templatetags.workspace import content_blocks, duration_ms, kind_label, render_markdown
 
 DIGESTS = {name: f"{i:x}" * 64 for i, name in enumerate(["in1", "in2", "outa", "outb", "tool", "vid", "aud", "mesh"], start=1)}
 DIGESTS = {name: value[:64] for name, value in DIGESTS.items()}
@@ -201,3 +201,8 @@ def test_criteria_draft_is_restored_by_criterion():
     row = fields[0]["rows"][0]
     assert row["criterion"] == "Concise" and row["editable"]
     assert [o["checked"] for o in row["options"]] == [False, True, False]
+
+
+def test_durations_and_kind_names_read_as_people_say_them():
+    assert [duration_ms(v) for v in (None, 400, 48_000, 185_000)] == ["–", "0 s", "48 s", "3 min 05 s"]
+    assert kind_label("image-editing") == "Image editing" and kind_label("unknown-kind") == "unknown-kind"

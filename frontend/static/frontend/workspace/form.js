@@ -48,7 +48,7 @@ export class RatingForm {
           const fixed = row.querySelector("[data-criterion]");
           const criterion = fixed ? fixed.dataset.criterion : row.querySelector("[data-criterion-input]").value.trim();
           const label = picked(row);
-          if (criterion || label !== null) items.push({ criterion, label });
+          if (fixed ? label !== null : criterion || label !== null) items.push({ criterion, label });
         }
         if (items.length) out[id] = items;
       } else if (question.dataset.scope === "response") {
@@ -104,8 +104,9 @@ export class RatingForm {
       }
     }
     if (first) {
-      const row = first.querySelector("[data-row]");
-      this.focusRow(this.rows().indexOf(row));
+      const rows = [...first.querySelectorAll("[data-row]")];
+      const open = rows.find((row) => row.querySelector("input[type=radio]") && !row.querySelector("input[type=radio]:checked"));
+      this.focusRow(this.rows().indexOf(open || rows[0]));
     }
   }
 
