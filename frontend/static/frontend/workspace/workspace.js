@@ -54,15 +54,25 @@ async function saveDraft({ keepalive = false } = {}) {
   if (!dirty || phase !== "rating") return;
   dirty = false;
   setSaveState("Saving…", "saving");
+  let result;
   try {
-    const result = await send("PUT", config.urls.draft, { values: form.values() }, { keepalive });
-    if (!result.ok) throw new Error(result.data?.message || `status ${result.status}`);
-    if (phase === "rating") setSaveState(`Draft saved ${new Date().toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" })}`, "saved");
+    result = await send("PUT", config.urls.draft, { values: form.values() }, { keepalive });
   } catch (error) {
-    dirty = true;
-    setSaveState(`Draft not saved (${error.message}); retrying`, "error");
-    saveTimer = setTimeout(() => saveDraft(), 3000);
+    result = { ok: false, status: 0, data: { message: error.message } };
   }
+  if (result.ok) {
+    if (phase === "rating") setSaveState(`Draft saved ${new Date().toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" })}`, "saved");
+    return;
+  }
+  dirty = true;
+  const reason = result.data?.message || `status ${result.status}`;
+  if (result.status >= 400 && result.status < 500) {
+    // Refused (the lease ended, the pair was closed): retrying cannot help; the answers stay on screen.
+    setSaveState(`Draft not saved: ${reason}`, "error");
+    return;
+  }
+  setSaveState(`Draft not saved (${reason}); retrying`, "error");
+  saveTimer = setTimeout(() => saveDraft(), 3000);
 }
 
 form.onChange = () => {
