@@ -6,7 +6,9 @@ Pygments, and media are addressed only by the URLs the display data carries (``/
 
 from __future__ import annotations
 
+import functools
 import json
+import threading
 
 import markdown
 import nh3
@@ -15,7 +17,7 @@ from django.template.loader import render_to_string
 from django.utils.safestring import SafeString, mark_safe
 from pygments import highlight as pygments_highlight
 from pygments.formatters import HtmlFormatter
-from pygments.lexers import JsonLexer, TextLexer, get_lexer_by_name
+from pygments.lexers import TextLexer, get_lexer_by_name
 from pygments.util import ClassNotFound
 
 from annotation.models import TaskKind
@@ -36,20 +38,36 @@ MARKDOWN_CONFIG = {"codehilite": {"css_class": "highlight", "guess_lang": False}
 FORMATTER = HtmlFormatter(cssclass="highlight")
 
 
+_local = threading.local()
+
+
+def _markdown_converter() -> markdown.Markdown:
+    """One converter per thread: building one loads every extension, and converters are not thread-safe."""
+    converter = getattr(_local, "markdown", None)
+    if converter is None:
+        converter = _local.markdown = markdown.Markdown(extensions=MARKDOWN_EXTENSIONS, extension_configs=MARKDOWN_CONFIG)
+    return converter
+
+
 @register.filter
 def render_markdown(text: str) -> SafeString:
     """Markdown as sanitised HTML: links keep http(s)/mailto only and open nothing in the page itself."""
-    html = markdown.markdown(text or "", extensions=MARKDOWN_EXTENSIONS, extension_configs=MARKDOWN_CONFIG)
-    clean = nh3.clean(
+    return mark_safe(_markdown_html(text or ""))  # nh3 has sanitised it
+
+
+@functools.lru_cache(maxsize=4096)
+def _markdown_html(text: str) -> str:
+    html = _markdown_converter().reset().convert(text)
+    return nh3.clean(
         html,
         tags=ALLOWED_TAGS,
         attributes=ALLOWED_ATTRIBUTES,
         url_schemes={"http", "https", "mailto"},
         link_rel="noopener noreferrer nofollow",
     )
-    return mark_safe(clean)  # nh3 has sanitised it
 
 
+@functools.lru_cache(maxsize=256)
 def _lexer(language: str):
     try:
         return get_lexer_by_name((language or "text").strip().lower())
@@ -57,10 +75,16 @@ def _lexer(language: str):
         return TextLexer()
 
 
+# A pair is rendered again on every reload and its traces repeat code: keep recent highlights.
+@functools.lru_cache(maxsize=2048)
+def _highlighted(code: str, language: str) -> str:
+    return pygments_highlight(code, _lexer(language), FORMATTER)
+
+
 @register.simple_tag
 def highlight_code(code: str, language: str = "text") -> SafeString:
     """``code`` highlighted by Pygments (which escapes it) inside ``<div class="highlight">``."""
-    return mark_safe(pygments_highlight(code or "", _lexer(language), FORMATTER))  # Pygments escapes
+    return mark_safe(_highlighted(code or "", language or "text"))  # Pygments escapes
 
 
 def tool_arguments(arguments) -> list[dict]:
@@ -75,7 +99,7 @@ def tool_arguments(arguments) -> list[dict]:
         rest = {k: v for k, v in arguments.items() if k not in ("code", "language")}
     if rest or not parts:
         text = json.dumps(rest, indent=2, ensure_ascii=False, sort_keys=True)
-        html = mark_safe(pygments_highlight(text, JsonLexer(), FORMATTER))  # Pygments escapes
+        html = mark_safe(_highlighted(text, "json"))  # Pygments escapes
         parts.append({"label": "arguments" if parts else "", "html": html})
     return parts
 
