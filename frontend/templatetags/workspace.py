@@ -135,7 +135,8 @@ def content_blocks(blocks, zoom: bool = False, compare: str = "", caption: str =
             context["extension"] = _extension(block)
         if kind not in ("text", "code", "tool_call", "reasoning", "final_answer", "image", "video", "audio", "model3d"):
             continue
-        parts.append(render_to_string(f"frontend/workspace/blocks/{kind}.html", context))
+        template = "missing" if kind in ("image", "video", "audio", "model3d") and not block.get("url") else kind
+        parts.append(render_to_string(f"frontend/workspace/blocks/{template}.html", context))
     return mark_safe("".join(parts))  # each part is an autoescaped template
 
 

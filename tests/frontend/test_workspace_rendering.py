@@ -206,3 +206,8 @@ def test_criteria_draft_is_restored_by_criterion():
 def test_durations_and_kind_names_read_as_people_say_them():
     assert [duration_ms(v) for v in (None, 400, 48_000, 185_000)] == ["–", "0 s", "48 s", "3 min 05 s"]
     assert kind_label("image-editing") == "Image editing" and kind_label("unknown-kind") == "unknown-kind"
+
+
+def test_a_media_block_without_a_url_says_the_file_is_missing_instead_of_requesting_the_page():
+    html = str(content_blocks([{"type": "image", "media": DIGESTS["outa"], "alt": "", "url": ""}]))
+    assert "is missing from storage" in html and "<img" not in html
