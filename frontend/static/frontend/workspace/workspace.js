@@ -49,6 +49,16 @@ function setSaveState(text, state) {
   saveState.dataset.state = state;
 }
 
+// The lease is renewed by the work; show the rater until when the pair stays theirs.
+function showLease(expiresAt) {
+  const lease = $("[data-lease]");
+  const when = new Date(expiresAt || lease?.dataset.expiresAt || "");
+  if (!lease || Number.isNaN(when.getTime())) return;
+  lease.dataset.expiresAt = when.toISOString();
+  lease.textContent = `Held for you until ${when.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" })}`;
+}
+showLease();
+
 async function saveDraft({ keepalive = false } = {}) {
   clearTimeout(saveTimer);
   if (!dirty || phase !== "rating") return;
@@ -61,6 +71,7 @@ async function saveDraft({ keepalive = false } = {}) {
     result = { ok: false, status: 0, data: { message: error.message } };
   }
   if (result.ok) {
+    showLease(result.data?.expires_at);
     if (phase === "rating") setSaveState(`Draft saved ${new Date().toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" })}`, "saved");
     return;
   }
