@@ -111,6 +111,24 @@ STORAGES = {
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
 }
 
+# Releases: local disk under var/ by default; an S3-compatible bucket when RELEASES_S3_BUCKET is set.
+CONCORD_RELEASES_ROOT = env.path("CONCORD_RELEASES_ROOT", default=str(VAR_DIR / "releases"))
+CONCORD_RELEASES_S3 = {
+    "bucket": env("RELEASES_S3_BUCKET", default=""),
+    "prefix": env("RELEASES_S3_PREFIX", default="releases/"),
+    "endpoint_url": env("RELEASES_S3_ENDPOINT_URL", default=env("S3_ENDPOINT_URL", default="")) or None,
+    "access_key": env("RELEASES_S3_ACCESS_KEY_ID", default=env("S3_ACCESS_KEY_ID", default="")) or None,
+    "secret_key": env("RELEASES_S3_SECRET_ACCESS_KEY", default=env("S3_SECRET_ACCESS_KEY", default="")) or None,
+    "region": env("RELEASES_S3_REGION", default=env("S3_REGION", default="us-east-1")),
+    "multipart_threshold": env.int("RELEASES_S3_MULTIPART_BYTES", default=64 * 1024 * 1024),
+    "part_size": env.int("RELEASES_S3_PART_BYTES", default=16 * 1024 * 1024),
+}
+CONCORD_RELEASES_PRESIGN_SECONDS = env.int("CONCORD_RELEASES_PRESIGN_SECONDS", default=3600)
+CONCORD_RELEASES_LICENSE = env("CONCORD_RELEASES_LICENSE", default="cc-by-4.0")
+# Pseudonymous rater ids in releases are an HMAC of the user id under this secret, the same in every release.
+CONCORD_RATER_ID_SECRET = env("CONCORD_RATER_ID_SECRET", default=SECRET_KEY)
+CONCORD_MAX_PREDICTIONS_BYTES = env.int("CONCORD_MAX_PREDICTIONS_BYTES", default=200 * 1024 * 1024)
+
 # Pillow's limits: anything bigger is refused on import as a likely decompression bomb.
 CONCORD_MAX_IMAGE_PIXELS = env.int("CONCORD_MAX_IMAGE_PIXELS", default=40_000_000)
 CONCORD_MAX_MEDIA_BYTES = env.int("CONCORD_MAX_MEDIA_BYTES", default=200 * 1024 * 1024)
@@ -162,3 +180,9 @@ LOGGING = {
 
 # The one schedule for periodic work; each entry says why it runs and when a missed run expires.
 CELERY_BEAT_SCHEDULE: dict = {}
+# A release whose worker died mid-build stays "building" until marked failed with a retry hint.
+CELERY_BEAT_SCHEDULE["release-reap-stalled"] = {
+    "task": "curation.release_reap_stalled",
+    "schedule": 600.0,
+    "options": {"expires": 300},
+}

@@ -4,6 +4,8 @@ from .base import *  # noqa: F403
 from .base import env
 
 SECRET_KEY = env("DJANGO_SECRET_KEY")
+# Release rater pseudonyms must survive a SECRET_KEY rotation, so they have their own secret.
+CONCORD_RATER_ID_SECRET = env("CONCORD_RATER_ID_SECRET")
 DEBUG = False
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 SECURE_SSL_REDIRECT = env.bool("DJANGO_SECURE_SSL_REDIRECT", default=True)
