@@ -32,6 +32,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "config.uploads.UploadSizeLimitMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -135,6 +136,22 @@ CONCORD_MAX_MEDIA_BYTES = env.int("CONCORD_MAX_MEDIA_BYTES", default=200 * 1024 
 DATA_UPLOAD_MAX_MEMORY_SIZE = env.int("DJANGO_DATA_UPLOAD_MAX_MEMORY_SIZE", default=10 * 1024 * 1024)
 FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
 CONCORD_MAX_UPLOAD_BYTES = env.int("CONCORD_MAX_UPLOAD_BYTES", default=2 * 1024 * 1024 * 1024)
+# The first handler counts the bytes of every uploaded file and stops a body past the limit.
+FILE_UPLOAD_HANDLERS = [
+    "config.uploads.SizeLimitedUploadHandler",
+    "django.core.files.uploadhandler.MemoryFileUploadHandler",
+    "django.core.files.uploadhandler.TemporaryFileUploadHandler",
+]
+
+# Failed log-ins (page and HTTP Basic) are counted in the cache: Redis once REDIS_URL is set, so
+# every web process shares the counts; the embedded default keeps them in process memory.
+CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+if env("CACHE_URL", default="") or env("REDIS_URL", default=""):
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache",
+                          "LOCATION": env("CACHE_URL", default="") or env("REDIS_URL")}}
+CONCORD_LOGIN_FAILURES = env.int("CONCORD_LOGIN_FAILURES", default=5)
+CONCORD_LOGIN_FAILURES_PER_ADDRESS = env.int("CONCORD_LOGIN_FAILURES_PER_ADDRESS", default=30)
+CONCORD_LOGIN_WINDOW_SECONDS = env.int("CONCORD_LOGIN_WINDOW_SECONDS", default=15 * 60)
 
 # Celery: eager in the embedded default, real workers once a broker is configured.
 REDIS_URL = env("REDIS_URL", default="")
@@ -149,10 +166,13 @@ CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TIMEZONE = "UTC"
 
+# Pre-filter: pairs per Celery batch task (each task judges its pairs × judges × 2 orders concurrently).
+CONCORD_PREFILTER_BATCH_PAIRS = env.int("CONCORD_PREFILTER_BATCH_PAIRS", default=50)
+
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "rest_framework.authentication.SessionAuthentication",
-        "rest_framework.authentication.BasicAuthentication",
+        "annotation.api.authentication.ThrottledBasicAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
@@ -169,6 +189,8 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # The schema and its docs describe every endpoint; only signed-in users may read them.
+    "SERVE_PERMISSIONS": ["rest_framework.permissions.IsAuthenticated"],
 }
 
 LOGGING = {
@@ -185,4 +207,11 @@ CELERY_BEAT_SCHEDULE["release-reap-stalled"] = {
     "task": "curation.release_reap_stalled",
     "schedule": 600.0,
     "options": {"expires": 300},
+}
+# Expired leases give their slot back; claims also do this lazily, so this only keeps counters fresh
+# for dashboards when nobody is claiming. A missed run is worthless once the next one is due.
+CELERY_BEAT_SCHEDULE["assignments-expire"] = {
+    "task": "annotation.assignments_expire",
+    "schedule": 60.0,
+    "options": {"expires": 55},
 }

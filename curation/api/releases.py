@@ -3,6 +3,8 @@ predictions upload and the leaderboard."""
 
 import json
 
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema, extend_schema_serializer
 from rest_framework import serializers, status
 from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
 from rest_framework.response import Response
@@ -45,15 +47,18 @@ class ReleaseListApi(APIView):
 
     permission_classes = [IsCurator]
 
+    @extend_schema_serializer(component_name="ReleasePublishInput")
     class InputSerializer(serializers.Serializer):
         name = serializers.CharField(max_length=100)
         version = serializers.CharField(max_length=32)
         campaigns = serializers.ListField(child=serializers.SlugField(max_length=100), min_length=1, max_length=100)
         license = serializers.CharField(max_length=64, required=False, allow_blank=True, default="")
 
+    @extend_schema(responses=ReleaseOutputSerializer(many=True))
     def get(self, request):
         return Response(ReleaseOutputSerializer(release_list(), many=True).data)
 
+    @extend_schema(request=InputSerializer, responses={202: OpenApiTypes.OBJECT})
     def post(self, request):
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
@@ -70,6 +75,7 @@ class ReleaseListApi(APIView):
 class ReleaseDetailApi(APIView):
     permission_classes = [IsCurator]
 
+    @extend_schema(responses=ReleaseOutputSerializer)
     def get(self, request, name: str, version: str):
         return Response(ReleaseOutputSerializer(release_get(name=name, version=version)).data)
 
@@ -79,6 +85,7 @@ class ReleaseVerifyApi(APIView):
 
     permission_classes = [IsCurator]
 
+    @extend_schema(request=None, responses=OpenApiTypes.OBJECT)
     def post(self, request, name: str, version: str):
         return Response(release_verify(release=release_get(name=name, version=version, published=True)))
 
@@ -88,6 +95,7 @@ class ReleaseDownloadApi(APIView):
 
     permission_classes = [IsCurator]
 
+    @extend_schema(responses=OpenApiTypes.OBJECT)
     def get(self, request, name: str, version: str):
         release = release_get(name=name, version=version, published=True)
         include_media = request.query_params.get("media") in ("1", "true", "yes")
@@ -104,10 +112,12 @@ class ReleaseEvaluationApi(APIView):
     permission_classes = [IsCurator]
     parser_classes = [MultiPartParser, FormParser, JSONParser]
 
+    @extend_schema_serializer(component_name="JudgeEvaluationInput")
     class InputSerializer(serializers.Serializer):
         judge = serializers.CharField(max_length=200)
         format = serializers.ChoiceField(choices=JudgeEvaluation.Format.choices)
 
+    @extend_schema(request=InputSerializer, responses={201: OpenApiTypes.OBJECT})
     def post(self, request, name: str, version: str):
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
@@ -130,5 +140,6 @@ class ReleaseLeaderboardApi(APIView):
 
     permission_classes = [IsCurator]
 
+    @extend_schema(responses=OpenApiTypes.OBJECT)
     def get(self, request, name: str, version: str):
         return Response(release_leaderboard(release=release_get(name=name, version=version)))
