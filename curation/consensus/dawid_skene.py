@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
 from crowdkit.aggregation import DawidSkene
@@ -30,7 +32,10 @@ def posteriors(ratings: PairRatings, *, n_iter: int, tol: float) -> np.ndarray:
     if len(ratings.unit) == 0:
         return out
     frame = pd.DataFrame({"task": ratings.unit, "worker": ratings.rater, "label": category_of[ratings.code]})
-    probas = DawidSkene(n_iter=n_iter, tol=tol).fit_predict_proba(frame)
+    with warnings.catch_warnings():
+        # crowd-kit 1.4 still uses pandas keywords that pandas 3 deprecates; the results are unaffected.
+        warnings.simplefilter("ignore", DeprecationWarning)
+        probas = DawidSkene(n_iter=n_iter, tol=tol).fit_predict_proba(frame)
     probas = probas.reindex(columns=range(len(variable.categories)), fill_value=0.0)
     out[probas.index.to_numpy(dtype=np.int64)] = probas.to_numpy(dtype=float)
     return out
