@@ -162,3 +162,12 @@ LOGGING = {
 
 # The one schedule for periodic work; each entry says why it runs and when a missed run expires.
 CELERY_BEAT_SCHEDULE: dict = {}
+
+# Agreement reports go stale as ratings arrive: once an hour, every active campaign rated since its last
+# report gets a fresh one (a campaign with a job still running is skipped). A missed run is not worth
+# catching up, so it expires before the next one is due.
+CELERY_BEAT_SCHEDULE["curation.agreement_schedule"] = {
+    "task": "curation.agreement_schedule",
+    "schedule": 3600.0,
+    "options": {"expires": 3000},
+}

@@ -57,6 +57,17 @@ class PairRatings:
     def category_counts(self) -> np.ndarray:
         return self.counts @ self.variable.category_matrix()
 
+    def subset(self, keep: np.ndarray) -> PairRatings:
+        """Only the pairs where ``keep`` is true, in the same order; rating units re-indexed to match."""
+        position = np.cumsum(keep) - 1
+        rated = keep[self.unit]
+        return PairRatings(
+            pair_ids=self.pair_ids[keep], variable=self.variable, counts=self.counts[keep],
+            unit=position[self.unit[rated]], rater=self.rater[rated], code=self.code[rated],
+            rejected=None if self.rejected is None else self.rejected[keep],
+            response_ids=None if self.response_ids is None else self.response_ids[keep],
+        )
+
 
 @dataclass(frozen=True)
 class Decision:
