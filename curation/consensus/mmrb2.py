@@ -121,7 +121,7 @@ register(ConsensusPolicy(
 register(ConsensusPolicy(
     name="mmrb2-reasoning",
     scope="response",
-    defaults={"preferred_values": [1, 2], "rejected_values": [3]},
+    defaults={"question": "correctness", "preferred_values": [1, 2], "rejected_values": [3]},
     decide=decide_reasoning,
     description="MMRB2 reasoning: pair one unanimously preferred (1–2) with one rejected (3 or wrong answer) response.",
 ))

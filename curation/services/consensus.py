@@ -52,13 +52,15 @@ def consensus_settings(*, campaign: Campaign, policy: str | None = None, params:
     return chosen, full, dispute
 
 
-def _policy_variable(policy: ConsensusPolicy, variables: dict[str, Variable]) -> Variable:
+def _policy_variable(policy: ConsensusPolicy, params: dict, variables: dict[str, Variable]) -> Variable:
+    """The question a policy decides on: its ``question`` parameter for per-response policies, else the
+    schema's preference question."""
     if policy.scope == "response":
-        for variable in variables.values():
-            if variable.scope == "response" and variable.numeric:
-                return variable
-        raise ApplicationError(f"policy {policy.name!r} needs a per-response scale in the rating schema",
-                               code="invalid_policy")
+        variable = variables.get(params["question"])
+        if variable is None or variable.scope != "response" or not variable.numeric:
+            raise ApplicationError(f"policy {policy.name!r} needs a per-response scale {params['question']!r} "
+                                   f"in the rating schema", code="invalid_policy")
+        return variable
     variable = primary_variable(variables)
     if variable is None or not variable.oriented:
         raise ApplicationError(f"policy {policy.name!r} needs a question that names the preferred side (A/B)",
@@ -82,7 +84,7 @@ def consensus_apply(*, campaign: Campaign, policy: str | None = None, params: di
                                                              on_dispute=on_dispute)
     facts = pair_facts(campaign=campaign)
     table = rating_table(campaign=campaign, facts=facts, progress=(lambda done: progress(done, 0)) if progress else None)
-    variable = _policy_variable(chosen_policy, table.variables)
+    variable = _policy_variable(chosen_policy, full_params, table.variables)
     ratings_per_pair = np.bincount(table.pair, minlength=len(facts.pair_ids))
     adjudicated = set(ConsensusRecord.objects.filter(pair__campaign=campaign, policy=ADJUDICATION_POLICY)
                       .values_list("pair_id", flat=True))
