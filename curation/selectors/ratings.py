@@ -1,79 +1,99 @@
 """A campaign's ratings read into arrays with one streamed query, never as model instances.
 
-The value of each question is extracted and range-checked by the database, so Python only moves
-numbers: a million annotations load in seconds. Used by the agreement and consensus services.
+On PostgreSQL the query runs as ``COPY (SELECT …) TO STDOUT`` in CSV and pandas' C parser turns the
+stream into columns, so Python never touches a row; elsewhere (the embedded SQLite default) the same
+query is streamed with ``values_list(...).iterator()``. Each question's answer leaves the database as
+its JSON text and is type-checked here: a string, boolean or out-of-range number where a scale value
+belongs is left out, never guessed.
 """
 
 from __future__ import annotations
 
+import io
+import json
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import islice
 
 import numpy as np
-from django.db.models import Case, F, FloatField, Func, IntegerField, Q, Value, When
+import pandas as pd
+from django.db import connection
+from django.db.models import Case, F, IntegerField, QuerySet, Value, When
 from django.db.models.fields.json import KeyTransform
-from django.db.models.functions import Coalesce, ExtractIsoYear, ExtractWeek
+from django.db.models.functions import Cast, Coalesce, ExtractIsoYear, ExtractWeek
 
 from annotation.models import Annotation, Campaign, Pair
 from curation.agreement.table import RatingTable, gold_codes, observations_from_codes, observations_from_criteria
 from curation.agreement.variables import Variable, variables_of_schema
 
 CHUNK = 20_000
+PROGRESS_ROWS = 50_000
 SIDES = ("A", "B")
 
 
-class JSONNumber(Func):
-    """The number at ``path`` inside a JSON column, or NULL when it is missing or not a number."""
-
-    output_field = FloatField()
-
-    def __init__(self, field: str, *path: str):
-        self.path = list(path)
-        super().__init__(F(field))
-
-    def as_postgresql(self, compiler, connection, **extra):
-        column, params = compiler.compile(self.source_expressions[0])
-        sql = f"CASE WHEN jsonb_typeof({column} #> %s) = 'number' THEN ({column} #>> %s)::double precision END"
-        return sql, (*params, self.path, *params, self.path)
-
-    def as_sql(self, compiler, connection, **extra):
-        column, params = compiler.compile(self.source_expressions[0])
-        path = "$" + "".join(f'."{key}"' for key in self.path)
-        sql = f"CASE WHEN json_type({column}, %s) IN ('integer', 'real') THEN json_extract({column}, %s) END"
-        return sql, (*params, path, *params, path)
+def _json_text(value) -> str | None:
+    """A decoded JSON value back as JSON text, as PostgreSQL prints jsonb (None stays SQL NULL)."""
+    return None if value is None else json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
 
 
-def _choice_code(variable: Variable, lookup: str) -> Case:
-    whens = [When(Q(**{lookup: value}), then=Value(code)) for code, value in enumerate(variable.domain)]
-    return Case(*whens, default=Value(-1), output_field=IntegerField())
+def copy_available() -> bool:
+    """COPY … TO STDOUT is PostgreSQL's; other databases stream the same query row by row."""
+    return connection.vendor == "postgresql"
 
 
-def _columns(variables: dict[str, Variable]) -> tuple[dict, list[tuple[str, str, str | None]]]:
-    """Query expressions per variable column and (column name, question id, side) for each."""
-    expressions, layout = {}, []
-    for qid, variable in variables.items():
-        if variable.scope == "criteria":
-            name = f"q_{qid}"
-            expressions[name] = KeyTransform(qid, "values")
-            layout.append((name, qid, None))
-            continue
-        for side in SIDES if variable.scope == "response" else (None,):
-            name = f"q_{qid}" + (f"_{side}" if side else "")
-            path = (qid, side) if side else (qid,)
-            if variable.numeric:
-                expressions[name] = JSONNumber("values", *path)
-            else:
-                expressions[name] = _choice_code(variable, "values__" + "__".join(path))
-            layout.append((name, qid, side))
-    return expressions, layout
+def stream_frame(queryset: QuerySet, *, names: list[str], json_columns: set[str] = frozenset(),
+                 text_columns: set[str] = frozenset(), progress: Callable[[int], None] | None = None) -> pd.DataFrame:
+    """Run ``queryset.values_list(*names)`` as one streamed query into a DataFrame.
+
+    ``json_columns`` hold JSON values: on PostgreSQL a column of plain numbers arrives as floats, any
+    other as JSON text; elsewhere always as JSON text. ``text_columns`` arrive as strings. SQL NULL is
+    NaN. ``progress(rows_read)`` is called as the stream advances.
+    """
+    values = queryset.values_list(*names)
+    if copy_available():
+        sql, params = values.query.sql_with_params()
+        statement = f"COPY ({sql}) TO STDOUT WITH (FORMAT csv)"
+        buffer = io.BytesIO()
+        rows, reported = 0, 0
+        started = time.monotonic()
+        connection.ensure_connection()
+        with connection.connection.cursor() as cursor, cursor.copy(statement, params) as copy:
+            for block in copy:
+                buffer.write(block)
+                rows += 1
+                if progress and rows - reported >= PROGRESS_ROWS:
+                    progress(rows)
+                    reported = rows
+        if connection.queries_logged:
+            # COPY bypasses Django's cursor wrapper; log it as that wrapper would, so query counts stay honest.
+            connection.queries_log.append({"sql": f"{statement} -- params {params!r}",
+                                           "time": f"{time.monotonic() - started:.3f}"})
+        buffer.seek(0)
+        if not buffer.getbuffer().nbytes:
+            frame = pd.DataFrame({name: pd.Series(dtype=object if name in json_columns else float) for name in names})
+        else:
+            frame = pd.read_csv(buffer, header=None, names=names, dtype={n: str for n in text_columns},
+                                keep_default_na=False, na_values={n: [""] for n in names})
+        if progress:
+            progress(len(frame))
+        return frame
+    parts = []
+    iterator = values.iterator(chunk_size=CHUNK)
+    while batch := list(islice(iterator, CHUNK)):
+        part = pd.DataFrame.from_records(batch, columns=names)
+        for name in json_columns:
+            part[name] = [_json_text(v) for v in part[name]]
+        parts.append(part)
+        if progress:
+            progress(sum(len(p) for p in parts))
+    if not parts:
+        return _empty(names, json_columns | text_columns)
+    return pd.concat(parts, ignore_index=True)
 
 
-def _codes_from_numbers(variable: Variable, numbers: np.ndarray) -> np.ndarray:
-    lo = variable.domain[0]
-    codes = numbers - lo
-    valid = ~np.isnan(numbers) & (codes == np.floor(codes)) & (codes >= 0) & (codes < len(variable.domain))
-    return np.where(valid, np.nan_to_num(codes, nan=-1), -1).astype(np.int64)
+def _empty(names: list[str], objects: set[str]) -> pd.DataFrame:
+    return pd.DataFrame({name: pd.Series(dtype=object if name in objects else float) for name in names})
 
 
 @dataclass(frozen=True)
@@ -95,96 +115,117 @@ class PairFacts:
 
 def pair_facts(*, campaign: Campaign) -> PairFacts:
     """Every pair of the campaign: its source benchmark and task, responses, required ratings, status, gold."""
-    rows = list(
-        Pair.objects.filter(campaign=campaign)
-        .order_by("id")
-        .values_list("id", "prompt__source", "prompt__source_task", "response_a_id", "response_b_id",
-                     "required_annotations", "status")
-        .iterator(chunk_size=CHUNK)
-    )
+    names = ["id", "prompt__source", "prompt__source_task", "response_a_id", "response_b_id", "required_annotations",
+             "status"]
+    frame = stream_frame(Pair.objects.filter(campaign=campaign).order_by("id"), names=names,
+                         text_columns={"prompt__source", "prompt__source_task", "status"})
     gold = dict(Pair.objects.filter(campaign=campaign, is_gold=True).values_list("id", "gold_answer"))
-    columns = list(zip(*rows, strict=True)) if rows else [[]] * 7
+    text = {name: frame[name].fillna("").astype(str).to_numpy(dtype=object)
+            for name in ("prompt__source", "prompt__source_task", "status")}
     return PairFacts(
-        pair_ids=np.asarray(columns[0], dtype=np.int64),
-        source=np.asarray(columns[1], dtype=object),
-        source_task=np.asarray(columns[2], dtype=object),
-        response_ids=np.asarray(list(zip(columns[3], columns[4], strict=True)), dtype=np.int64).reshape(-1, 2),
-        required=np.asarray(columns[5], dtype=np.int64),
-        status=np.asarray(columns[6], dtype=object),
+        pair_ids=frame["id"].to_numpy(dtype=np.int64),
+        source=text["prompt__source"],
+        source_task=text["prompt__source_task"],
+        response_ids=frame[["response_a_id", "response_b_id"]].to_numpy(dtype=np.int64).reshape(-1, 2),
+        required=frame["required_annotations"].to_numpy(dtype=np.int64),
+        status=text["status"],
         gold_answers={k: v for k, v in gold.items() if v is not None},
-        rejected=np.zeros((len(columns[0]), 2), dtype=bool),
+        rejected=np.zeros((len(frame), 2), dtype=bool),
     )
+
+
+def _ratings(campaign: Campaign) -> QuerySet:
+    return Annotation.objects.filter(pair__campaign=campaign).exclude(source=Annotation.Source.ADJUDICATION)
 
 
 def rating_count(*, campaign: Campaign) -> int:
     return _ratings(campaign).count()
 
 
-def _ratings(campaign: Campaign):
-    return Annotation.objects.filter(pair__campaign=campaign).exclude(source=Annotation.Source.ADJUDICATION)
+def _answer_columns(variables: dict[str, Variable]) -> tuple[dict, list[tuple[str, str, str | None]]]:
+    """A JSON-text expression per answer column, and (column, question id, side) for each."""
+    expressions, layout = {}, []
+    for qid, variable in variables.items():
+        sides = SIDES if variable.scope == "response" else (None,)
+        for side in sides:
+            name = f"q_{qid}" + (f"_{side}" if side else "")
+            expression = KeyTransform(qid, "values")
+            expressions[name] = KeyTransform(side, expression) if side else expression
+            layout.append((name, qid, side))
+    return expressions, layout
+
+
+def codes_from_json_text(variable: Variable, text: pd.Series) -> np.ndarray:
+    """Per answer, the code of its value in the variable's domain, -1 when missing, mistyped or outside it.
+
+    ``text`` is a float column (every answer a JSON number or missing) or JSON text, where a quoted
+    "5" or a ``true`` is not the number 5 or 1.
+    """
+    if variable.numeric:
+        if text.dtype.kind in "iuf":
+            numbers = text.to_numpy(dtype=float)
+        elif text.dtype.kind == "b":
+            numbers = np.full(len(text), np.nan)
+        else:
+            strings = text.map(lambda v: v if isinstance(v, str) else None)
+            numbers = pd.to_numeric(strings, errors="coerce").to_numpy(dtype=float)
+        codes = numbers - variable.domain[0]
+        valid = ~np.isnan(numbers) & (codes == np.floor(codes)) & (codes >= 0) & (codes < len(variable.domain))
+        return np.where(valid, np.nan_to_num(codes, nan=-1), -1).astype(np.int64)
+    lookup = {_json_text(value): code for code, value in enumerate(variable.domain)}
+    return text.map(lookup).fillna(-1).to_numpy(dtype=np.int64)
+
+
+def _raters(frame: pd.DataFrame) -> tuple[np.ndarray, list[str]]:
+    """A rater index per rating: accounts by id, imported ratings by their pseudonymous label."""
+    annotator = frame["r_annotator"].to_numpy(dtype=float)
+    has_account = ~np.isnan(annotator)
+    account_codes, accounts = pd.factorize(annotator[has_account], sort=True)
+    label_codes, labels = pd.factorize(frame["rater_label"].fillna("").astype(str).to_numpy()[~has_account], sort=True)
+    rater = np.empty(len(frame), dtype=np.int64)
+    rater[has_account] = account_codes
+    rater[~has_account] = label_codes + len(accounts)
+    keys = [f"user:{int(a)}" for a in accounts] + [f"imported:{label}" for label in labels]
+    return rater, keys
 
 
 def rating_table(*, campaign: Campaign, facts: PairFacts | None = None,
                  progress: Callable[[int], None] | None = None) -> RatingTable:
     """Every rating of the campaign (adjudications excluded) as a RatingTable, read with one streamed query.
 
-    ``progress(rows_read)`` is called after every chunk. Values outside a question's domain are left out.
+    ``progress(rows_read)`` is called as rows arrive. Answers outside a question's domain are left out.
     """
     facts = facts or pair_facts(campaign=campaign)
     variables = variables_of_schema(campaign.rating_schema.definition)
-    expressions, layout = _columns(variables)
+    expressions, layout = _answer_columns(variables)
     base = {
         "r_pair": F("pair_id"),
-        "r_annotator": Coalesce("annotator_id", Value(-1)),
+        "r_annotator": F("annotator_id"),
         "r_swapped": Case(When(shown_swapped=True, then=Value(1)), When(shown_swapped=False, then=Value(0)),
                           default=Value(-1), output_field=IntegerField()),
         "r_time": Coalesce("time_on_item_ms", Value(-1)),
-        "r_year": ExtractIsoYear("created_at"),
-        "r_week": ExtractWeek("created_at"),
+        "r_period": Cast(ExtractIsoYear("created_at") * 100 + ExtractWeek("created_at"), IntegerField()),
     }
     names = [*base, *expressions, "rater_label"]
-    query = _ratings(campaign).annotate(**base, **expressions).values_list(*names).iterator(chunk_size=CHUNK)
-    criteria_columns = {name for name, qid, _side in layout if variables[qid].scope == "criteria"}
-    numbers: dict[str, list[np.ndarray]] = {name: [] for name in names[:-1] if name not in criteria_columns}
-    lists: dict[str, list] = {name: [] for name in criteria_columns}
-    rater_index: dict[tuple[int, str], int] = {}
-    raters: list[np.ndarray] = []
-    read = 0
-    while batch := list(islice(query, CHUNK)):
-        columns = list(zip(*batch, strict=True))
-        for i, name in enumerate(names[:-1]):
-            if name in lists:
-                lists[name].extend(columns[i])
-            else:
-                numbers[name].append(np.asarray(columns[i], dtype=float))
-        raters.append(np.fromiter(
-            (rater_index.setdefault((a, label if a < 0 else ""), len(rater_index))
-             for a, label in zip(columns[1], columns[-1], strict=True)),
-            dtype=np.int64, count=len(batch)))
-        read += len(batch)
-        if progress:
-            progress(read)
-    column = {name: np.concatenate(parts) if parts else np.zeros(0) for name, parts in numbers.items()}
-    pair_id = column["r_pair"].astype(np.int64)
+    text = {name for name, qid, _side in layout if not variables[qid].numeric}
+    frame = stream_frame(_ratings(campaign).annotate(**base, **expressions), names=names,
+                         json_columns=set(expressions), text_columns=text | {"rater_label"}, progress=progress)
+    pair_id = frame["r_pair"].to_numpy(dtype=np.int64)
     pair = np.searchsorted(facts.pair_ids, pair_id)
     # A pair created after ``facts`` was read has ratings but no index; those ratings wait for the next run.
     known = pair < len(facts.pair_ids)
     known[known] = facts.pair_ids[pair[known]] == pair_id[known]
-    rater = np.concatenate(raters)[known] if raters else np.zeros(0, dtype=np.int64)
+    frame = frame[known].reset_index(drop=True)
     pair = pair[known]
-    column = {name: values[known] for name, values in column.items()}
-    lists = {name: [v for v, keep in zip(values, known, strict=True) if keep] for name, values in lists.items()}
+    rater, rater_keys = _raters(frame)
     observations = {}
     for qid, variable in variables.items():
         names_of = [name for name, q, _side in layout if q == qid]
         if variable.scope == "criteria":
-            observations[qid] = observations_from_criteria(variable=variable, pair=pair, rater=rater,
-                                                           labels=lists[names_of[0]])
+            answers = [None if isinstance(t, float) else json.loads(t) for t in frame[names_of[0]]]
+            observations[qid] = observations_from_criteria(variable=variable, pair=pair, rater=rater, labels=answers)
             continue
-        if variable.numeric:
-            codes = [_codes_from_numbers(variable, column[name]) for name in names_of]
-        else:
-            codes = [column[name].astype(np.int64) for name in names_of]
+        codes = [codes_from_json_text(variable, frame[name]) for name in names_of]
         stacked = np.stack(codes, axis=1) if variable.scope == "response" else codes[0]
         observations[qid] = observations_from_codes(variable=variable, pair=pair, rater=rater, codes=stacked,
                                                     n_pairs=len(facts.pair_ids))
@@ -192,15 +233,15 @@ def rating_table(*, campaign: Campaign, facts: PairFacts | None = None,
     gold = {qid: gold_codes(variable=v, n_units=observations[qid].n_units, pair_index=pair_index,
                             gold_answers=facts.gold_answers)
             for qid, v in variables.items() if v.scope != "criteria"}
-    time_ms = column["r_time"]
+    time_ms = frame["r_time"].to_numpy(dtype=float)
     return RatingTable(
         pair_ids=facts.pair_ids,
         pair=pair,
         rater=rater,
-        rater_keys=[f"user:{a}" if a >= 0 else f"imported:{label}" for (a, label) in rater_index],
-        swapped=column["r_swapped"].astype(np.int64),
+        rater_keys=rater_keys,
+        swapped=frame["r_swapped"].to_numpy(dtype=np.int64),
         time_ms=np.where(time_ms >= 0, time_ms, np.nan),
-        period=(column["r_year"] * 100 + column["r_week"]).astype(np.int64),
+        period=frame["r_period"].to_numpy(dtype=np.int64),
         variables=variables,
         observations=observations,
         gold=gold,

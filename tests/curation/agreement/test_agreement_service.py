@@ -3,6 +3,7 @@
 import json
 from io import StringIO
 
+import numpy as np
 import pytest
 from django.core.management import CommandError, call_command
 from django.db import connection
@@ -13,6 +14,7 @@ from annotation.models import Annotation, Job, Pair
 from curation.agreement.report import variable_agreement
 from curation.agreement.table import table_from_answers
 from curation.models import AgreementReport
+from curation.selectors import ratings
 from curation.selectors.ratings import rating_table
 from curation.services.agreement import agreement_compute, agreement_job_create, agreement_schedule_due
 from tests.curation.agreement.conftest import add_pairs, make_campaign, rate
@@ -61,13 +63,36 @@ def test_ratings_are_read_with_one_query_on_annotations_whatever_the_campaign_si
 
 
 def test_values_outside_the_schema_and_adjudications_are_left_out():
+    """A quoted "5", a boolean, 9, 5.5 or a list where a 1..6 scale value belongs is not a rating; 5.0 is 5."""
     campaign = make_campaign()
-    pairs = add_pairs(campaign, [[6, 5, 9], [1, "two", 1], [True, 2, 2]])
+    pairs = add_pairs(campaign, [[6, 5, 9], [1, "5", 1], [True, 2, 5.5], [[6], 5.0, None]])
     Annotation.objects.create(pair=pairs[0], source=Annotation.Source.ADJUDICATION, rater_label="curator",
                               values={"overall": 1})
     table = rating_table(campaign=campaign)
-    assert table.annotations == 9
-    assert table.observations["overall"].code.size == 6
+    assert table.annotations == 12
+    obs = table.observations["overall"]
+    assert sorted((int(table.pair_ids[obs.unit_pair[u]]), int(c) + 1) for u, c in zip(obs.unit, obs.code, strict=True)) == sorted(
+        [(pairs[0].pk, 6), (pairs[0].pk, 5), (pairs[1].pk, 1), (pairs[1].pk, 1), (pairs[2].pk, 2), (pairs[3].pk, 5)])
+
+
+def test_the_portable_read_path_gives_the_same_table_as_postgresql_copy(monkeypatch, raters):
+    """The embedded SQLite default streams values_list rows instead of COPY; both paths agree exactly,
+    hostile values and awkward rater labels included."""
+    campaign = make_campaign(preset="arena", kind="text-to-text")
+    pairs = add_pairs(campaign, [["A", "B", "tie"], ["both_bad", "A", "a"], [True, None, "A"]], qid="preference",
+                      rater_prefix='label, "quoted"\nline')
+    rate(pairs[0], raters[0], {"preference": "B", "rationale": "tab\there"}, swapped=True, time_ms=1500)
+    copied = rating_table(campaign=campaign)
+    monkeypatch.setattr(ratings, "copy_available", lambda: False)
+    streamed = rating_table(campaign=campaign)
+    assert copied.rater_keys == streamed.rater_keys
+    assert copied.rater_keys[-1] == 'imported:label, "quoted"\nline-2'
+    for name in ("pair", "rater", "swapped", "time_ms", "period"):
+        assert np.array_equal(getattr(copied, name), getattr(streamed, name), equal_nan=True), name
+    for field in ("unit", "rater", "code", "row"):
+        assert np.array_equal(getattr(copied.observations["preference"], field),
+                              getattr(streamed.observations["preference"], field)), field
+    assert sorted(copied.observations["preference"].code.tolist()) == [0, 0, 0, 1, 1, 2, 3]  # "a", true: left out
 
 
 def test_rubrics_per_response_orientation_time_and_gold_reach_the_report(raters, weeks_ago):
