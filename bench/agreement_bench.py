@@ -169,20 +169,45 @@ def generate() -> None:
     print(f"  {n:,} annotations in {time.perf_counter() - started:.1f} s", file=sys.stderr)
 
 
+def _backend_cpu_seconds() -> float:
+    """CPU time of this connection's PostgreSQL backend process (same machine), from /proc."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_backend_pid()")
+        pid = cursor.fetchone()[0]
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def measure(bootstrap: int, slices: bool) -> dict:
     from annotation.models import Campaign
     from curation.services.agreement import agreement_compute
 
     campaign = Campaign.objects.select_related("rating_schema").get(slug=CAMPAIGN)
+    marks = {}
+
+    def progress(done: int, total: int) -> None:
+        if "read" not in marks and done >= 1_000_000:
+            marks["read"] = time.perf_counter()
+
+    backend_before = _backend_cpu_seconds()
+    cpu_before = time.process_time()
     started = time.perf_counter()
-    stored = agreement_compute(campaign=campaign, bootstrap=bootstrap, seed=1, slices=slices)
+    stored = agreement_compute(campaign=campaign, bootstrap=bootstrap, seed=1, slices=slices, progress=progress)
     seconds = time.perf_counter() - started
+    cpu = time.process_time() - cpu_before
+    backend = _backend_cpu_seconds() - backend_before
     report = stored.report
     return {
         "bootstrap": bootstrap,
         "slices": slices,
         "seconds": round(seconds, 2),
+        "read_seconds": round(marks.get("read", started) - started, 2),
+        "python_cpu_seconds": round(cpu, 2),
+        "postgres_cpu_seconds": round(backend, 2),
         "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+        "load_average": os.getloadavg()[0],
         "items": report["items"],
         "annotations": report["annotations"],
         "alpha": report["alpha"],
@@ -215,10 +240,12 @@ def main() -> None:
                              check=True, capture_output=True, text=True, env={**os.environ, "BENCH_DATABASE_URL": url})
         results.append(json.loads(out.stdout.strip().splitlines()[-1]))
         r = results[-1]
-        print(f"bootstrap={r['bootstrap']:>5}  slices={'yes' if r['slices'] else 'no ':3}  {r['seconds']:6.2f} s  "
-              f"peak RSS {r['peak_rss_mb']:7.1f} MB  items={r['items']:,}  annotations={r['annotations']:,}  "
-              f"reports={r['reports_stored']}")
+        print(f"bootstrap={r['bootstrap']:>5}  slices={'yes' if r['slices'] else 'no ':3}  "
+              f"wall {r['seconds']:6.2f} s (read {r['read_seconds']:5.2f} s)  "
+              f"cpu: python {r['python_cpu_seconds']:5.2f} s + postgres {r['postgres_cpu_seconds']:5.2f} s  "
+              f"peak RSS {r['peak_rss_mb']:6.1f} MB  reports={r['reports_stored']}  load {r['load_average']:.1f}")
     first = results[1]
+    print(f"items={first['items']:,}  annotations={first['annotations']:,}  machine: {os.cpu_count()} cores")
     print(f"alpha {json.dumps(first['alpha'])}\nalpha_ci95 {json.dumps(first['alpha_ci95'])}\n"
           f"pairwise agreement excluding ties {first['pairwise_agreement_excluding_ties']:.2f}%  "
           f"position-biased raters {first['biased_raters']}  fast raters {first['fast_raters']}")

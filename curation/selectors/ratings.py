@@ -23,7 +23,7 @@ from django.db.models import Case, F, IntegerField, QuerySet, Value, When
 from django.db.models.fields.json import KeyTransform
 from django.db.models.functions import Cast, Coalesce, ExtractIsoYear, ExtractWeek
 
-from annotation.models import Annotation, Campaign, Pair
+from annotation.models import Annotation, Campaign, Pair, Prompt
 from curation.agreement.table import RatingTable, gold_codes, observations_from_codes, observations_from_criteria
 from curation.agreement.variables import Variable, variables_of_schema
 
@@ -100,7 +100,8 @@ def _empty(names: list[str], objects: set[str]) -> pd.DataFrame:
 class PairFacts:
     """What the statistics need to know about every pair of a campaign, aligned with ``pair_ids`` (sorted).
 
-    ``rejected`` (pairs × 2) marks responses rejected for a wrong final answer without a human rating.
+    ``rejected`` (pairs × 2) marks responses rejected for a wrong final answer without a human rating;
+    ``expected_ratings`` (the pairs' annotation counters) sizes progress bars before the ratings are read.
     """
 
     pair_ids: np.ndarray
@@ -109,26 +110,28 @@ class PairFacts:
     response_ids: np.ndarray
     required: np.ndarray
     status: np.ndarray
+    expected_ratings: int
     gold_answers: dict
     rejected: np.ndarray
 
 
 def pair_facts(*, campaign: Campaign) -> PairFacts:
     """Every pair of the campaign: its source benchmark and task, responses, required ratings, status, gold."""
-    names = ["id", "prompt__source", "prompt__source_task", "response_a_id", "response_b_id", "required_annotations",
-             "status"]
-    frame = stream_frame(Pair.objects.filter(campaign=campaign).order_by("id"), names=names,
-                         text_columns={"prompt__source", "prompt__source_task", "status"})
+    names = ["id", "prompt_id", "response_a_id", "response_b_id", "required_annotations", "annotations_done", "status"]
+    frame = stream_frame(Pair.objects.filter(campaign=campaign).order_by("id"), names=names, text_columns={"status"})
+    prompts = pd.DataFrame.from_records(
+        list(Prompt.objects.filter(campaign=campaign).values_list("id", "source", "source_task")),
+        columns=["id", "source", "source_task"], index="id")
     gold = dict(Pair.objects.filter(campaign=campaign, is_gold=True).values_list("id", "gold_answer"))
-    text = {name: frame[name].fillna("").astype(str).to_numpy(dtype=object)
-            for name in ("prompt__source", "prompt__source_task", "status")}
+    prompt = frame["prompt_id"].to_numpy(dtype=np.int64)
     return PairFacts(
         pair_ids=frame["id"].to_numpy(dtype=np.int64),
-        source=text["prompt__source"],
-        source_task=text["prompt__source_task"],
+        source=prompts["source"].reindex(prompt).fillna("").to_numpy(dtype=object),
+        source_task=prompts["source_task"].reindex(prompt).fillna("").to_numpy(dtype=object),
         response_ids=frame[["response_a_id", "response_b_id"]].to_numpy(dtype=np.int64).reshape(-1, 2),
         required=frame["required_annotations"].to_numpy(dtype=np.int64),
-        status=text["status"],
+        status=frame["status"].fillna("").astype(str).to_numpy(dtype=object),
+        expected_ratings=int(frame["annotations_done"].sum()),
         gold_answers={k: v for k, v in gold.items() if v is not None},
         rejected=np.zeros((len(frame), 2), dtype=bool),
     )
@@ -136,10 +139,6 @@ def pair_facts(*, campaign: Campaign) -> PairFacts:
 
 def _ratings(campaign: Campaign) -> QuerySet:
     return Annotation.objects.filter(pair__campaign=campaign).exclude(source=Annotation.Source.ADJUDICATION)
-
-
-def rating_count(*, campaign: Campaign) -> int:
-    return _ratings(campaign).count()
 
 
 def _answer_columns(variables: dict[str, Variable]) -> tuple[dict, list[tuple[str, str, str | None]]]:
@@ -173,7 +172,9 @@ def codes_from_json_text(variable: Variable, text: pd.Series) -> np.ndarray:
         valid = ~np.isnan(numbers) & (codes == np.floor(codes)) & (codes >= 0) & (codes < len(variable.domain))
         return np.where(valid, np.nan_to_num(codes, nan=-1), -1).astype(np.int64)
     lookup = {_json_text(value): code for code, value in enumerate(variable.domain)}
-    return text.map(lookup).fillna(-1).to_numpy(dtype=np.int64)
+    found, uniques = pd.factorize(text.to_numpy(dtype=object))
+    code_of_unique = np.asarray([lookup.get(u, -1) for u in uniques] + [-1], dtype=np.int64)
+    return code_of_unique[found]
 
 
 def _raters(frame: pd.DataFrame) -> tuple[np.ndarray, list[str]]:

@@ -18,7 +18,7 @@ from annotation.services.jobs import job_create, job_fail, job_is_cancelled, job
 from curation.agreement.report import agreement_report, alpha_steps
 from curation.agreement.table import RatingTable
 from curation.models import AgreementReport
-from curation.selectors.ratings import PairFacts, pair_facts, rating_count, rating_table
+from curation.selectors.ratings import PairFacts, pair_facts, rating_table
 
 JOB_KIND = "agreement"
 MAX_RESAMPLES = 100_000
@@ -85,12 +85,12 @@ def agreement_compute(*, campaign: Campaign, bootstrap: int = 1000, seed: int = 
     stores each report once.
     """
     parameters = validate_parameters(bootstrap=bootstrap, seed=seed, quality=quality)
-    total_ratings = rating_count(campaign=campaign)
     facts = pair_facts(campaign=campaign)
-    state = {"done": 0, "total": total_ratings}
+    state = {"done": 0, "total": max(facts.expected_ratings, 1)}
 
     def advance(done: int | None = None) -> None:
         state["done"] = done if done is not None else state["done"] + 1
+        state["total"] = max(state["total"], state["done"])
         if progress:
             progress(state["done"], state["total"])
 
