@@ -161,6 +161,9 @@ class Pair(models.Model):
     response_b = models.ForeignKey(Response, on_delete=models.CASCADE, related_name="+")
     external_id = models.CharField(max_length=300)
     criteria = models.JSONField(default=list, blank=True, help_text="Free-form criteria, as in Omni-Reward.")
+    metadata = models.JSONField(
+        default=dict, blank=True, help_text="Curator-only facts from the source release, e.g. MMRB2's chosen side."
+    )
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
     status_reason = models.CharField(max_length=200, blank=True)
     priority = models.SmallIntegerField(default=0)

@@ -24,3 +24,10 @@ def campaigns_for_user(*, user):
     if user.is_curator:
         return qs
     return qs.filter(members=user)
+
+
+def import_jobs_recent(*, limit: int = 20):
+    """The latest upload imports, newest first, with their campaign."""
+    from annotation.models import Job
+
+    return Job.objects.filter(kind="import").select_related("campaign", "created_by").order_by("-created_at")[:limit]

@@ -3,11 +3,11 @@
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
-from frontend.views import home
+from frontend.views import auth, home
 
 urlpatterns = [
     path("", home.HomeView.as_view(), name="home"),
-    path("login/", auth_views.LoginView.as_view(), name="login"),
+    path("login/", auth.ThrottledLoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("", include("frontend.urls_workspace")),
     path("", include("frontend.urls_console")),

@@ -1,3 +1,11 @@
 """Pages of the releases area."""
 
-urlpatterns = []
+from django.urls import path
+
+from frontend.views import releases
+
+urlpatterns = [
+    path("releases/", releases.ReleaseListView.as_view(), name="release-list"),
+    path("releases/download/<str:token>/", releases.ReleaseDownloadView.as_view(), name="release-download"),
+    path("releases/<slug:name>/<str:version>/", releases.ReleaseLeaderboardView.as_view(), name="release-leaderboard"),
+]

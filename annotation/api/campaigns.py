@@ -1,3 +1,4 @@
+from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -16,6 +17,7 @@ class CampaignListApi(APIView):
         overlap = serializers.IntegerField()
         instructions = serializers.CharField()
 
+    @extend_schema(responses=OutputSerializer(many=True))
     def get(self, request):
         campaigns = campaigns_for_user(user=request.user)
         return Response(self.OutputSerializer(campaigns, many=True).data)

@@ -1,3 +1,4 @@
+from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.generics import get_object_or_404
 from rest_framework.response import Response
@@ -28,6 +29,7 @@ class JobDetailApi(APIView):
 
     permission_classes = [IsCurator]
 
+    @extend_schema(responses=JobOutputSerializer)
     def get(self, request, job_id: int):
         return Response(JobOutputSerializer(get_object_or_404(Job, pk=job_id)).data)
 
@@ -35,6 +37,7 @@ class JobDetailApi(APIView):
 class JobCancelApi(APIView):
     permission_classes = [IsCurator]
 
+    @extend_schema(request=None, responses=JobOutputSerializer)
     def post(self, request, job_id: int):
         get_object_or_404(Job, pk=job_id)
         return Response(JobOutputSerializer(job_cancel(job_id=job_id)).data)

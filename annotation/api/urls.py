@@ -1,6 +1,6 @@
 """Annotation endpoints under /api/v1/."""
 
-from django.urls import path
+from django.urls import include, path
 
 from annotation.api import campaigns, jobs
 
@@ -8,4 +8,5 @@ urlpatterns = [
     path("campaigns/", campaigns.CampaignListApi.as_view(), name="api-campaign-list"),
     path("jobs/<int:job_id>/", jobs.JobDetailApi.as_view(), name="api-job-detail"),
     path("jobs/<int:job_id>/cancel/", jobs.JobCancelApi.as_view(), name="api-job-cancel"),
+    path("imports/", include("annotation.api.imports")),
 ]

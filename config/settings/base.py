@@ -32,6 +32,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "config.uploads.UploadSizeLimitMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -111,12 +112,46 @@ STORAGES = {
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
 }
 
+# Releases: local disk under var/ by default; an S3-compatible bucket when RELEASES_S3_BUCKET is set.
+CONCORD_RELEASES_ROOT = env.path("CONCORD_RELEASES_ROOT", default=str(VAR_DIR / "releases"))
+CONCORD_RELEASES_S3 = {
+    "bucket": env("RELEASES_S3_BUCKET", default=""),
+    "prefix": env("RELEASES_S3_PREFIX", default="releases/"),
+    "endpoint_url": env("RELEASES_S3_ENDPOINT_URL", default=env("S3_ENDPOINT_URL", default="")) or None,
+    "access_key": env("RELEASES_S3_ACCESS_KEY_ID", default=env("S3_ACCESS_KEY_ID", default="")) or None,
+    "secret_key": env("RELEASES_S3_SECRET_ACCESS_KEY", default=env("S3_SECRET_ACCESS_KEY", default="")) or None,
+    "region": env("RELEASES_S3_REGION", default=env("S3_REGION", default="us-east-1")),
+    "multipart_threshold": env.int("RELEASES_S3_MULTIPART_BYTES", default=64 * 1024 * 1024),
+    "part_size": env.int("RELEASES_S3_PART_BYTES", default=16 * 1024 * 1024),
+}
+CONCORD_RELEASES_PRESIGN_SECONDS = env.int("CONCORD_RELEASES_PRESIGN_SECONDS", default=3600)
+CONCORD_RELEASES_LICENSE = env("CONCORD_RELEASES_LICENSE", default="cc-by-4.0")
+# Pseudonymous rater ids in releases are an HMAC of the user id under this secret, the same in every release.
+CONCORD_RATER_ID_SECRET = env("CONCORD_RATER_ID_SECRET", default=SECRET_KEY)
+CONCORD_MAX_PREDICTIONS_BYTES = env.int("CONCORD_MAX_PREDICTIONS_BYTES", default=200 * 1024 * 1024)
+
 # Pillow's limits: anything bigger is refused on import as a likely decompression bomb.
 CONCORD_MAX_IMAGE_PIXELS = env.int("CONCORD_MAX_IMAGE_PIXELS", default=40_000_000)
 CONCORD_MAX_MEDIA_BYTES = env.int("CONCORD_MAX_MEDIA_BYTES", default=200 * 1024 * 1024)
 DATA_UPLOAD_MAX_MEMORY_SIZE = env.int("DJANGO_DATA_UPLOAD_MAX_MEMORY_SIZE", default=10 * 1024 * 1024)
 FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
 CONCORD_MAX_UPLOAD_BYTES = env.int("CONCORD_MAX_UPLOAD_BYTES", default=2 * 1024 * 1024 * 1024)
+# The first handler counts the bytes of every uploaded file and stops a body past the limit.
+FILE_UPLOAD_HANDLERS = [
+    "config.uploads.SizeLimitedUploadHandler",
+    "django.core.files.uploadhandler.MemoryFileUploadHandler",
+    "django.core.files.uploadhandler.TemporaryFileUploadHandler",
+]
+
+# Failed log-ins (page and HTTP Basic) are counted in the cache: Redis once REDIS_URL is set, so
+# every web process shares the counts; the embedded default keeps them in process memory.
+CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+if env("CACHE_URL", default="") or env("REDIS_URL", default=""):
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache",
+                          "LOCATION": env("CACHE_URL", default="") or env("REDIS_URL")}}
+CONCORD_LOGIN_FAILURES = env.int("CONCORD_LOGIN_FAILURES", default=5)
+CONCORD_LOGIN_FAILURES_PER_ADDRESS = env.int("CONCORD_LOGIN_FAILURES_PER_ADDRESS", default=30)
+CONCORD_LOGIN_WINDOW_SECONDS = env.int("CONCORD_LOGIN_WINDOW_SECONDS", default=15 * 60)
 
 # Celery: eager in the embedded default, real workers once a broker is configured.
 REDIS_URL = env("REDIS_URL", default="")
@@ -134,7 +169,7 @@ CELERY_TIMEZONE = "UTC"
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "rest_framework.authentication.SessionAuthentication",
-        "rest_framework.authentication.BasicAuthentication",
+        "annotation.api.authentication.ThrottledBasicAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
@@ -151,6 +186,8 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # The schema and its docs describe every endpoint; only signed-in users may read them.
+    "SERVE_PERMISSIONS": ["rest_framework.permissions.IsAuthenticated"],
 }
 
 LOGGING = {
@@ -170,4 +207,11 @@ CELERY_BEAT_SCHEDULE["curation.agreement_schedule"] = {
     "task": "curation.agreement_schedule",
     "schedule": 3600.0,
     "options": {"expires": 3000},
+}
+
+# A release whose worker died mid-build stays "building" until marked failed with a retry hint.
+CELERY_BEAT_SCHEDULE["release-reap-stalled"] = {
+    "task": "curation.release_reap_stalled",
+    "schedule": 600.0,
+    "options": {"expires": 300},
 }

@@ -1,3 +1,16 @@
 """API routes of the releases area."""
 
-urlpatterns = []
+from django.urls import path
+
+from curation.api import releases
+
+urlpatterns = [
+    path("releases/", releases.ReleaseListApi.as_view(), name="api-release-list"),
+    path("releases/<slug:name>/<str:version>/", releases.ReleaseDetailApi.as_view(), name="api-release-detail"),
+    path("releases/<slug:name>/<str:version>/verify/", releases.ReleaseVerifyApi.as_view(), name="api-release-verify"),
+    path("releases/<slug:name>/<str:version>/download/", releases.ReleaseDownloadApi.as_view(), name="api-release-download"),
+    path("releases/<slug:name>/<str:version>/evaluations/", releases.ReleaseEvaluationApi.as_view(),
+         name="api-release-evaluations"),
+    path("releases/<slug:name>/<str:version>/leaderboard/", releases.ReleaseLeaderboardApi.as_view(),
+         name="api-release-leaderboard"),
+]

@@ -1,0 +1,1 @@
+"""Read queries of the curation app, one module per sub-domain."""

@@ -1,0 +1,43 @@
+"""``manage.py seed_demo``: load the demo campaigns and print the demo accounts (run by ``make demo``)."""
+
+import time
+from pathlib import Path
+
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError
+
+from annotation.errors import ApplicationError
+
+
+class Command(BaseCommand):
+    help = (
+        "Generate and import realistic demo campaigns of every MMRB2 kind (plus Omni text-to-audio and "
+        "text-to-text), create three annotators, a curator and an admin, and print their logins. Idempotent."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("--out", type=Path, default=None,
+                            help="Where the generated JSONL and media go (default: var/demo).")
+
+    def handle(self, *args, out: Path | None, **options):
+        from annotation.services.demo import demo_seed
+
+        out_dir = out or Path(settings.VAR_DIR) / "demo"
+        started = time.monotonic()
+        try:
+            accounts, campaigns = demo_seed(out_dir=out_dir)
+        except ApplicationError as exc:
+            raise CommandError(exc.message) from exc
+        elapsed = time.monotonic() - started
+        total = sum(c.pairs for c in campaigns)
+        created = sum(c.created_pairs for c in campaigns)
+        self.stdout.write(f"Demo data from {out_dir}: {len(campaigns)} campaigns, {total} pairs "
+                          f"({created} new) in {elapsed:.1f} s")
+        for c in campaigns:
+            self.stdout.write(f"  {c.slug:<22} {c.kind:<15} {c.pairs:>3} pairs")
+        self.stdout.write("")
+        self.stdout.write(self.style.SUCCESS("Demo accounts (the annotators are members of every demo campaign):"))
+        self.stdout.write(f"  {'role':<10} {'username':<12} password")
+        for a in accounts:
+            note = "" if a.password_works else "   (existing account: its password was changed, not reset)"
+            self.stdout.write(f"  {a.role:<10} {a.username:<12} {a.password}{note}")

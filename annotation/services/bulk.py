@@ -1,0 +1,78 @@
+"""Fast inserts for large imports: COPY with pre-allocated ids on PostgreSQL, bulk_create elsewhere.
+
+The ORM's bulk_create spends most of its time preparing each value; COPY streams rows to the
+server as they are. Ids come from the table's own sequence first, so callers can link rows
+(pairs to responses, media links to pairs) without reading anything back. Fields a caller does
+not give get their model default, as bulk_create would, so a field added later needs no change here.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+
+from django.db import connection, models
+from django.utils import timezone
+from psycopg import sql
+
+USE_COPY = True
+
+
+def insert_returning_ids(model: type[models.Model], columns: Sequence[str], rows: Sequence[tuple]) -> list[int]:
+    """Insert ``rows`` (values in ``columns`` order, attribute names such as ``prompt_id``); their new ids in order.
+
+    Precondition: every value is already valid for its column (the caller validated it); no model
+    ``save()`` logic or signal runs. Runs inside the caller's transaction.
+    """
+    if not rows:
+        return []
+    if not _copy_available():
+        objects = [model(**dict(zip(columns, row, strict=True))) for row in rows]
+        model.objects.bulk_create(objects)
+        return [obj.pk for obj in objects]
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT nextval(pg_get_serial_sequence(%s, 'id')) FROM generate_series(1, %s)",
+            [model._meta.db_table, len(rows)],
+        )
+        ids = [row[0] for row in cursor.fetchall()]
+        _copy(cursor, model, ["id", *columns], ((pk, *row) for pk, row in zip(ids, rows, strict=True)))
+    return ids
+
+
+def insert(model: type[models.Model], columns: Sequence[str], rows: Sequence[tuple]) -> None:
+    """Insert ``rows`` whose ids the database assigns (link tables); nothing is returned."""
+    if not rows:
+        return
+    if not _copy_available():
+        model.objects.bulk_create([model(**dict(zip(columns, row, strict=True))) for row in rows])
+        return
+    with connection.cursor() as cursor:
+        _copy(cursor, model, list(columns), rows)
+
+
+def _copy_available() -> bool:
+    return USE_COPY and connection.vendor == "postgresql"
+
+
+def _copy(cursor, model: type[models.Model], columns: list[str], rows) -> None:
+    fields = {f.attname: f for f in model._meta.concrete_fields}
+    now = timezone.now()
+    defaults = {
+        name: now if getattr(field, "auto_now", False) or getattr(field, "auto_now_add", False) else field.get_default()
+        for name, field in fields.items()
+        if name not in columns and not field.primary_key
+    }
+    names = [*columns, *defaults]
+    json_positions = [i for i, name in enumerate(names) if isinstance(fields[name], models.JSONField)]
+    tail = tuple(defaults.values())
+    statement = sql.SQL("COPY {} ({}) FROM STDIN").format(
+        sql.Identifier(model._meta.db_table), sql.SQL(", ").join(sql.Identifier(fields[n].column) for n in names)
+    )
+    with connection.wrap_database_errors, cursor.cursor.copy(statement) as copy:
+        for row in rows:
+            values = [*row, *tail]
+            for i in json_positions:
+                if values[i] is not None:
+                    values[i] = json.dumps(values[i], ensure_ascii=False, separators=(",", ":"))
+            copy.write_row(values)

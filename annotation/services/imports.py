@@ -1,0 +1,527 @@
+"""Importing pairs from files: stream, validate, resolve media, insert in batches; and the upload job.
+
+Rows are read one at a time and written in batches (``pairs_create_many``), so memory stays flat
+whatever the file size. Each row is all-or-nothing: a bad row is reported with its line and
+skipped, and its media are stored only when the whole row is good.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import os
+import shutil
+import stat
+import tempfile
+import uuid
+import zipfile
+from collections import OrderedDict
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+
+from django.conf import settings
+from django.core.files import File
+from django.core.files.storage import default_storage
+from django.db import transaction
+
+from annotation import content, schemas
+from annotation.errors import ApplicationError
+from annotation.importers import FORMATS, rows
+from annotation.importers.streams import CountingReader
+from annotation.models import Campaign, Job, Media, Pair
+from annotation.services import jobs
+from annotation.services.campaigns import campaign_get_or_create
+from annotation.services.media import MediaError, resolve_under, sniff, storage_name
+from annotation.services.pairs import BatchOutcome, pairs_create_many
+
+BATCH_SIZE = 2000
+MAX_LISTED_ERRORS = 1000
+CACHE_ENTRIES = 100_000
+HASH_CHUNK = 1024 * 1024
+UPLOAD_SUFFIXES = (".jsonl", ".json", ".zip")
+IMPORT_JOB = "import"
+
+
+class ImportCancelled(Exception):
+    """The job was cancelled between two batches; what was committed so far stays."""
+
+
+@dataclass
+class ImportResult:
+    created: int = 0
+    duplicates: int = 0
+    annotations_imported: int = 0
+    errors: list[dict] = field(default_factory=list)
+    failed_rows: int = 0
+
+    def add_error(self, line: int, message: str) -> None:
+        self.failed_rows += 1
+        if len(self.errors) < MAX_LISTED_ERRORS:
+            self.errors.append({"line": line, "message": message})
+        elif len(self.errors) == MAX_LISTED_ERRORS:
+            self.errors.append({"line": line, "message": "more rows failed from this line on; they are not listed"})
+
+    def add_batch(self, outcome: BatchOutcome) -> None:
+        self.created += outcome.created
+        self.duplicates += outcome.duplicates
+        self.annotations_imported += outcome.annotations
+        for line, message in outcome.errors:
+            self.add_error(line, message)
+
+    def as_dict(self) -> dict:
+        """The documented summary: exactly created, duplicates, annotations_imported and errors."""
+        return {"created": self.created, "duplicates": self.duplicates,
+                "annotations_imported": self.annotations_imported, "errors": self.errors}
+
+
+@dataclass(frozen=True)
+class FileInfo:
+    digest: str
+    kind: str
+    mime_type: str
+    extension: str
+    size: int
+    width: int | None
+    height: int | None
+    path: str
+
+
+class _Lru(OrderedDict):
+    """A bounded cache, so a file with millions of distinct media does not grow memory without end."""
+
+    def __init__(self, limit: int):
+        super().__init__()
+        self.limit = limit
+
+    def put(self, key, value) -> None:
+        self[key] = value
+        if len(self) > self.limit:
+            self.popitem(last=False)
+
+
+class MediaResolver:
+    """Turns ``file`` media blocks into stored media, checking each file's path, size and bytes once."""
+
+    def __init__(self, *, root: Path | None):
+        self.root = root.resolve() if root else None
+        self.files = _Lru(CACHE_ENTRIES)
+        self.media_ids = _Lru(CACHE_ENTRIES)
+
+    def check(self, blocks: Iterable[tuple[str, list[dict]]]) -> dict[str, FileInfo]:
+        """Every file a row names, by relative path; RowError for the first one that is refused."""
+        found = {}
+        for where, value in blocks:
+            for block in content.iter_media(value):
+                if "file" not in block:
+                    continue
+                info = self.file_info(block["file"])
+                if info.kind != block["type"]:
+                    raise rows.RowError(f"{where}: {block['file']} is {info.mime_type}, not the {block['type']} "
+                                        f"the block says")
+                found[block["file"]] = info
+        return found
+
+    def prefetch(self, batch: list) -> None:
+        """Inspect the files a batch names, several at once: the work is mostly waiting on the disk."""
+        todo = list(dict.fromkeys(
+            block["file"] for row in batch for _, value in _row_blocks(row)
+            for block in content.iter_media(value) if "file" in block and block["file"] not in self.files
+        ))
+        if len(todo) < 8:
+            return
+        for relative, found in zip(todo, _pool().map(self._inspect_or_error, todo), strict=True):
+            self.files.put(relative, found)
+
+    def file_info(self, relative: str) -> FileInfo:
+        cached = self.files.get(relative)
+        if cached is None:
+            cached = self._inspect_or_error(relative)
+            self.files.put(relative, cached)
+        if isinstance(cached, MediaError):
+            raise rows.RowError(cached.message)
+        return cached
+
+    def _inspect_or_error(self, relative: str) -> FileInfo | MediaError:
+        try:
+            return self._inspect(relative)
+        except MediaError as exc:
+            return exc
+
+    def _inspect(self, relative: str) -> FileInfo:
+        if self.root is None:
+            raise MediaError(f"{relative}: media files need a media root (--media-root)", code="media_no_root")
+        path = resolve_under(root=self.root, relative=relative)
+        size = path.stat().st_size
+        limit = settings.CONCORD_MAX_MEDIA_BYTES
+        if size > limit:
+            raise MediaError(f"{relative}: {size:,} bytes exceeds the limit of {limit:,}", code="media_too_large")
+        with path.open("rb") as handle:
+            head = handle.read(64)
+            if _is_av(head):
+                # audio, video and 3D are known by their first bytes; hash the rest without holding it
+                found = sniff(head, name=relative)
+                hasher = hashlib.sha256(head)
+                while chunk := handle.read(HASH_CHUNK):
+                    hasher.update(chunk)
+                digest = hasher.hexdigest()
+            else:
+                data = head + handle.read()
+                found = sniff(data, name=relative)
+                digest = hashlib.sha256(data).hexdigest()
+        return FileInfo(digest, found.kind, found.mime_type, found.extension, size, found.width, found.height, str(path))
+
+    def stored_ids(self, digests: set[str]) -> dict[str, int]:
+        """Ids of media already stored, among ``digests``."""
+        out = {d: self.media_ids[d] for d in digests if d in self.media_ids}
+        missing = digests - out.keys()
+        if missing:
+            for digest, pk in Media.objects.filter(sha256__in=missing).values_list("sha256", "id"):
+                out[digest] = pk
+                self.media_ids.put(digest, pk)
+        return out
+
+    def store(self, infos: Iterable[FileInfo]) -> dict[str, int]:
+        """Media ids for ``infos``, storing each file not stored yet (once, under its digest)."""
+        by_digest = {info.digest: info for info in infos}
+        ids = self.stored_ids(set(by_digest))
+        new = [info for digest, info in by_digest.items() if digest not in ids]
+        list(_pool().map(_save_file, new))
+        if new:
+            Media.objects.bulk_create(
+                [Media(sha256=i.digest, kind=i.kind, mime_type=i.mime_type, size=i.size, width=i.width,
+                       height=i.height, file=storage_name(i.digest, i.extension)) for i in new],
+                ignore_conflicts=True,
+            )
+            ids.update(self.stored_ids({info.digest for info in new}))
+        return ids
+
+
+def _save_file(info: FileInfo) -> None:
+    name = storage_name(info.digest, info.extension)
+    if default_storage.exists(name):
+        return
+    with open(info.path, "rb") as handle:
+        saved = default_storage.save(name, File(handle))
+    if saved != name:  # a concurrent writer stored it first; keep one copy
+        default_storage.delete(saved)
+
+
+@functools.cache
+def _pool() -> ThreadPoolExecutor:
+    """Threads for file work (reading, sniffing, storing); the database is only used by the caller's thread."""
+    return ThreadPoolExecutor(max_workers=min(8, (os.cpu_count() or 2) * 2), thread_name_prefix="concord-media")
+
+
+# a forked process (a Celery prefork worker) must not inherit a pool whose threads stayed in the parent
+os.register_at_fork(after_in_child=_pool.cache_clear)
+
+
+def _is_av(head: bytes) -> bool:
+    """True for audio, video and 3D files, which are recognised by their first bytes alone."""
+    return head[4:8] == b"ftyp" or head.startswith(
+        (b"\x1a\x45\xdf\xa3", b"fLaC", b"OggS", b"ID3", b"\xff\xfb", b"\xff\xf3", b"\xff\xf2", b"glTF", b"ply\n", b"ply\r\n")
+    ) or (head.startswith(b"RIFF") and head[8:12] == b"WAVE")
+
+
+def relaxed_schema(definition: dict) -> dict:
+    """The campaign's schema with nothing required: an imported rating may answer only some questions."""
+    return {**definition, "questions": [{**q, "required": False} for q in definition["questions"]]}
+
+
+def _row_blocks(row) -> list[tuple[str, list[dict]]]:
+    if isinstance(row, rows.PairRow):
+        return [("prompt.content", row.prompt.content), ("response_a.content", row.response_a.content),
+                ("response_b.content", row.response_b.content)]
+    return [("prompt.content", row.prompt.content), ("response.content", row.response.content)]
+
+
+class _Importer:
+    """One run over one file; ``dry_run`` checks everything and writes nothing."""
+
+    def __init__(self, *, campaign: Campaign, fmt, media_root: Path | None, with_annotations: bool, dry_run: bool,
+                 batch_size: int):
+        self.campaign = campaign
+        self.fmt = fmt
+        self.options = rows.ParseOptions(with_annotations=with_annotations)
+        self.resolver = MediaResolver(root=media_root)
+        self.schema = relaxed_schema(campaign.rating_schema.definition)
+        self.dry_run = dry_run
+        self.batch_size = batch_size
+        self.result = ImportResult()
+
+    def run(self, reader: CountingReader, progress: Callable[[int], None]) -> ImportResult:
+        batch = []
+        for record in self.fmt.records(reader):
+            if record.error:
+                self.result.add_error(record.line, record.error + ("; the rest of the file was not read" if record.fatal else ""))
+                if record.fatal:
+                    break
+                continue
+            try:
+                batch.append(self.fmt.parse(record.value, line=record.line, options=self.options))
+            except rows.RowError as exc:
+                self.result.add_error(record.line, str(exc))
+            if len(batch) >= self.batch_size:
+                self.flush(batch)
+                batch = []
+                progress(reader.bytes_read)
+        self.flush(batch)
+        progress(reader.bytes_read)
+        return self.result
+
+    def flush(self, batch: list) -> None:
+        if not batch:
+            return
+        pair_ids = [row.external_id for row in batch if isinstance(row, rows.PairRow)]
+        existing = set(
+            Pair.objects.filter(campaign=self.campaign, external_id__in=pair_ids).values_list("external_id", flat=True)
+        )
+        self.resolver.prefetch([row for row in batch if getattr(row, "external_id", None) not in existing])
+        good, infos, seen = [], [], set()
+        for row in batch:
+            if isinstance(row, rows.PairRow):
+                if row.external_id in existing or row.external_id in seen:
+                    self.result.duplicates += 1
+                    continue
+                seen.add(row.external_id)
+            try:
+                infos.append(self.check(row))
+                good.append(row)
+            except rows.RowError as exc:
+                self.result.add_error(row.line, str(exc))
+        good, infos = self.check_stored_digests(good, infos)
+        if self.dry_run:
+            self.result.created += len(good)
+            self.result.annotations_imported += sum(len(getattr(row, "annotations", [])) for row in good)
+            return
+        media_ids = self.resolver.store(info for found in infos for info in found.values())
+        media_ids.update(self.resolver.stored_ids({d for row in good for _, b in _row_blocks(row)
+                                                   for d in content.media_digests(b)} - media_ids.keys()))
+        self.result.add_batch(pairs_create_many(campaign=self.campaign, batch=good, media_ids=media_ids))
+
+    def check(self, row) -> dict[str, FileInfo]:
+        """Check one row's media and ratings, and resolve its media blocks to digests in place."""
+        found = self.resolver.check(_row_blocks(row))
+
+        def digest_of(kind: str, file: str) -> str:
+            return found[file].digest
+
+        row.prompt.content = content.resolve_files(row.prompt.content, digest_of)
+        if isinstance(row, rows.ResponseOnlyRow):
+            row.response.content = content.resolve_files(row.response.content, digest_of)
+            return found
+        row.response_a.content = content.resolve_files(row.response_a.content, digest_of)
+        row.response_b.content = content.resolve_files(row.response_b.content, digest_of)
+        if (row.response_a.model_name, row.response_a.content_digest()) == (
+            row.response_b.model_name, row.response_b.content_digest()
+        ):
+            raise rows.RowError("response_a and response_b are the same response (same model and content)")
+        labels = set()
+        for i, annotation in enumerate(row.annotations):
+            if annotation.rater_label in labels:
+                raise rows.RowError(f"annotations[{i}]: rater {annotation.rater_label!r} appears twice")
+            labels.add(annotation.rater_label)
+            problems = schemas.validate_answers(self.schema, annotation.values, criteria=row.criteria)
+            if problems:
+                detail = "; ".join(f"{qid}: {message}" for qid, message in problems.items())
+                raise rows.RowError(f"annotations[{i}] ({annotation.rater_label}): {detail}")
+        return found
+
+    def check_stored_digests(self, good: list, infos: list) -> tuple[list, list]:
+        """Drop rows whose blocks name a media digest that Concord does not hold."""
+        named = {row.line: {d for _, b in _row_blocks(row) for d in content.media_digests(b)} - {
+            info.digest for info in found.values()} for row, found in zip(good, infos, strict=True)}
+        wanted = set().union(*named.values()) if named else set()
+        if not wanted:
+            return good, infos
+        stored = self.resolver.stored_ids(wanted)
+        kept_rows, kept_infos = [], []
+        for row, found in zip(good, infos, strict=True):
+            missing = sorted(named[row.line] - stored.keys())
+            if missing:
+                self.result.add_error(row.line, f"media {missing[0]} is not stored in Concord")
+            else:
+                kept_rows.append(row)
+                kept_infos.append(found)
+        return kept_rows, kept_infos
+
+
+def pairs_import(
+    *,
+    campaign: Campaign,
+    stream,
+    fmt: str,
+    media_root: Path | None = None,
+    with_annotations: bool = False,
+    strict: bool = False,
+    reopen: Callable[[], object] | None = None,
+    size: int | None = None,
+    progress: Callable[[int], None] | None = None,
+    batch_size: int = BATCH_SIZE,
+) -> ImportResult:
+    """Import the pairs in ``stream`` (a binary file) into ``campaign``; importing it again creates nothing.
+
+    ``strict`` reads the file twice (``reopen`` returns it afresh): a first pass checks every row
+    and writes nothing; only when no row failed does the second pass write, in one transaction.
+    ``progress(done)`` is called after each batch with the bytes processed out of ``size``
+    (in strict mode each pass is half of it); it may raise ImportCancelled to stop between batches.
+    """
+    if fmt not in FORMATS:
+        raise ApplicationError(f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}", code="unknown_format")
+    report = progress or (lambda done: None)
+
+    def importer(dry_run: bool) -> _Importer:
+        return _Importer(campaign=campaign, fmt=FORMATS[fmt], media_root=media_root, with_annotations=with_annotations,
+                         dry_run=dry_run, batch_size=batch_size)
+
+    if not strict:
+        return importer(False).run(CountingReader(stream), report)
+    if reopen is None:
+        raise ApplicationError("a strict import needs a file it can read twice", code="strict_needs_file")
+    checked = importer(True).run(CountingReader(stream), lambda done: report(done // 2))
+    if checked.failed_rows:
+        return ImportResult(duplicates=checked.duplicates, errors=checked.errors, failed_rows=checked.failed_rows)
+    first_half = (size or 0) // 2
+    with transaction.atomic():
+        with reopen() as again:
+            result = importer(False).run(CountingReader(again), lambda done: report(first_half + done // 2))
+        if result.failed_rows:
+            transaction.set_rollback(True)
+            return ImportResult(duplicates=result.duplicates, errors=result.errors, failed_rows=result.failed_rows)
+    return result
+
+
+def import_job_create(
+    *,
+    user,
+    upload,
+    campaign_slug: str,
+    fmt: str,
+    task: str | None = None,
+    schema: str | None = None,
+    with_annotations: bool = False,
+    strict: bool = False,
+) -> Job:
+    """Store an uploaded file and queue its import; the campaign is checked (or created) now, not later.
+
+    ``upload`` is a .jsonl or .json file, or a .zip holding one such file plus the media it names.
+    """
+    if fmt not in FORMATS:
+        raise ApplicationError(f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}", code="unknown_format")
+    suffix = PurePosixPath(upload.name or "").suffix.lower()
+    if suffix not in UPLOAD_SUFFIXES:
+        raise ApplicationError(f"upload a {', '.join(UPLOAD_SUFFIXES)} file, not {suffix or 'a file without extension'}",
+                               code="unsupported_upload")
+    limit = settings.CONCORD_MAX_UPLOAD_BYTES
+    if upload.size > limit:
+        raise ApplicationError(f"the upload is {upload.size:,} bytes; the limit is {limit:,}", code="upload_too_large")
+    with transaction.atomic():
+        campaign, _ = campaign_get_or_create(slug=campaign_slug, kind=task or None, preset=schema or None)
+        stored = default_storage.save(f"imports/{uuid.uuid4().hex}{suffix}", upload)
+        job = jobs.job_create(
+            kind=IMPORT_JOB,
+            campaign=campaign,
+            created_by=user,
+            params={"upload": stored, "filename": PurePosixPath(upload.name).name[:200], "format": fmt,
+                    "with_annotations": with_annotations, "strict": strict},
+        )
+        from annotation.tasks import import_pairs_task
+
+        transaction.on_commit(lambda: import_pairs_task.delay(job.pk))
+    return job
+
+
+def import_job_run(*, job_id: int) -> None:
+    """Run an upload's import, reporting progress on the job; a finished or cancelled job is left alone."""
+    job = Job.objects.select_related("campaign__rating_schema").get(pk=job_id)
+    if job.status in (Job.Status.SUCCEEDED, Job.Status.CANCELLED, Job.Status.FAILED):
+        return
+    params = job.params
+    workdir = Path(tempfile.mkdtemp(prefix="concord-import-"))
+    try:
+        data, media_root = _materialise(params["upload"], workdir)
+        size = data.stat().st_size
+        jobs.job_start(job_id=job_id, total=size)
+
+        def report(done: int) -> None:
+            jobs.job_progress(job_id=job_id, done=done)
+            if jobs.job_is_cancelled(job_id=job_id):
+                raise ImportCancelled
+
+        with data.open("rb") as stream:
+            result = pairs_import(
+                campaign=job.campaign, stream=stream, fmt=params["format"], media_root=media_root,
+                with_annotations=params["with_annotations"], strict=params["strict"],
+                reopen=lambda: data.open("rb"), size=size, progress=report,
+            )
+    except ImportCancelled:
+        return
+    except ApplicationError as exc:
+        jobs.job_fail(job_id=job_id, error=exc.message)
+        return
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+    jobs.job_progress(job_id=job_id, done=size)
+    jobs.job_succeed(job_id=job_id, result=result.as_dict())
+    default_storage.delete(params["upload"])
+
+
+def _materialise(stored: str, workdir: Path) -> tuple[Path, Path]:
+    """The uploaded data file on local disk, and the folder its media paths are relative to."""
+    if not default_storage.exists(stored):
+        raise ApplicationError("the uploaded file is no longer in storage", code="upload_missing")
+    local = workdir / ("upload" + PurePosixPath(stored).suffix)
+    with default_storage.open(stored, "rb") as source, local.open("wb") as target:
+        shutil.copyfileobj(source, target, HASH_CHUNK)
+    if local.suffix != ".zip":
+        return local, workdir / "media"
+    return archive_extract(archive=local, into=workdir / "archive")
+
+
+def archive_extract(*, archive: Path, into: Path) -> tuple[Path, Path]:
+    """Unpack an upload archive safely: (its one top-level .jsonl/.json file, the folder holding it).
+
+    Refuses links, absolute or escaping member names, and archives that unpack to more than the
+    upload limit or to more entries than a campaign could use.
+    """
+    limit = settings.CONCORD_MAX_UPLOAD_BYTES
+    try:
+        with zipfile.ZipFile(archive) as bundle:
+            members = bundle.infolist()
+            if len(members) > 1_000_000:
+                raise ApplicationError("the archive holds more than 1,000,000 entries", code="archive_refused")
+            if sum(m.file_size for m in members) > limit:
+                raise ApplicationError(f"the archive unpacks to more than {limit:,} bytes", code="archive_refused")
+            data_files = []
+            for member in members:
+                name = PurePosixPath(member.filename)
+                if name.is_absolute() or ".." in name.parts or "\\" in member.filename or ":" in member.filename:
+                    raise ApplicationError(f"archive entry {member.filename!r} leaves the archive", code="archive_refused")
+                if stat.S_ISLNK(member.external_attr >> 16):
+                    raise ApplicationError(f"archive entry {member.filename!r} is a link", code="archive_refused")
+                if not member.is_dir() and len(name.parts) == 1 and name.suffix.lower() in (".jsonl", ".json"):
+                    data_files.append(name.name)
+            if len(data_files) != 1:
+                raise ApplicationError(
+                    f"the archive needs exactly one .jsonl or .json file at its top level, found {len(data_files)}",
+                    code="archive_refused")
+            into.mkdir(parents=True)
+            written = 0
+            for member in members:
+                target = into.joinpath(*PurePosixPath(member.filename).parts)
+                if member.is_dir():
+                    target.mkdir(parents=True, exist_ok=True)
+                    continue
+                target.parent.mkdir(parents=True, exist_ok=True)
+                with bundle.open(member) as source, target.open("wb") as out:
+                    while chunk := source.read(HASH_CHUNK):
+                        written += len(chunk)
+                        if written > limit:  # sizes in the directory can lie; count what really comes out
+                            raise ApplicationError(f"the archive unpacks to more than {limit:,} bytes",
+                                                   code="archive_refused")
+                        out.write(chunk)
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, OSError) as exc:
+        raise ApplicationError(f"the archive cannot be read: {exc}", code="archive_refused") from exc
+    return into / data_files[0], into

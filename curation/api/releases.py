@@ -1,0 +1,145 @@
+"""Release endpoints for curators: list, publish (a job with live progress), verify, download links,
+predictions upload and the leaderboard."""
+
+import json
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema, extend_schema_serializer
+from rest_framework import serializers, status
+from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from annotation.api.permissions import IsCurator
+from annotation.errors import ApplicationError
+from curation.models import JudgeEvaluation
+from curation.selectors.releases import release_get, release_leaderboard, release_list
+from curation.services.releases import (
+    judge_evaluate,
+    release_download_links,
+    release_publish_async,
+    release_verify,
+)
+
+
+class ReleaseOutputSerializer(serializers.Serializer):
+    name = serializers.CharField()
+    version = serializers.CharField()
+    status = serializers.CharField()
+    storage = serializers.CharField()
+    campaigns = serializers.SerializerMethodField()
+    pairs = serializers.IntegerField(source="pairs_count")
+    files = serializers.IntegerField(source="files_count")
+    manifest_sha256 = serializers.CharField()
+    location = serializers.CharField()
+    error = serializers.CharField()
+    attempts = serializers.IntegerField()
+    job = serializers.IntegerField(source="job_id", allow_null=True)
+    created_at = serializers.DateTimeField()
+    published_at = serializers.DateTimeField(allow_null=True)
+
+    def get_campaigns(self, release) -> list[str]:
+        return [c.slug for c in release.campaigns.all()]
+
+
+class ReleaseListApi(APIView):
+    """GET: every release. POST: publish NAME@VERSION from campaigns (or retry a failed one) → 202 with a job id."""
+
+    permission_classes = [IsCurator]
+
+    @extend_schema_serializer(component_name="ReleasePublishInput")
+    class InputSerializer(serializers.Serializer):
+        name = serializers.CharField(max_length=100)
+        version = serializers.CharField(max_length=32)
+        campaigns = serializers.ListField(child=serializers.SlugField(max_length=100), min_length=1, max_length=100)
+        license = serializers.CharField(max_length=64, required=False, allow_blank=True, default="")
+
+    @extend_schema(responses=ReleaseOutputSerializer(many=True))
+    def get(self, request):
+        return Response(ReleaseOutputSerializer(release_list(), many=True).data)
+
+    @extend_schema(request=InputSerializer, responses={202: OpenApiTypes.OBJECT})
+    def post(self, request):
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        release = release_publish_async(
+            name=data.validated_data["name"], version=data.validated_data["version"],
+            campaign_slugs=data.validated_data["campaigns"], license=data.validated_data["license"],
+            created_by=request.user,
+        )
+        release.refresh_from_db()
+        return Response({"release": ReleaseOutputSerializer(release).data, "job": release.job_id},
+                        status=status.HTTP_202_ACCEPTED)
+
+
+class ReleaseDetailApi(APIView):
+    permission_classes = [IsCurator]
+
+    @extend_schema(responses=ReleaseOutputSerializer)
+    def get(self, request, name: str, version: str):
+        return Response(ReleaseOutputSerializer(release_get(name=name, version=version)).data)
+
+
+class ReleaseVerifyApi(APIView):
+    """Re-read every stored file of the release and compare it with the manifest."""
+
+    permission_classes = [IsCurator]
+
+    @extend_schema(request=None, responses=OpenApiTypes.OBJECT)
+    def post(self, request, name: str, version: str):
+        return Response(release_verify(release=release_get(name=name, version=version, published=True)))
+
+
+class ReleaseDownloadApi(APIView):
+    """Presigned (S3) or signed (local) links to the release's files; ``?media=1`` includes media files."""
+
+    permission_classes = [IsCurator]
+
+    @extend_schema(responses=OpenApiTypes.OBJECT)
+    def get(self, request, name: str, version: str):
+        release = release_get(name=name, version=version, published=True)
+        include_media = request.query_params.get("media") in ("1", "true", "yes")
+        links = release_download_links(release=release, include_media=include_media)
+        for link in links["files"]:
+            if link["url"].startswith("/"):
+                link["url"] = request.build_absolute_uri(link["url"])
+        return Response(links)
+
+
+class ReleaseEvaluationApi(APIView):
+    """Upload a judge's predictions (multipart ``predictions`` file, or JSON ``predictions`` object) → its scores."""
+
+    permission_classes = [IsCurator]
+    parser_classes = [MultiPartParser, FormParser, JSONParser]
+
+    @extend_schema_serializer(component_name="JudgeEvaluationInput")
+    class InputSerializer(serializers.Serializer):
+        judge = serializers.CharField(max_length=200)
+        format = serializers.ChoiceField(choices=JudgeEvaluation.Format.choices)
+
+    @extend_schema(request=InputSerializer, responses={201: OpenApiTypes.OBJECT})
+    def post(self, request, name: str, version: str):
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        release = release_get(name=name, version=version, published=True)
+        upload = request.FILES.get("predictions")
+        if upload is not None:
+            predictions = upload.read()
+        elif isinstance(request.data.get("predictions"), (dict, list)):
+            predictions = json.dumps(request.data["predictions"]).encode()
+        else:
+            raise ApplicationError("send the predictions as a file field or a JSON object", code="predictions_missing")
+        evaluation = judge_evaluate(release=release, judge_name=data.validated_data["judge"], predictions=predictions,
+                                    format=data.validated_data["format"], created_by=request.user)
+        return Response({"judge": evaluation.judge_name, "format": evaluation.format, "scores": evaluation.scores},
+                        status=status.HTTP_201_CREATED)
+
+
+class ReleaseLeaderboardApi(APIView):
+    """Every judge's latest scores on the release, best first, beside the humans' agreement per task."""
+
+    permission_classes = [IsCurator]
+
+    @extend_schema(responses=OpenApiTypes.OBJECT)
+    def get(self, request, name: str, version: str):
+        return Response(release_leaderboard(release=release_get(name=name, version=version)))

@@ -1,0 +1,33 @@
+"""verify_release NAME@X.Y.Z [--json]: re-read every stored file and check it against the manifest."""
+
+import json
+
+from django.core.management.base import BaseCommand, CommandError
+
+from annotation.errors import ApplicationError
+from curation.selectors.releases import release_get, release_parse_ref
+from curation.services.releases import release_verify
+
+
+class Command(BaseCommand):
+    help = "Check every stored file of a published release against its manifest; exit status 1 on a mismatch."
+
+    def add_arguments(self, parser):
+        parser.add_argument("ref", help="NAME@X.Y.Z")
+        parser.add_argument("--json", action="store_true")
+
+    def handle(self, *args, **options):
+        try:
+            name, version = release_parse_ref(options["ref"])
+            result = release_verify(release=release_get(name=name, version=version, published=True))
+        except ApplicationError as exc:
+            raise CommandError(exc.message) from exc
+        if options["json"]:
+            self.stdout.write(json.dumps(result))
+        else:
+            self.stdout.write(f"{options['ref']}: {result['files_checked']} files checked, "
+                              f"{len(result['mismatches'])} mismatch(es)")
+            for mismatch in result["mismatches"]:
+                self.stdout.write(f"  {mismatch['path']}: {mismatch['problem']}")
+        if not result["ok"]:
+            raise SystemExit(1)

@@ -1,0 +1,168 @@
+"""Data-quality arithmetic for the dashboards: plain Python over plain values, no Django.
+
+The ORM feeds these functions rows; they decide which side a rating prefers, how sure a rate is
+(Wilson interval), whether an annotator works suspiciously fast, and which position a rater favours.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+SIDES = ("A", "B")
+Z95 = 1.959963984540054
+
+# An annotator is flagged when their median time is below this share of everyone's median, or when
+# more than FAST_ITEM_SHARE of their items took under FAST_ITEM_SECONDS: the two ways a rater can
+# skim (always fast, or in bursts). Flags need MIN_ITEMS_FOR_FLAGS items to avoid judging noise.
+FAST_MEDIAN_FRACTION = 1 / 3
+FAST_ITEM_SECONDS = 5.0
+FAST_ITEM_SHARE = 0.2
+MIN_ITEMS_FOR_FLAGS = 5
+# Position bias is flagged when the left (or first) position wins this far from an even split.
+POSITION_BIAS_FLAG = 0.15
+
+
+def preference_side(definition: dict, values: dict) -> str | None:
+    """The side an answer set prefers in canonical orientation: "A", "B", "tie", or None when it says nothing.
+
+    Precondition: ``values`` are canonical (stored Annotation.values). The preference comes from the
+    schema's first pair-level oriented scale or choice; a scale's middle (3 and 4 on MMRB2's 1..6) is a
+    tie. Without such a question, per-response ``correctness`` (1 best) or per-criterion labels decide.
+    """
+    if not isinstance(values, dict):
+        return None
+    for q in definition.get("questions", []):
+        value = values.get(q["id"])
+        if value is None:
+            continue
+        if q.get("oriented") and q.get("scope", "pair") == "pair" and q["type"] == "scale":
+            if not isinstance(value, (int, float)) or isinstance(value, bool):
+                return None
+            middle = (q["min"] + q["max"]) / 2
+            if value > middle + 0.5:
+                return "A"
+            if value < middle - 0.5:
+                return "B"
+            return "tie"
+        if q.get("oriented") and q.get("scope", "pair") == "pair" and q["type"] == "choice":
+            return value if value in SIDES else "tie"
+        if q["type"] == "criteria" and isinstance(value, list):
+            labels = [item.get("label") for item in value if isinstance(item, dict)]
+            a, b = labels.count("A"), labels.count("B")
+            if not labels:
+                return None
+            return "A" if a > b else "B" if b > a else "tie"
+        if q.get("scope") == "response" and q["id"] == "correctness" and isinstance(value, dict):
+            a, b = value.get("A"), value.get("B")
+            if not isinstance(a, (int, float)) or not isinstance(b, (int, float)):
+                return None
+            return "A" if a < b else "B" if b < a else "tie"
+    return None
+
+
+def shown_left(side: str | None, shown_swapped: bool | None) -> bool | None:
+    """Whether a canonical ``side`` was the response on the left of the screen (None when unknown or a tie)."""
+    if side not in SIDES or shown_swapped is None:
+        return None
+    return (side == "A") != bool(shown_swapped)
+
+
+def judge_first_position(order: str, verdict: str) -> bool | None:
+    """Whether a judge picked the response it was shown first; verdicts are stored canonical.
+
+    Forward order shows A first; swapped order shows B first, so a canonical "B" there is the first.
+    """
+    if verdict not in SIDES:
+        return None
+    return (verdict == "A") if order == "forward" else (verdict == "B")
+
+
+def wilson_interval(successes: int, n: int, z: float = Z95) -> tuple[float | None, float | None]:
+    """The Wilson score interval for a binomial rate; (None, None) when there are no trials."""
+    if n <= 0:
+        return None, None
+    p = successes / n
+    denominator = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denominator
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denominator
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def rate(successes: int, n: int) -> dict:
+    """A rate with its 95% Wilson interval, rounded for display and CSV."""
+    low, high = wilson_interval(successes, n)
+    return {
+        "n": n,
+        "successes": successes,
+        "rate": round(successes / n, 4) if n else None,
+        "low": round(low, 4) if low is not None else None,
+        "high": round(high, 4) if high is not None else None,
+    }
+
+
+def median(values: Sequence[float]) -> float | None:
+    if not values:
+        return None
+    ordered = sorted(values)
+    mid = len(ordered) // 2
+    return float(ordered[mid]) if len(ordered) % 2 else (ordered[mid - 1] + ordered[mid]) / 2
+
+
+@dataclass(frozen=True)
+class FastWork:
+    flagged: bool
+    reasons: tuple[str, ...]
+    fast_share: float | None
+
+
+def fast_work(times_seconds: Sequence[float], *, everyone_median: float | None) -> FastWork:
+    """Flags for an annotator whose time on item says they skim (see the constants above)."""
+    if len(times_seconds) < MIN_ITEMS_FOR_FLAGS:
+        return FastWork(False, (), None)
+    own = median(times_seconds)
+    fast_share = sum(1 for t in times_seconds if t < FAST_ITEM_SECONDS) / len(times_seconds)
+    reasons = []
+    if everyone_median and own is not None and own < FAST_MEDIAN_FRACTION * everyone_median:
+        reasons.append(f"median {own:.1f}s is under a third of everyone's {everyone_median:.1f}s")
+    if fast_share > FAST_ITEM_SHARE:
+        reasons.append(f"{fast_share:.0%} of items under {FAST_ITEM_SECONDS:.0f}s")
+    return FastWork(bool(reasons), tuple(reasons), round(fast_share, 4))
+
+
+TIME_BUCKETS_SECONDS = (5, 10, 20, 30, 60, 120, 300, 600)
+
+
+def time_bucket_labels(edges: Sequence[float] = TIME_BUCKETS_SECONDS) -> list[str]:
+    """Labels of the buckets [0, e1), [e1, e2), ..., [e_last, ∞) that time on item is counted in."""
+    return [f"<{edges[0]}s"] + [f"{lo}–{hi}s" for lo, hi in zip(edges, edges[1:], strict=False)] + [f"≥{edges[-1]}s"]
+
+
+AGREEMENT_METRICS = ("pairwise_agreement", "krippendorff_alpha")
+
+
+def agreement_points(report: dict) -> dict[str, dict]:
+    """The headline agreement figures of one AgreementReport's JSON, each as {value, low, high}.
+
+    Accepts a metric stored as a number, as {"value", "ci_low", "ci_high"}, as {"value", "ci": [lo, hi]},
+    or as {"estimate", "low", "high"}; anything else is left out rather than guessed.
+    """
+    points = {}
+    for metric in AGREEMENT_METRICS:
+        raw = report.get(metric) if isinstance(report, dict) else None
+        if isinstance(raw, (int, float)) and not isinstance(raw, bool):
+            points[metric] = {"value": float(raw), "low": None, "high": None}
+        elif isinstance(raw, dict):
+            value = raw.get("value", raw.get("estimate"))
+            if not isinstance(value, (int, float)) or isinstance(value, bool):
+                continue
+            low, high = raw.get("ci_low", raw.get("low")), raw.get("ci_high", raw.get("high"))
+            if isinstance(raw.get("ci"), (list, tuple)) and len(raw["ci"]) == 2:
+                low, high = raw["ci"]
+            points[metric] = {
+                "value": float(value),
+                "low": float(low) if isinstance(low, (int, float)) else None,
+                "high": float(high) if isinstance(high, (int, float)) else None,
+            }
+    return points

@@ -1,0 +1,222 @@
+"""Stream the kept consensus records of a release's campaigns into staged files, in bounded memory.
+
+The ORM feeds plain data to ``rows`` and ``writers``; nothing is held per pair except its id, its
+chosen side (for the changelog) and the set of media digests it references.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from django.conf import settings
+
+from annotation import content
+from annotation.errors import ApplicationError
+from annotation.models import Annotation, Campaign, Media
+from curation.models import ConsensusRecord
+from curation.releases import rows
+from curation.releases.writers import SplitWriter
+
+BATCH = 2_000
+
+
+@dataclass(frozen=True)
+class MediaRef:
+    """A media file the release contains: where it goes and where Concord's storage holds it."""
+
+    path: str
+    sha256: str
+    size: int
+    storage_name: str
+    mime_type: str
+
+
+@dataclass
+class BuildOutput:
+    staged: list[str] = field(default_factory=list)
+    media: dict[str, MediaRef] = field(default_factory=dict)
+    chosen: dict[str, str] = field(default_factory=dict)
+    per_task: Counter = field(default_factory=Counter)
+    per_source: Counter = field(default_factory=Counter)
+    raters_per_task: dict[str, set] = field(default_factory=lambda: defaultdict(set))
+    raters: set = field(default_factory=set)
+    ratings: int = 0
+    agreement: dict[str, list[int]] = field(default_factory=lambda: defaultdict(lambda: [0, 0]))
+
+    @property
+    def pairs(self) -> int:
+        return sum(self.per_task.values())
+
+    def human_agreement(self) -> dict:
+        return {
+            task: {"agreement": (agree / total) if total else None, "agreeing_pairs": agree, "rater_pairs": total}
+            for task, (agree, total) in sorted(self.agreement.items())
+        }
+
+
+PAIR_FIELDS = (
+    "pair_id", "chosen", "pair__external_id", "pair__campaign_id", "pair__criteria", "pair__prompt__source",
+    "pair__prompt__source_task", "pair__prompt__metadata", "pair__prompt__content", "pair__response_a__model_name",
+    "pair__response_a__content", "pair__response_b__model_name", "pair__response_b__content",
+)
+
+
+@dataclass(frozen=True)
+class KeptPair:
+    """One kept pair as streamed: plain values, no model instances (a release may hold millions)."""
+
+    pair_id: int
+    chosen: str
+    external_id: str
+    campaign_id: int
+    criteria: list
+    source: str
+    source_task: str
+    metadata: dict
+    prompt_content: list
+    model_a: str
+    content_a: list
+    model_b: str
+    content_b: list
+
+    def contents(self):
+        return (self.prompt_content, self.content_a, self.content_b)
+
+
+def kept_pairs(campaign_ids: list[int]):
+    """Kept pairs of the campaigns with their prompt and responses, by pair id, as plain tuples."""
+    return (
+        ConsensusRecord.objects.filter(pair__campaign_id__in=campaign_ids, decision=ConsensusRecord.Decision.KEPT)
+        .order_by("pair_id").values_list(*PAIR_FIELDS).iterator(chunk_size=BATCH)
+    )
+
+
+def kept_ratings(campaign_ids: list[int]):
+    """Every rating of those pairs, by pair id then rating id, as plain tuples."""
+    return (
+        Annotation.objects.filter(pair__campaign_id__in=campaign_ids, pair__consensus__decision=ConsensusRecord.Decision.KEPT)
+        .order_by("pair_id", "id").values_list("pair_id", "annotator_id", "rater_label", "source", "values")
+        .iterator(chunk_size=BATCH * 3)
+    )
+
+
+def grouped_ratings(stream):
+    """``(pair_id, [ratings])`` groups of a stream sorted by pair id."""
+    current, group = None, []
+    for row in stream:
+        if row[0] != current:
+            if group:
+                yield current, group
+            current, group = row[0], []
+        group.append(row)
+    if group:
+        yield current, group
+
+
+def build(*, campaigns: list[Campaign], staging: Path, progress: Callable[[int], None]) -> BuildOutput:
+    """Write every split into ``staging``; ApplicationError for a duplicate pair id or unstored media.
+
+    Precondition: ``staging`` is an empty folder on local disk; the campaigns' rating schemas are loaded.
+    """
+    by_id = {c.pk: c for c in campaigns}
+    secret = settings.CONCORD_RATER_ID_SECRET
+    out = BuildOutput()
+    writers: dict[str, SplitWriter] = {}
+    media_names: dict[str, str] = {}
+    origin: dict[str, str] = {}
+    pseudonyms: dict[tuple, str] = {}
+    ratings_by_pair = grouped_ratings(kept_ratings(list(by_id)))
+    pending_ratings = next(ratings_by_pair, None)
+    batch: list[KeptPair] = []
+
+    def pseudonym(annotator_id, rater_label, campaign_id) -> str:
+        key = (annotator_id, "" if annotator_id is not None else rater_label, None if annotator_id is not None else campaign_id)
+        if key not in pseudonyms:
+            pseudonyms[key] = rows.rater_pseudonym(secret=secret, annotator_id=annotator_id, rater_label=rater_label,
+                                                   campaign_id=campaign_id)
+        return pseudonyms[key]
+
+    def flush() -> None:
+        nonlocal pending_ratings
+        _resolve_media(batch, media_names, out)
+        for pair in batch:
+            campaign = by_id[pair.campaign_id]
+            if pair.external_id in out.chosen:
+                raise ApplicationError(
+                    f"pair id {pair.external_id!r} appears in campaigns {origin[pair.external_id]!r} and {campaign.slug!r}; "
+                    "ids must be unique within a release",
+                    code="release_duplicate_pair",
+                )
+            found = []
+            if pending_ratings is not None and pending_ratings[0] == pair.pair_id:
+                found = pending_ratings[1]
+                pending_ratings = next(ratings_by_pair, None)
+            ratings = [rows.Rating(rater=pseudonym(annotator_id, label, campaign.pk), source=source, values=values)
+                       for _, annotator_id, label, source, values in found]
+            source = rows.PairSource(
+                pair_id=pair.external_id, task=campaign.kind, campaign=campaign.slug, prompt_source=pair.source,
+                prompt_source_task=pair.source_task, prompt_metadata=pair.metadata, prompt_content=pair.prompt_content,
+                model_a=pair.model_a, content_a=pair.content_a, model_b=pair.model_b, content_b=pair.content_b,
+                chosen=pair.chosen, criteria=pair.criteria or [], ratings=ratings,
+                definition=campaign.rating_schema.definition,
+            )
+            row, mmrb2, agreement = rows.build_row(source, media_names.__getitem__)
+            writer = writers.get(campaign.kind)
+            if writer is None:
+                writer = writers[campaign.kind] = SplitWriter(staging, campaign.kind)
+            writer.add(row, mmrb2)
+            out.chosen[pair.external_id] = pair.chosen
+            origin[pair.external_id] = campaign.slug
+            out.per_task[campaign.kind] += 1
+            out.per_source[pair.source] += 1
+            out.ratings += len(ratings)
+            for r in ratings:
+                out.raters.add(r.rater)
+                out.raters_per_task[campaign.kind].add(r.rater)
+            counts = out.agreement[campaign.kind]
+            counts[0] += agreement.agreeing_pairs
+            counts[1] += agreement.rater_pairs
+        progress(out.pairs)
+        batch.clear()
+
+    try:
+        for values in kept_pairs(list(by_id)):
+            batch.append(KeptPair(*values))
+            if len(batch) >= BATCH:
+                flush()
+        flush()
+    except BaseException:
+        for writer in writers.values():
+            writer.abort()
+        raise
+    for task in sorted(writers):
+        out.staged.extend(writers[task].close())
+    return out
+
+
+def _resolve_media(batch: list[KeptPair], names: dict[str, str], out: BuildOutput) -> None:
+    """Look up, in one query, the media of this batch not seen before; refuse media Concord does not hold."""
+    wanted = {}
+    for pair in batch:
+        for blocks in pair.contents():
+            for digest in content.media_digests(blocks):
+                if digest not in names:
+                    wanted.setdefault(digest, pair.external_id)
+    if not wanted:
+        return
+    found = Media.objects.filter(sha256__in=list(wanted)).values_list("sha256", "file", "size", "mime_type")
+    for digest, storage_name, size, mime_type in found:
+        extension = Path(storage_name).suffix.lstrip(".") or "bin"
+        names[digest] = rows.media_file_name(digest, extension)
+        path = f"media/{names[digest]}"
+        out.media[digest] = MediaRef(path=path, sha256=digest, size=size, storage_name=storage_name, mime_type=mime_type)
+    missing = [d for d in wanted if d not in names]
+    if missing:
+        raise ApplicationError(
+            f"pair {wanted[missing[0]]!r} references media {missing[0]} that is not stored in Concord "
+            f"({len(missing)} missing in this batch)",
+            code="release_media_missing",
+        )

@@ -1,0 +1,318 @@
+"""Read queries behind the data-quality dashboards; every figure is a table that also downloads as CSV.
+
+A figure is computed for one campaign or, when ``campaign`` is None, for all of them. Counting is
+done by the database (grouped queries); only the annotator table reads annotations row by row,
+streamed, because a rating's preferred side depends on its campaign's rating schema.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from django.db import connection
+from django.db.models import Case, Count, F, IntegerField, Max, Q, Value, When
+from django.db.models.functions import TruncDate
+
+from annotation.models import Annotation, Campaign, Pair
+from curation import quality
+from curation.models import AgreementReport, ConsensusRecord, JudgeVerdict
+
+AGREEMENT_HISTORY_LIMIT = 500
+
+
+@dataclass(frozen=True)
+class Figure:
+    name: str
+    title: str
+    columns: tuple[str, ...]
+    rows: list[dict]
+
+
+def _scope(campaign: Campaign | None, path: str) -> Q:
+    return Q(**{path: campaign}) if campaign is not None else Q()
+
+
+def annotations_per_day(*, campaign: Campaign | None) -> Figure:
+    """Ratings made in Concord (imported ones carry no real date) per calendar day, UTC."""
+    rows = (
+        Annotation.objects.filter(_scope(campaign, "pair__campaign"))
+        .exclude(source=Annotation.Source.IMPORTED)
+        .annotate(day=TruncDate("created_at"))
+        .values("day")
+        .annotate(annotations=Count("id"))
+        .order_by("day")
+    )
+    return Figure(
+        "annotations-per-day", "Annotations per day", ("day", "annotations"),
+        [{"day": r["day"].isoformat(), "annotations": r["annotations"]} for r in rows],
+    )
+
+
+def annotations_per_annotator(*, campaign: Campaign | None) -> Figure:
+    rows = (
+        Annotation.objects.filter(_scope(campaign, "pair__campaign"), annotator__isnull=False)
+        .values("annotator_id", "annotator__username")
+        .annotate(annotations=Count("id"))
+        .order_by("-annotations", "annotator__username")
+    )
+    return Figure(
+        "annotations-per-annotator", "Annotations per annotator", ("annotator_id", "annotator", "annotations"),
+        [{"annotator_id": r["annotator_id"], "annotator": r["annotator__username"], "annotations": r["annotations"]}
+         for r in rows],
+    )
+
+
+def agreement_over_time(*, campaign: Campaign | None) -> Figure:
+    """The headline agreement of every whole-campaign AgreementReport, oldest first, with its interval."""
+    reports = (
+        AgreementReport.objects.filter(_scope(campaign, "campaign"), slice_key="")
+        .select_related("campaign")
+        .order_by("-computed_at")[:AGREEMENT_HISTORY_LIMIT]
+    )
+    rows = []
+    for report in reversed(list(reports)):
+        for metric, point in quality.agreement_points(report.report).items():
+            rows.append(
+                {"computed_at": report.computed_at.isoformat(), "campaign": report.campaign.slug, "metric": metric, **point}
+            )
+    return Figure(
+        "agreement-over-time", "Agreement over time", ("computed_at", "campaign", "metric", "value", "low", "high"), rows
+    )
+
+
+ANNOTATOR_COLUMNS = (
+    "annotator_id", "annotator", "annotations", "agreement_with_consensus", "agreement_low", "agreement_high", "agreement_n",
+    "gold_accuracy", "gold_n", "left_share", "position_bias", "position_left", "position_n", "median_seconds", "fast_share",
+    "flagged", "flags",
+)
+
+
+def annotator_quality(*, campaign: Campaign | None) -> Figure:
+    """Per annotator: volume, agreement with consensus, gold accuracy, position bias, median time, fast-work flags.
+
+    Agreement counts the annotator's A/B answers on pairs consensus kept (ties are left out, as in
+    MMRB2's agreement); gold accuracy counts every answer on a gold pair (a tie is wrong); position
+    bias is the share of A/B answers that picked the response shown on the left, minus one half.
+    """
+    campaigns = Campaign.objects.filter(pk=campaign.pk) if campaign is not None else Campaign.objects.all()
+    definitions = dict(campaigns.values_list("pk", "rating_schema__definition"))
+    annotations = (
+        Annotation.objects.filter(_scope(campaign, "pair__campaign"), annotator__isnull=False)
+        .values_list(
+            "annotator_id", "annotator__username", "pair__campaign_id", "values", "shown_swapped", "time_on_item_ms",
+            "pair__is_gold", "pair__gold_answer", "pair__consensus__decision", "pair__consensus__chosen",
+        )
+        .order_by()
+    )
+    stats: dict[int, dict] = defaultdict(
+        lambda: {"name": "", "n": 0, "agree": 0, "agree_n": 0, "gold": 0, "gold_n": 0, "left": 0, "left_n": 0, "times": []}
+    )
+    everyone_times = []
+    for annotator_id, name, campaign_id, values, swapped, ms, is_gold, gold, decision, chosen in annotations.iterator(
+        chunk_size=5000
+    ):
+        s = stats[annotator_id]
+        s["name"] = name
+        s["n"] += 1
+        side = quality.preference_side(definitions.get(campaign_id, {}), values)
+        if decision == ConsensusRecord.Decision.KEPT and side in quality.SIDES:
+            s["agree_n"] += 1
+            s["agree"] += side == chosen
+        gold_side = (gold or {}).get("side") if is_gold and isinstance(gold, dict) else None
+        if gold_side in quality.SIDES and side is not None:
+            s["gold_n"] += 1
+            s["gold"] += side == gold_side
+        left = quality.shown_left(side, swapped)
+        if left is not None:
+            s["left_n"] += 1
+            s["left"] += left
+        if ms is not None:
+            s["times"].append(ms / 1000)
+            everyone_times.append(ms / 1000)
+    everyone_median = quality.median(everyone_times)
+    rows = []
+    for annotator_id, s in sorted(stats.items(), key=lambda item: (-item[1]["n"], item[1]["name"])):
+        agreement = quality.rate(s["agree"], s["agree_n"])
+        gold = quality.rate(s["gold"], s["gold_n"])
+        left = quality.rate(s["left"], s["left_n"])
+        fast = quality.fast_work(s["times"], everyone_median=everyone_median)
+        bias = round(left["rate"] - 0.5, 4) if left["rate"] is not None else None
+        flags = list(fast.reasons)
+        if bias is not None and left["n"] >= quality.MIN_ITEMS_FOR_FLAGS and abs(bias) >= quality.POSITION_BIAS_FLAG:
+            favoured, share = ("left", left["rate"]) if bias > 0 else ("right", 1 - left["rate"])
+            flags.append(f"picks the {favoured} response {share:.0%} of the time")
+        median_seconds = quality.median(s["times"])
+        rows.append(
+            {
+                "annotator_id": annotator_id,
+                "annotator": s["name"],
+                "annotations": s["n"],
+                "agreement_with_consensus": agreement["rate"],
+                "agreement_low": agreement["low"],
+                "agreement_high": agreement["high"],
+                "agreement_n": agreement["n"],
+                "gold_accuracy": gold["rate"],
+                "gold_n": gold["n"],
+                "left_share": left["rate"],
+                "position_bias": bias,
+                "position_left": left["successes"],
+                "position_n": left["n"],
+                "median_seconds": round(median_seconds, 1) if median_seconds is not None else None,
+                "fast_share": fast.fast_share,
+                "flagged": bool(flags),
+                "flags": "; ".join(flags),
+            }
+        )
+    return Figure("annotators", "Annotators", ANNOTATOR_COLUMNS, rows)
+
+
+def human_position_bias(*, campaign: Campaign | None, annotators: Figure | None = None) -> Figure:
+    """Share of each annotator's A/B answers that picked the left response, with its 95% interval.
+
+    ``annotators`` is the annotator table of the same campaign when the caller already has it.
+    """
+    rows = []
+    for row in (annotators or annotator_quality(campaign=campaign)).rows:
+        if row["position_n"]:
+            rows.append({"annotator": row["annotator"], **quality.rate(row["position_left"], row["position_n"])})
+    return Figure("human-position-bias", "Position bias of annotators (share picking left)",
+                  ("annotator", "n", "successes", "rate", "low", "high"), rows)
+
+
+def judge_human_agreement(*, campaign: Campaign | None) -> Figure:
+    """Per judge and task: the share of verdicts (both orders) that match the consensus of kept pairs.
+
+    As in MMRB2's judge evaluation, a tie or invalid verdict counts as wrong; pairs without a kept
+    consensus are left out.
+    """
+    grouped = (
+        JudgeVerdict.objects.filter(_scope(campaign, "pair__campaign"), pair__consensus__decision=ConsensusRecord.Decision.KEPT)
+        .values("judge__name", "pair__campaign__kind")
+        .annotate(n=Count("id"), agree=Count("id", filter=Q(verdict=F("pair__consensus__chosen"))))
+        .order_by("judge__name", "pair__campaign__kind")
+    )
+    rows = [{"judge": r["judge__name"], "task": r["pair__campaign__kind"], **quality.rate(r["agree"], r["n"])} for r in grouped]
+    return Figure("judge-human-agreement", "Judge–human agreement per judge and task",
+                  ("judge", "task", "n", "successes", "rate", "low", "high"), rows)
+
+
+def judge_position_bias(*, campaign: Campaign | None) -> Figure:
+    """Per judge: how often it picks the response shown first, and how often its verdict survives the swap."""
+    verdicts = JudgeVerdict.objects.filter(_scope(campaign, "pair__campaign"))
+    first = (
+        verdicts.filter(verdict__in=quality.SIDES)
+        .values("judge__name")
+        .annotate(
+            n=Count("id"),
+            first=Count(
+                "id", filter=Q(order=JudgeVerdict.Order.FORWARD, verdict="A") | Q(order=JudgeVerdict.Order.SWAPPED, verdict="B")
+            ),
+        )
+        .order_by("judge__name")
+    )
+    # One grouped pass: each (pair, judge) with its forward and swapped verdicts, then counted per judge.
+    per_pair = (
+        verdicts.annotate(judge_name=F("judge__name"))
+        .values("pair", "judge_name")
+        .annotate(
+            forward=Max("verdict", filter=Q(order=JudgeVerdict.Order.FORWARD)),
+            swapped=Max("verdict", filter=Q(order=JudgeVerdict.Order.SWAPPED)),
+        )
+        .order_by()
+    )
+    inner, params = per_pair.query.sql_with_params()
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT t.judge_name, SUM(CASE WHEN t.forward IS NOT NULL AND t.swapped IS NOT NULL THEN 1 ELSE 0 END),"
+            " SUM(CASE WHEN t.forward = t.swapped THEN 1 ELSE 0 END)"
+            f" FROM ({inner}) AS t GROUP BY t.judge_name",
+            params,
+        )
+        consistency = {name: {"both": int(both or 0), "same": int(same or 0)} for name, both, same in cursor.fetchall()}
+    rows = []
+    for r in first:
+        share = quality.rate(r["first"], r["n"])
+        c = consistency.get(r["judge__name"], {"both": 0, "same": 0})
+        rows.append(
+            {
+                "judge": r["judge__name"],
+                "n": share["n"],
+                "first_position_share": share["rate"],
+                "low": share["low"],
+                "high": share["high"],
+                "position_bias": round(share["rate"] - 0.5, 4) if share["rate"] is not None else None,
+                "pairs_judged_both_ways": c["both"],
+                "consistent_after_swap": round(c["same"] / c["both"], 4) if c["both"] else None,
+            }
+        )
+    return Figure("judge-position-bias", "Position bias of judges (forward vs swapped)",
+                  ("judge", "n", "first_position_share", "low", "high", "position_bias", "pairs_judged_both_ways",
+                   "consistent_after_swap"), rows)
+
+
+def time_on_item(*, campaign: Campaign | None) -> Figure:
+    """How long annotators spent per item, counted into fixed buckets by the database."""
+    edges = quality.TIME_BUCKETS_SECONDS
+    bucket = Case(
+        *[When(time_on_item_ms__lt=int(edge * 1000), then=Value(i)) for i, edge in enumerate(edges)],
+        default=Value(len(edges)),
+        output_field=IntegerField(),
+    )
+    counts = dict(
+        Annotation.objects.filter(_scope(campaign, "pair__campaign"), time_on_item_ms__isnull=False)
+        .annotate(bucket=bucket)
+        .values("bucket")
+        .annotate(n=Count("id"))
+        .order_by()
+        .values_list("bucket", "n")
+    )
+    labels = quality.time_bucket_labels(edges)
+    return Figure("time-on-item", "Time on item", ("bucket", "annotations"),
+                  [{"bucket": label, "annotations": counts.get(i, 0)} for i, label in enumerate(labels)])
+
+
+def prefilter_drop_rate(*, campaign: Campaign | None) -> Figure:
+    """Per source benchmark: pairs the pre-filter judged, and the share it dropped as easy."""
+    dropped = dict(
+        Pair.objects.filter(_scope(campaign, "campaign"), status=Pair.Status.DROPPED_EASY)
+        .values("prompt__source")
+        .annotate(n=Count("id"))
+        .order_by()
+        .values_list("prompt__source", "n")
+    )
+    judged_kept = dict(
+        JudgeVerdict.objects.filter(_scope(campaign, "pair__campaign"))
+        .exclude(pair__status=Pair.Status.DROPPED_EASY)
+        .values("pair__prompt__source")
+        .annotate(n=Count("pair", distinct=True))
+        .order_by()
+        .values_list("pair__prompt__source", "n")
+    )
+    grouped = [
+        {"prompt__source": source, "dropped": dropped.get(source, 0), "n": dropped.get(source, 0) + judged_kept.get(source, 0)}
+        for source in sorted(set(dropped) | set(judged_kept))
+    ]
+    rows = [{"source": r["prompt__source"] or "(none)", **quality.rate(r["dropped"], r["n"])} for r in grouped]
+    return Figure("prefilter-drop-rate", "Pre-filter drop rate by source benchmark",
+                  ("source", "n", "successes", "rate", "low", "high"), rows)
+
+
+FIGURES: dict[str, Callable[..., Figure]] = {
+    "annotations-per-day": annotations_per_day,
+    "annotations-per-annotator": annotations_per_annotator,
+    "agreement-over-time": agreement_over_time,
+    "annotators": annotator_quality,
+    "judge-human-agreement": judge_human_agreement,
+    "judge-position-bias": judge_position_bias,
+    "human-position-bias": human_position_bias,
+    "time-on-item": time_on_item,
+    "prefilter-drop-rate": prefilter_drop_rate,
+}
+
+
+def dashboard_figure(*, name: str, campaign: Campaign | None) -> Figure | None:
+    """The figure called ``name``, or None when there is no such figure."""
+    selector = FIGURES.get(name)
+    return selector(campaign=campaign) if selector else None

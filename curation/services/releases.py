@@ -1,0 +1,520 @@
+"""Releases: request, build and publish; verify; download links; scoring a judge against a release.
+
+The order of a build is the guarantee: stream rows into staged files, store every file (checksummed),
+write ``manifest.json`` last, then mark the release published in one transaction. Until then the
+release is not visible (no manifest in storage, status not ``published``); on any error it is marked
+``failed`` with the error, and building it again resumes, skipping files already stored intact.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import re
+import shutil
+import tomllib
+from collections.abc import Iterator
+from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import pyarrow.parquet as pq
+from django.conf import settings
+from django.core.files.storage import default_storage
+from django.db import connection, transaction
+from django.db.models import Count, F
+from django.utils import timezone
+
+from annotation.errors import ApplicationError
+from annotation.models import Campaign, Job
+from annotation.services.jobs import job_create, job_fail, job_progress, job_start, job_succeed
+from curation.models import AgreementReport, ConsensusRecord, JudgeEvaluation, Release, ReleaseFile
+from curation.releases import builder, scoring
+from curation.releases.card import card_text, changelog_between, changelog_text, parse_version
+from curation.releases.storage import default_storage_kind, file_sha256, release_storage
+from curation.selectors.releases import release_previous
+
+NAME = re.compile(r"^[a-z0-9][a-z0-9-]{0,99}$")
+LOCK_CLASS = 7007
+UPLOAD_THREADS = 8
+MANIFEST = "manifest.json"
+CONTENT_TYPES = {".json": "application/json", ".jsonl": "application/x-ndjson", ".parquet": "application/vnd.apache.parquet",
+                 ".md": "text/markdown; charset=utf-8"}
+
+
+def concord_version() -> str:
+    with open(Path(settings.BASE_DIR) / "pyproject.toml", "rb") as handle:
+        return tomllib.load(handle)["project"]["version"]
+
+
+def _frozen_policies(campaigns: list[Campaign]) -> dict[str, dict]:
+    """The one consensus policy and parameters each campaign's kept pairs were decided with.
+
+    ApplicationError when a campaign has no kept pair or its records mix policies (recompute first).
+    """
+    used: dict[int, list] = {c.pk: [] for c in campaigns}
+    rows = (
+        ConsensusRecord.objects.filter(pair__campaign__in=campaigns, decision=ConsensusRecord.Decision.KEPT)
+        .values("pair__campaign_id", "policy", "params").annotate(n=Count("id")).order_by("pair__campaign_id", "policy")
+    )
+    for row in rows:
+        used[row["pair__campaign_id"]].append(row)
+    policies = {}
+    for campaign in campaigns:
+        found = used[campaign.pk]
+        if not found:
+            raise ApplicationError(
+                f"campaign {campaign.slug!r} has no kept consensus records; run consensus before publishing",
+                code="release_nothing_kept",
+            )
+        if len(found) > 1:
+            described = ", ".join(f"{r['policy']} {json.dumps(r['params'], sort_keys=True)} ({r['n']} pairs)" for r in found)
+            raise ApplicationError(
+                f"campaign {campaign.slug!r} mixes consensus policies ({described}); recompute consensus with one policy",
+                code="release_mixed_policies",
+            )
+        policies[campaign.slug] = {"policy": found[0]["policy"], "params": found[0]["params"]}
+    return policies
+
+
+@transaction.atomic
+def release_request(*, name: str, version: str, campaign_slugs: list[str], license: str = "", created_by=None) -> Release:
+    """A release ready to build, with its job: new, or a failed or abandoned attempt of the same NAME@VERSION.
+
+    Refuses a published NAME@VERSION (releases are immutable), one being built right now, and a retry
+    whose campaigns or consensus policy differ from the first attempt's frozen ones.
+    """
+    if not NAME.match(name or ""):
+        raise ApplicationError(
+            f"release name {name!r} must be lowercase letters, digits and hyphens (at most 100)", code="release_bad_name"
+        )
+    if parse_version(version) is None:
+        raise ApplicationError(f"version {version!r} is not semantic (X.Y.Z)", code="release_bad_version")
+    slugs = sorted({s.strip() for s in campaign_slugs if s and s.strip()})
+    if not slugs:
+        raise ApplicationError("name at least one campaign", code="release_no_campaigns")
+    campaigns = list(Campaign.objects.filter(slug__in=slugs).order_by("slug"))
+    unknown = sorted(set(slugs) - {c.slug for c in campaigns})
+    if unknown:
+        raise ApplicationError(f"unknown campaign(s): {', '.join(unknown)}", code="release_unknown_campaign", status_code=404)
+    policies = _frozen_policies(campaigns)
+    release = Release.objects.select_for_update().filter(name=name, version=version).first()
+    if release is None:
+        release = Release.objects.create(
+            name=name, version=version, storage=default_storage_kind(), created_by=created_by,
+            params={"campaigns": slugs, "policies": policies, "license": license or settings.CONCORD_RELEASES_LICENSE},
+        )
+        release.campaigns.set(campaigns)
+    else:
+        if release.status == Release.Status.PUBLISHED:
+            raise ApplicationError(
+                f"{release} is already published (manifest sha256 {release.manifest_sha256}); releases are immutable, "
+                "publish a new version instead",
+                code="release_immutable", status_code=409,
+            )
+        if release.status == Release.Status.BUILDING and _builder_alive(release):
+            raise ApplicationError(f"{release} is being built right now", code="release_busy", status_code=409)
+        if release.params.get("campaigns") != slugs:
+            raise ApplicationError(
+                f"{release} was first requested for campaigns {', '.join(release.params.get('campaigns', []))}; "
+                "a retry must name the same campaigns",
+                code="release_conflict", status_code=409,
+            )
+        if release.params.get("policies") != policies:
+            raise ApplicationError(
+                f"consensus changed since {release} was first requested; publish a new version instead",
+                code="release_conflict", status_code=409,
+            )
+        release.status = Release.Status.BUILDING
+        release.error = ""
+    release.job = job_create(
+        kind="release", campaign=campaigns[0] if len(campaigns) == 1 else None, created_by=created_by,
+        params={"release": f"{name}@{version}", "campaigns": slugs},
+    )
+    release.save()
+    return release
+
+
+@contextmanager
+def _build_lock(release_id: int):
+    """Hold a PostgreSQL advisory lock while one process builds the release (SQLite has one writer anyway)."""
+    if connection.vendor != "postgresql":
+        yield
+        return
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_try_advisory_lock(%s, %s)", [LOCK_CLASS, release_id])
+        if not cursor.fetchone()[0]:
+            raise ApplicationError(f"release {release_id} is being built by another worker", code="release_busy",
+                                   status_code=409)
+    try:
+        yield
+    finally:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_unlock(%s, %s)", [LOCK_CLASS, release_id])
+
+
+def _builder_alive(release: Release) -> bool:
+    """Whether some process holds the build lock of ``release`` (the lock dies with its connection)."""
+    if connection.vendor != "postgresql":
+        return False
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND classid = %s AND objid = %s AND granted",
+            [LOCK_CLASS, release.pk],
+        )
+        return cursor.fetchone()[0] > 0
+
+
+def release_build(*, release_id: int) -> Release:
+    """Build, store and publish the release; idempotent (a published release is returned unchanged).
+
+    On any failure the release and its job are marked failed with the error and the exception is raised.
+    """
+    release = Release.objects.get(pk=release_id)
+    if release.status == Release.Status.PUBLISHED:
+        return release
+    with _build_lock(release_id):
+        release.refresh_from_db()
+        if release.status == Release.Status.PUBLISHED:
+            return release
+        Release.objects.filter(pk=release_id).update(status=Release.Status.BUILDING, error="", attempts=F("attempts") + 1)
+        if release.job_id:
+            job_start(job_id=release.job_id)
+        staging = Path(settings.CONCORD_RELEASES_ROOT) / ".staging" / f"{release.name}@{release.version}"
+        shutil.rmtree(staging, ignore_errors=True)
+        staging.mkdir(parents=True)
+        try:
+            _build_and_store(release, staging)
+        except Exception as exc:
+            message = exc.message if isinstance(exc, ApplicationError) else f"{type(exc).__name__}: {exc}"
+            Release.objects.filter(pk=release_id).update(status=Release.Status.FAILED, error=message[:10_000])
+            if release.job_id:
+                job_fail(job_id=release.job_id, error=message)
+            raise
+        finally:
+            shutil.rmtree(staging, ignore_errors=True)
+    release.refresh_from_db()
+    if release.job_id:
+        job_succeed(job_id=release.job_id, result=release_summary(release))
+    return release
+
+
+def release_summary(release: Release) -> dict:
+    """What ``publish_release --json`` prints."""
+    return {"release": release.name, "version": release.version, "pairs": release.pairs_count,
+            "files": release.files_count, "manifest_sha256": release.manifest_sha256, "location": release.location}
+
+
+@dataclass(frozen=True)
+class _Item:
+    """One file to store: its path in the release, where its bytes are now, and what they must hash to."""
+
+    path: str
+    kind: str
+    sha256: str
+    size: int
+    source: Path | None
+    storage_name: str = ""
+    staged: bool = False
+
+
+def _build_and_store(release: Release, staging: Path) -> None:
+    campaigns = list(release.campaigns.select_related("rating_schema").order_by("slug"))
+    store = release_storage(release.storage)
+    prefix = f"{release.name}/{release.version}"
+    total = ConsensusRecord.objects.filter(pair__campaign__in=campaigns, decision=ConsensusRecord.Decision.KEPT).count()
+    job_id = release.job_id
+
+    def rows_done(done: int) -> None:
+        if job_id:
+            job_progress(job_id=job_id, done=done, total=total)
+
+    out = builder.build(campaigns=campaigns, staging=staging, progress=rows_done)
+    previous = release_previous(release)
+    log = changelog_between(str(previous) if previous else None, _published_choices(previous) if previous else {}, out.chosen)
+    (staging / "CHANGELOG.md").write_text(
+        changelog_text(name=release.name, version=release.version, log=log, total=out.pairs), encoding="utf-8"
+    )
+    reports = _latest_agreement_reports(campaigns)
+    policies = {slug: [entry] for slug, entry in release.params["policies"].items()}
+    raters = {"distinct": len(out.raters), "ratings": out.ratings,
+              "per_task": {t: len(r) for t, r in sorted(out.raters_per_task.items())}}
+    campaign_facts = [
+        {"slug": c.slug, "name": c.name, "kind": c.kind, "rating_schema": str(c.rating_schema), "overlap": c.overlap,
+         "requires_prefilter": c.requires_prefilter}
+        for c in campaigns
+    ]
+    version = concord_version()
+    (staging / "README.md").write_text(
+        card_text(name=release.name, version=release.version, license=release.params["license"], tasks=dict(out.per_task),
+                  sources=dict(out.per_source), campaigns=campaign_facts, policies=policies,
+                  human_agreement=out.human_agreement(), raters=raters, agreement_reports=reports,
+                  concord_version=version, changelog=log.summary(), media_files=len(out.media)),
+        encoding="utf-8",
+    )
+    items = []
+    for relative, kind in [(p, ReleaseFile.Kind.DATA) for p in out.staged] + [
+        ("README.md", ReleaseFile.Kind.CARD), ("CHANGELOG.md", ReleaseFile.Kind.CHANGELOG)
+    ]:
+        sha256, size = file_sha256(staging / relative)
+        items.append(_Item(relative, kind, sha256, size, staging / relative, staged=True))
+    items += [_Item(m.path, ReleaseFile.Kind.MEDIA, m.sha256, m.size, None, storage_name=m.storage_name)
+              for m in out.media.values()]
+    _store_all(store, prefix, items, staging, job_id)
+    manifest = {
+        "format": "concord-release/1",
+        "name": release.name,
+        "version": release.version,
+        "concord_version": version,
+        "created_at": timezone.now().isoformat(),
+        "license": release.params["license"],
+        "campaigns": campaign_facts,
+        "policy": release.params["policies"],
+        "counts": {"pairs": out.pairs, "per_task": dict(sorted(out.per_task.items())),
+                   "per_source": dict(sorted(out.per_source.items())), "media_files": len(out.media)},
+        "raters": raters,
+        "agreement": {"human_pairwise": out.human_agreement(), "reports": reports},
+        "changelog": log.summary(),
+        "files": [{"path": i.path, "kind": i.kind, "sha256": i.sha256, "size": i.size}
+                  for i in sorted(items, key=lambda i: i.path)],
+    }
+    data = json.dumps(manifest, ensure_ascii=False, indent=1).encode("utf-8")
+    store.put_bytes(f"{prefix}/{MANIFEST}", data, content_type="application/json")
+    summary = {key: manifest[key] for key in ("counts", "raters", "changelog")}
+    summary["per_task"] = manifest["counts"]["per_task"]
+    summary["human_agreement"] = out.human_agreement()
+    with transaction.atomic():
+        ReleaseFile.objects.filter(release=release).delete()
+        ReleaseFile.objects.bulk_create(
+            [ReleaseFile(release=release, path=i.path, kind=i.kind, sha256=i.sha256, size=i.size) for i in items],
+            batch_size=5_000,
+        )
+        Release.objects.filter(pk=release.pk).update(
+            status=Release.Status.PUBLISHED, manifest_sha256=hashlib.sha256(data).hexdigest(), pairs_count=out.pairs,
+            files_count=len(items) + 1, location=store.location(prefix), published_at=timezone.now(), error="",
+            summary=summary,
+        )
+
+
+def _store_all(store, prefix: str, items: list[_Item], staging: Path, job_id: int | None) -> None:
+    """Store every item with a few threads; the first failure cancels the rest and is raised."""
+    if job_id:
+        job_progress(job_id=job_id, done=0, total=len(items))
+
+    def put(item: _Item) -> None:
+        key = f"{prefix}/{item.path}"
+        content_type = CONTENT_TYPES.get(Path(item.path).suffix, "")
+        if item.staged:
+            store.put_file(key, item.source, sha256=item.sha256, size=item.size, content_type=content_type, move=True)
+            return
+        if store.stored(key, sha256=item.sha256, size=item.size):
+            return
+        with _media_source(item, staging) as (source, temporary):
+            store.put_file(key, source, sha256=item.sha256, size=item.size, move=temporary)
+
+    with ThreadPoolExecutor(max_workers=UPLOAD_THREADS) as pool:
+        pending = {pool.submit(put, item) for item in items}
+        done_count = 0
+        while pending:
+            finished, pending = wait(pending, timeout=1.0, return_when=FIRST_EXCEPTION)
+            for future in finished:
+                if future.exception() is not None:
+                    for other in pending:
+                        other.cancel()
+                    raise future.exception()
+            done_count += len(finished)
+            if job_id and finished:
+                job_progress(job_id=job_id, done=done_count)
+
+
+@contextmanager
+def _media_source(item: _Item, staging: Path) -> Iterator[tuple[Path, bool]]:
+    """A local path holding the media's bytes: Concord's own file, or a temporary download from remote storage."""
+    try:
+        yield Path(default_storage.path(item.storage_name)), False
+        return
+    except NotImplementedError:
+        pass
+    temporary = staging / "downloads" / item.sha256
+    temporary.parent.mkdir(parents=True, exist_ok=True)
+    with default_storage.open(item.storage_name, "rb") as source, open(temporary, "wb") as target:
+        shutil.copyfileobj(source, target, 1024 * 1024)
+    try:
+        yield temporary, True
+    finally:
+        temporary.unlink(missing_ok=True)
+
+
+def _latest_agreement_reports(campaigns: list[Campaign]) -> dict:
+    reports = {}
+    for campaign in campaigns:
+        report = AgreementReport.objects.filter(campaign=campaign, slice_key="").order_by("-computed_at").first()
+        if report is not None:
+            reports[campaign.slug] = {"computed_at": report.computed_at.isoformat(), "params": report.params,
+                                      "report": report.report}
+    return reports
+
+
+def _read_parquet(store, key: str, columns: list[str]):
+    local = store.local_path(key)
+    return pq.read_table(local if local is not None else io.BytesIO(store.read_bytes(key)), columns=columns)
+
+
+def _published_choices(release: Release) -> dict[str, str]:
+    """``{pair id: chosen}`` of a published release, read back from its own Parquet files."""
+    store = release_storage(release.storage)
+    chosen = {}
+    for path in ReleaseFile.objects.filter(release=release, path__endswith=".parquet").values_list("path", flat=True):
+        table = _read_parquet(store, f"{release.name}/{release.version}/{path}", ["id", "chosen"])
+        chosen.update(zip(table.column("id").to_pylist(), table.column("chosen").to_pylist(), strict=True))
+    return chosen
+
+
+def release_publish(*, name: str, version: str, campaign_slugs: list[str], license: str = "", created_by=None) -> Release:
+    """Request and build NAME@VERSION in this process (the CLI); a failed attempt of it is retried."""
+    release = release_request(name=name, version=version, campaign_slugs=campaign_slugs, license=license,
+                              created_by=created_by)
+    return release_build(release_id=release.pk)
+
+
+def release_publish_async(*, name: str, version: str, campaign_slugs: list[str], license: str = "",
+                          created_by=None) -> Release:
+    """Request NAME@VERSION and build it on a worker once this transaction commits."""
+    from curation.tasks import release_build_task
+
+    with transaction.atomic():
+        release = release_request(name=name, version=version, campaign_slugs=campaign_slugs, license=license,
+                                  created_by=created_by)
+        transaction.on_commit(lambda: release_build_task.delay(release.pk))
+    return release
+
+
+def release_reap_stalled() -> int:
+    """Mark failed the releases whose builder died (building, job started, and nobody holds the build lock)."""
+    reaped = 0
+    for release in Release.objects.filter(status=Release.Status.BUILDING, job__status=Job.Status.RUNNING):
+        if _builder_alive(release):
+            continue
+        message = "the build stopped before finishing (worker lost); publish the same version again to retry"
+        if Release.objects.filter(pk=release.pk, status=Release.Status.BUILDING).update(
+            status=Release.Status.FAILED, error=message
+        ):
+            job_fail(job_id=release.job_id, error=message)
+            reaped += 1
+    return reaped
+
+
+def release_verify(*, release: Release) -> dict:
+    """Re-read every stored file of a published release and check it against its manifest.
+
+    Returns ``{"ok", "files_checked", "mismatches": [{"path", "problem", ...}]}``; the manifest itself is
+    checked against the sha256 recorded at publication, and the manifest's file list against the database.
+    """
+    if release.status != Release.Status.PUBLISHED:
+        raise ApplicationError(f"{release} is {release.status}; only a published release can be verified",
+                               code="release_not_published", status_code=409)
+    store = release_storage(release.storage)
+    prefix = f"{release.name}/{release.version}"
+    mismatches = []
+    try:
+        data = store.read_bytes(f"{prefix}/{MANIFEST}")
+    except FileNotFoundError:
+        return {"ok": False, "files_checked": 1, "mismatches": [{"path": MANIFEST, "problem": "missing"}]}
+    actual = hashlib.sha256(data).hexdigest()
+    if actual != release.manifest_sha256:
+        mismatches.append({"path": MANIFEST, "problem": "checksum", "expected_sha256": release.manifest_sha256,
+                           "actual_sha256": actual})
+    try:
+        listed = {f["path"]: f for f in json.loads(data)["files"]}
+    except (ValueError, KeyError, TypeError) as exc:
+        mismatches.append({"path": MANIFEST, "problem": f"unreadable: {exc}"})
+        return {"ok": False, "files_checked": 1, "mismatches": mismatches}
+    recorded = dict(ReleaseFile.objects.filter(release=release).values_list("path", "sha256"))
+    for path in sorted(set(recorded) ^ set(listed)):
+        mismatches.append({"path": path, "problem": "not in manifest" if path in recorded else "not recorded in Concord"})
+
+    def check(entry: dict) -> dict | None:
+        digest, size = hashlib.sha256(), 0
+        try:
+            for chunk in store.read_chunks(f"{prefix}/{entry['path']}"):
+                digest.update(chunk)
+                size += len(chunk)
+        except FileNotFoundError:
+            return {"path": entry["path"], "problem": "missing"}
+        if digest.hexdigest() != entry["sha256"] or size != entry["size"]:
+            return {"path": entry["path"], "problem": "checksum", "expected_sha256": entry["sha256"],
+                    "actual_sha256": digest.hexdigest(), "expected_size": entry["size"], "actual_size": size}
+        return None
+
+    with ThreadPoolExecutor(max_workers=UPLOAD_THREADS) as pool:
+        mismatches += [m for m in pool.map(check, [listed[p] for p in sorted(listed)]) if m is not None]
+    return {"ok": not mismatches, "files_checked": 1 + len(listed), "mismatches": mismatches}
+
+
+def release_download_links(*, release: Release, include_media: bool = False, expires: int | None = None) -> dict:
+    """Presigned (S3) or signed (local) links to a published release's files, manifest first."""
+    if release.status != Release.Status.PUBLISHED:
+        raise ApplicationError(f"{release} is {release.status}; only a published release can be downloaded",
+                               code="release_not_published", status_code=409)
+    expires = expires or settings.CONCORD_RELEASES_PRESIGN_SECONDS
+    store = release_storage(release.storage)
+    prefix = f"{release.name}/{release.version}"
+    files = ReleaseFile.objects.filter(release=release).order_by("path")
+    if not include_media:
+        files = files.exclude(kind=ReleaseFile.Kind.MEDIA)
+    links = [{"path": MANIFEST, "sha256": release.manifest_sha256, "size": None,
+              "url": store.url(f"{prefix}/{MANIFEST}", expires=expires)}]
+    links += [{"path": f.path, "sha256": f.sha256, "size": f.size, "url": store.url(f"{prefix}/{f.path}", expires=expires)}
+              for f in files]
+    return {"release": str(release), "expires_in": expires, "files": links}
+
+
+def release_gold(*, release: Release) -> list[scoring.GoldPair]:
+    """Every pair of a published release with its task, source and chosen side, read from the release's own files."""
+    store = release_storage(release.storage)
+    gold = []
+    for path in ReleaseFile.objects.filter(release=release, path__startswith="data/", path__endswith=".parquet").order_by(
+        "path"
+    ).values_list("path", flat=True):
+        table = _read_parquet(store, f"{release.name}/{release.version}/{path}", ["id", "task", "prompt_source", "chosen"])
+        gold += [scoring.GoldPair(*values) for values in zip(*(table.column(c).to_pylist() for c in table.column_names),
+                                                              strict=True)]
+    return gold
+
+
+def judge_evaluate(*, release: Release, judge_name: str, predictions: bytes, format: str, created_by=None) -> JudgeEvaluation:
+    """Score a judge's predictions (JSON bytes) against a published release and keep the scores.
+
+    ApplicationError for an unpublished release, an unknown format, oversized or malformed predictions.
+    """
+    judge_name = (judge_name or "").strip()
+    if not judge_name or len(judge_name) > 200:
+        raise ApplicationError("name the judge (1 to 200 characters)", code="judge_bad_name")
+    if format not in JudgeEvaluation.Format.values:
+        raise ApplicationError(f"format {format!r} is not one of {', '.join(JudgeEvaluation.Format.values)}",
+                               code="predictions_bad_format")
+    if release.status != Release.Status.PUBLISHED:
+        raise ApplicationError(f"{release} is {release.status}; judges are scored against published releases only",
+                               code="release_not_published", status_code=409)
+    limit = settings.CONCORD_MAX_PREDICTIONS_BYTES
+    if len(predictions) > limit:
+        raise ApplicationError(f"predictions of {len(predictions):,} bytes exceed the limit of {limit:,}",
+                               code="predictions_too_large", status_code=413)
+    try:
+        data = json.loads(predictions)
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise ApplicationError(f"predictions are not valid JSON: {exc}", code="predictions_not_json") from exc
+    try:
+        if format == JudgeEvaluation.Format.MMRB2:
+            scores = scoring.score_mmrb2(release_gold(release=release), scoring.parse_mmrb2(data))
+        else:
+            scores = scoring.score_omnireward(release_gold(release=release), scoring.parse_omnireward(data))
+    except scoring.PredictionsError as exc:
+        raise ApplicationError(f"predictions ({format}): {exc}", code="predictions_invalid") from exc
+    return JudgeEvaluation.objects.create(
+        release=release, judge_name=judge_name, format=format, scores=scores,
+        predictions_sha256=hashlib.sha256(predictions).hexdigest(), created_by=created_by,
+    )
+

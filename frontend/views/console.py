@@ -1,0 +1,263 @@
+"""Curator console pages: funnel, pair browser, pair detail with actions, dashboards, annotator drill-down.
+
+Curators and admins only: anonymous visitors are sent to the login page, annotators get 403.
+"""
+
+from __future__ import annotations
+
+import csv
+import re
+from pathlib import PurePosixPath
+
+from django.contrib import messages
+from django.contrib.auth import get_user_model
+from django.contrib.auth.mixins import LoginRequiredMixin, UserPassesTestMixin
+from django.db.models import Count
+from django.http import Http404, HttpResponse, HttpResponseRedirect
+from django.shortcuts import get_object_or_404
+from django.urls import reverse
+from django.views import View
+from django.views.generic import TemplateView
+
+from annotation.errors import ApplicationError
+from annotation.models import Campaign, Media, Pair
+from annotation.selectors import media_url
+from curation.selectors import console as console_selectors
+from curation.selectors.dashboards import FIGURES, annotator_quality, dashboard_figure, human_position_bias
+from curation.services import curator_actions
+
+SLUG = re.compile(r"[-a-zA-Z0-9_]{1,100}")
+
+
+class CuratorRequiredMixin(LoginRequiredMixin, UserPassesTestMixin):
+    """Anonymous → the login page; a signed-in annotator → 403."""
+
+    def test_func(self):
+        return self.request.user.is_curator
+
+
+def campaign_or_404(slug: str) -> Campaign:
+    return get_object_or_404(Campaign.objects.select_related("rating_schema"), slug=slug)
+
+
+class ConsoleHomeView(CuratorRequiredMixin, TemplateView):
+    template_name = "frontend/console/home.html"
+
+    def get_context_data(self, **kwargs):
+        campaigns = Campaign.objects.order_by("slug").annotate(pairs_count=Count("pairs"))
+        return {**super().get_context_data(**kwargs), "campaigns": campaigns}
+
+
+class CampaignFunnelView(CuratorRequiredMixin, TemplateView):
+    template_name = "frontend/console/campaign.html"
+
+    def get_context_data(self, **kwargs):
+        campaign = campaign_or_404(self.kwargs["slug"])
+        return {
+            **super().get_context_data(**kwargs),
+            "campaign": campaign,
+            "funnel": console_selectors.campaign_funnel(campaign=campaign),
+        }
+
+
+FILTER_FIELDS = ("status", "source", "judge_agreement_min", "judge_agreement_max", "human_agreement_min",
+                 "human_agreement_max", "disputed", "gold", "sort")
+
+
+def filters_from_query(query) -> console_selectors.PairFilters:
+    """PairFilters from a page's query string; a malformed number or flag is an ApplicationError."""
+    values: dict = {}
+    for name in FILTER_FIELDS:
+        raw = query.get(name, "").strip()
+        if not raw:
+            continue
+        if "\x00" in raw or len(raw) > 200:
+            raise ApplicationError(f"{name} is not a valid filter value", code="invalid_filter")
+        if name.endswith(("_min", "_max")):
+            try:
+                values[name] = float(raw)
+            except ValueError as exc:
+                raise ApplicationError(f"{name} must be a number between 0 and 1", code="invalid_filter") from exc
+        elif name in ("disputed", "gold"):
+            if raw not in ("yes", "no"):
+                raise ApplicationError(f"{name} must be yes or no", code="invalid_filter")
+            values[name] = raw == "yes"
+        else:
+            values[name] = raw
+    return console_selectors.PairFilters(**values)
+
+
+class PairBrowserView(CuratorRequiredMixin, TemplateView):
+    template_name = "frontend/console/pairs.html"
+
+    def get_context_data(self, **kwargs):
+        campaign = campaign_or_404(self.kwargs["slug"])
+        context = {
+            **super().get_context_data(**kwargs),
+            "campaign": campaign,
+            "statuses": Pair.Status.choices,
+            "sorts": list(console_selectors.SORTS),
+            "sources": console_selectors.campaign_sources(campaign=campaign),
+            "query": self.request.GET,
+        }
+        try:
+            filters = filters_from_query(self.request.GET)
+            page = console_selectors.pair_browse(campaign=campaign, filters=filters, cursor=self.request.GET.get("cursor"))
+        except ApplicationError as exc:
+            self.response_status = 400
+            return {**context, "error": exc.message, "rows": []}
+        next_query = None
+        if page.next_cursor:
+            query = self.request.GET.copy()
+            query["cursor"] = page.next_cursor
+            next_query = query.urlencode()
+        first_query = self.request.GET.copy()
+        first_query.pop("cursor", None)
+        return {**context, "rows": page.rows, "next_query": next_query, "first_query": first_query.urlencode(),
+                "deep": bool(self.request.GET.get("cursor"))}
+
+    def render_to_response(self, context, **response_kwargs):
+        response_kwargs.setdefault("status", getattr(self, "response_status", 200))
+        return super().render_to_response(context, **response_kwargs)
+
+
+def blocks_with_urls(blocks, media: dict[str, Media]) -> list[dict]:
+    """Content blocks with a ``url`` on each media block, served by Concord's role-checked media view."""
+    out = []
+    for block in blocks or []:
+        block = dict(block)
+        stored = media.get(block.get("media", ""))
+        if stored is not None:
+            block["url"] = media_url(stored.sha256, PurePosixPath(stored.file.name).suffix.lstrip(".") or "bin")
+        if block.get("type") == "reasoning":
+            block["blocks"] = blocks_with_urls(block.get("blocks"), media)
+        if block.get("type") == "tool_call":
+            block["result"] = blocks_with_urls(block.get("result"), media)
+        out.append(block)
+    return out
+
+
+ACTIONS = ("extend-overlap", "send-to-adjudication", "mark-gold", "unmark-gold", "exclude", "restore")
+
+
+class PairDetailView(CuratorRequiredMixin, TemplateView):
+    template_name = "frontend/console/pair_detail.html"
+
+    def get_context_data(self, **kwargs):
+        try:
+            detail = console_selectors.pair_detail(pair_id=self.kwargs["pair_id"])
+        except ApplicationError as exc:
+            raise Http404(exc.message) from exc
+        pair = detail.pair
+        media = {m.sha256: m for m in pair.media.all()}
+        return {
+            **super().get_context_data(**kwargs),
+            "detail": detail,
+            "pair": pair,
+            "prompt_blocks": blocks_with_urls(pair.prompt.content, media),
+            "response_a_blocks": blocks_with_urls(pair.response_a.content, media),
+            "response_b_blocks": blocks_with_urls(pair.response_b.content, media),
+            "max_extra": max(0, pair.campaign.max_overlap - pair.required_annotations),
+            "in_annotation": pair.status in curator_actions.ANNOTATION_STATUSES,
+        }
+
+
+class PairActionView(CuratorRequiredMixin, View):
+    """POST one curator action from the pair page, then go back to it with a message saying what happened."""
+
+    def post(self, request, pair_id: int, action: str):
+        form = request.POST
+        try:
+            if action == "extend-overlap":
+                by = form.get("by", "1")
+                if not by.isdigit():
+                    raise ApplicationError("extend the overlap by a whole number of at least 1", code="invalid_overlap")
+                curator_actions.pair_extend_overlap(pair_id=pair_id, by=int(by), note=form.get("note", ""), actor=request.user)
+                done = "Overlap extended; the pair is back in the queue."
+            elif action == "send-to-adjudication":
+                curator_actions.pair_send_to_adjudication(pair_id=pair_id, note=form.get("note", ""), actor=request.user)
+                done = "Sent to adjudication."
+            elif action == "mark-gold":
+                curator_actions.pair_mark_gold(
+                    pair_id=pair_id, side=form.get("side", ""), note=form.get("note", ""), actor=request.user
+                )
+                done = f"Marked gold; the expected answer is {form.get('side')}."
+            elif action == "unmark-gold":
+                curator_actions.pair_unmark_gold(pair_id=pair_id, actor=request.user)
+                done = "No longer gold."
+            elif action == "exclude":
+                curator_actions.pair_exclude(pair_id=pair_id, reason=form.get("reason", ""), actor=request.user)
+                done = "Excluded."
+            elif action == "restore":
+                curator_actions.pair_restore(pair_id=pair_id, note=form.get("note", ""), actor=request.user)
+                done = "Restored."
+            else:
+                raise Http404("no such action")
+        except ApplicationError as exc:
+            if exc.status_code == 404:
+                raise Http404(exc.message) from exc
+            messages.error(request, exc.message)
+        else:
+            messages.success(request, done)
+        return HttpResponseRedirect(reverse("console-pair", args=[pair_id]))
+
+
+def _figure_scope(request) -> Campaign | None:
+    slug = request.GET.get("campaign", "")
+    if slug and not SLUG.fullmatch(slug):
+        raise Http404("no such campaign")
+    return campaign_or_404(slug) if slug else None
+
+
+class DashboardsView(CuratorRequiredMixin, TemplateView):
+    template_name = "frontend/console/dashboards.html"
+
+    def get_context_data(self, **kwargs):
+        campaign = _figure_scope(self.request)
+        figures = {name: dashboard_figure(name=name, campaign=campaign) for name in FIGURES if name not in ("annotators",
+                                                                                                            "human-position-bias")}
+        figures["annotators"] = annotator_quality(campaign=campaign)
+        figures["human-position-bias"] = human_position_bias(campaign=campaign, annotators=figures["annotators"])
+        return {
+            **super().get_context_data(**kwargs),
+            "campaign": campaign,
+            "campaigns": Campaign.objects.order_by("slug").only("slug", "name"),
+            "figures": figures,
+            "charts": {name: {"title": f.title, "columns": list(f.columns), "rows": f.rows} for name, f in figures.items()},
+        }
+
+
+class DashboardCsvView(CuratorRequiredMixin, View):
+    """One figure as CSV, named for the figure and the campaign it covers."""
+
+    def get(self, request, figure: str):
+        campaign = _figure_scope(request)
+        result = dashboard_figure(name=figure, campaign=campaign)
+        if result is None:
+            raise Http404("no such figure")
+        response = HttpResponse(content_type="text/csv; charset=utf-8")
+        response["Content-Disposition"] = f'attachment; filename="{result.name}-{campaign.slug if campaign else "all"}.csv"'
+        writer = csv.DictWriter(response, fieldnames=result.columns, extrasaction="ignore")
+        writer.writeheader()
+        for row in result.rows:
+            writer.writerow({key: _csv_safe(value) for key, value in row.items()})
+        return response
+
+
+def _csv_safe(value):
+    """Neutralise spreadsheet formulas in text cells (CSV injection): a leading = + - @ gets a quote."""
+    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
+        return "'" + value
+    return value
+
+
+class AnnotatorView(CuratorRequiredMixin, TemplateView):
+    template_name = "frontend/console/annotator.html"
+
+    def get_context_data(self, **kwargs):
+        annotator = get_object_or_404(get_user_model(), pk=self.kwargs["user_id"])
+        return {
+            **super().get_context_data(**kwargs),
+            "annotator": annotator,
+            "rows": console_selectors.annotator_recent_work(annotator_id=annotator.pk, limit=100),
+        }

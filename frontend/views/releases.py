@@ -1,0 +1,86 @@
+"""Release pages: the list with its publish form, a leaderboard per release, and signed local downloads."""
+
+from django.contrib.auth.mixins import LoginRequiredMixin, UserPassesTestMixin
+from django.core import signing
+from django.http import FileResponse, Http404, HttpResponseRedirect
+from django.urls import reverse
+from django.views import View
+from django.views.generic import TemplateView
+
+from annotation.errors import ApplicationError
+from annotation.models import Campaign
+from curation.models import JudgeEvaluation, Release, ReleaseFile
+from curation.releases.storage import release_storage, unsign_download
+from curation.selectors.releases import release_get, release_leaderboard, release_list
+from curation.services.releases import MANIFEST, judge_evaluate
+
+
+class CuratorOnly(LoginRequiredMixin, UserPassesTestMixin):
+    def test_func(self):
+        return self.request.user.is_curator
+
+
+class ReleaseListView(CuratorOnly, TemplateView):
+    template_name = "frontend/releases/list.html"
+
+    def get_context_data(self, **kwargs):
+        return {**super().get_context_data(**kwargs), "releases": release_list(),
+                "campaigns": Campaign.objects.order_by("slug").only("slug", "name", "kind")}
+
+
+class ReleaseLeaderboardView(CuratorOnly, TemplateView):
+    """Every judge evaluated on the release, side by side per task, under the humans' own agreement."""
+
+    template_name = "frontend/releases/leaderboard.html"
+
+    def get_context_data(self, **kwargs):
+        try:
+            release = release_get(name=self.kwargs["name"], version=self.kwargs["version"])
+        except ApplicationError as exc:
+            raise Http404(exc.message) from exc
+        board = release_leaderboard(release=release)
+        rows = [
+            {**judge, "cells": [judge["per_task"].get(task, {}).get("accuracy") for task in board["tasks"]]}
+            for judge in board["judges"]
+        ]
+        humans = [board["human_agreement"].get(task, {}).get("agreement") for task in board["tasks"]]
+        return {**super().get_context_data(**kwargs), "release": release, "board": board, "rows": rows,
+                "humans": humans, "formats": JudgeEvaluation.Format.choices,
+                "error": kwargs.get("error"), "submitted": kwargs.get("submitted", {})}
+
+    def post(self, request, name: str, version: str):
+        """Upload a judge's predictions from the page; errors are shown beside the form, nothing is stored."""
+        upload = request.FILES.get("predictions")
+        submitted = {"judge": request.POST.get("judge", ""), "format": request.POST.get("format", "")}
+        try:
+            release = release_get(name=name, version=version, published=True)
+            if upload is None:
+                raise ApplicationError("choose a predictions file", code="predictions_missing")
+            judge_evaluate(release=release, judge_name=submitted["judge"], predictions=upload.read(),
+                           format=submitted["format"], created_by=request.user)
+        except ApplicationError as exc:
+            context = self.get_context_data(error=exc.message, submitted=submitted)
+            return self.render_to_response(context, status=exc.status_code)
+        return HttpResponseRedirect(reverse("release-leaderboard", kwargs={"name": name, "version": version}))
+
+
+class ReleaseDownloadView(View):
+    """A signed, expiring link to one file of a published release on local disk (S3 links go to the bucket)."""
+
+    def get(self, request, token: str):
+        try:
+            key = unsign_download(token)
+        except (signing.BadSignature, KeyError, TypeError) as exc:
+            raise Http404("this download link is invalid or has expired") from exc
+        name, version, path = (key.split("/", 2) + ["", ""])[:3]
+        release = Release.objects.filter(name=name, version=version, status=Release.Status.PUBLISHED).first()
+        if release is None or release.storage != Release.Storage.LOCAL:
+            raise Http404("no such published release")
+        if path != MANIFEST and not ReleaseFile.objects.filter(release=release, path=path).exists():
+            raise Http404("no such file in the release")
+        local = release_storage(release.storage).local_path(key)
+        if not local.is_file():
+            raise Http404("the file is missing from storage")
+        response = FileResponse(open(local, "rb"), as_attachment=True, filename=local.name)
+        response["X-Content-Type-Options"] = "nosniff"
+        return response

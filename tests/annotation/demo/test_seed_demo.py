@@ -1,0 +1,92 @@
+"""seed_demo end to end: campaigns of every kind with their pairs, members and accounts; twice changes nothing."""
+
+import io
+import json
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.core.management import call_command
+
+from annotation.demo import generation, omni, stories, traces
+from annotation.models import Campaign, Media, Pair, Prompt, RatingSchema, Response, Role
+from annotation.services.demo import DEMO_ACCOUNTS
+
+pytestmark = [pytest.mark.django_db, pytest.mark.slow]
+
+EXPECTED = {
+    "demo-text-to-image": ("text-to-image", "mmrb2-generation"),
+    "demo-image-editing": ("image-editing", "mmrb2-generation"),
+    "demo-interleaved": ("interleaved", "mmrb2-generation"),
+    "demo-reasoning": ("reasoning", "mmrb2-reasoning"),
+    "demo-text-to-audio": ("text-to-audio", "omni-criteria"),
+    "demo-text-to-text": ("text-to-text", "omni-criteria"),
+}
+MODEL_NAMES = {m.name for m in (*generation.T2I_MODELS, *generation.EDIT_MODELS, *stories.STORY_MODELS, *traces.AGENTS,
+                                *omni.AUDIO_MODELS)} | set(omni.TEXT_MODELS)
+
+
+def seed(out) -> str:
+    stdout = io.StringIO()
+    call_command("seed_demo", "--out", str(out), stdout=stdout)
+    return stdout.getvalue()
+
+
+def counts() -> dict:
+    return {model.__name__: model.objects.count()
+            for model in (Campaign, Pair, Prompt, Response, Media, RatingSchema, get_user_model())}
+
+
+def test_seed_demo_loads_every_kind_with_members_media_and_accounts(tmp_path):
+    """Six campaigns with their presets, every JSONL line a pair, the three annotators in each, five working logins,
+    and every file stored once by digest and linked to the pairs that show it."""
+    output = seed(tmp_path)
+    campaigns = {c.slug: c for c in Campaign.objects.select_related("rating_schema")}
+    assert set(campaigns) == set(EXPECTED)
+    annotators = {u for u, _, role in DEMO_ACCOUNTS if role == Role.ANNOTATOR}
+    for slug, (kind, preset) in EXPECTED.items():
+        campaign = campaigns[slug]
+        assert (campaign.kind, campaign.rating_schema.preset) == (kind, preset)
+        assert campaign.instructions
+        lines = (tmp_path / f"{slug}.jsonl").read_text(encoding="utf-8").splitlines()
+        assert campaign.pairs.count() == len(lines)
+        assert {u.username for u in campaign.members.all()} == annotators
+    for slug in ("demo-text-to-image", "demo-image-editing", "demo-interleaved", "demo-reasoning"):
+        assert 20 <= campaigns[slug].pairs.count() <= 40
+    assert all(p.criteria for p in Pair.objects.filter(campaign__slug__in=["demo-text-to-audio", "demo-text-to-text"]))
+    users = get_user_model().objects.in_bulk([u for u, _, _ in DEMO_ACCOUNTS], field_name="username")
+    for username, password, role in DEMO_ACCOUNTS:
+        assert users[username].role == role
+        assert users[username].check_password(password)
+        assert f"{role:<10} {username:<12} {password}" in output
+    assert users["admin"].is_superuser and users["admin"].is_staff
+
+    # Media is content-addressed (no model or original file name in storage) and linked to the pairs showing it.
+    assert Media.objects.filter(kind="image").count() > 250
+    assert Media.objects.filter(kind="audio").count() >= 16
+    for media in Media.objects.all():
+        assert media.sha256 in media.file.name
+        assert not any(name in media.file.name for name in MODEL_NAMES)
+    image_campaigns = ["demo-text-to-image", "demo-image-editing", "demo-interleaved", "demo-reasoning"]
+    assert not Pair.objects.filter(campaign__slug__in=image_campaigns, media__isnull=True).exists()
+    assert set(Response.objects.values_list("model_name", flat=True)) <= MODEL_NAMES
+    edit = Pair.objects.filter(campaign__slug="demo-image-editing").select_related("prompt")
+    assert {sum(b["type"] == "image" for b in p.prompt.content) for p in edit} == {1, 2, 3}
+    stored = json.dumps([r.content for r in Response.objects.filter(prompt__campaign__slug="demo-reasoning")])
+    assert '"type": "tool_call"' in stored and '"type": "final_answer"' in stored
+    assert '"file"' not in stored, "every file reference was resolved to a stored media digest"
+
+
+def test_seeding_twice_creates_nothing_new_and_still_prints_the_accounts(tmp_path):
+    """The second run adds no campaign, pair, prompt, response, media, schema or user, and prints the logins again."""
+    seed(tmp_path)
+    before = counts()
+    user = get_user_model().objects.get(username="annotator1")
+    user.set_password("changed-by-the-user")
+    user.save()
+    output = seed(tmp_path)
+    assert counts() == before
+    assert "(0 new)" in output
+    for username, password, _ in DEMO_ACCOUNTS:
+        assert username in output and password in output
+    assert "annotator1" in output and "password was changed, not reset" in output
+    assert get_user_model().objects.get(username="annotator1").check_password("changed-by-the-user")

@@ -1,0 +1,173 @@
+"""The upload API: curators upload a file, a Celery worker imports it, the job reports progress to 100%."""
+
+import io
+import json
+import time
+import zipfile
+
+import pytest
+from django.urls import reverse
+from rest_framework.test import APIClient
+
+from annotation.models import Job, Media, Pair
+from tests.annotation.import_helpers import concord_pair, png_bytes
+from tests.conftest import port_open, require
+from tests.factories import CuratorFactory, UserFactory
+
+REDIS_DB_URL = "redis://127.0.0.1:6379/1"
+
+
+def client_for(user) -> APIClient:
+    client = APIClient()
+    client.force_authenticate(user)
+    return client
+
+
+def upload(client, name: str, data: bytes, **fields):
+    body = {"campaign": "uploaded", "format": "concord", "task": "text-to-image", **fields,
+            "file": io.BytesIO(data)}
+    body["file"].name = name
+    return client.post(reverse("api-import-create"), body, format="multipart")
+
+
+def jsonl(records) -> bytes:
+    return "".join(json.dumps(r) + "\n" for r in records).encode()
+
+
+@pytest.fixture
+def celery_worker():
+    """A real Celery worker (in a thread) consuming the imports queue from Redis db 1."""
+    require(port_open("127.0.0.1", 6379), "Redis on 127.0.0.1:6379")
+    import redis
+    from celery.contrib.testing.worker import start_worker
+
+    from config.celery import Queue, app
+
+    redis.Redis.from_url(REDIS_DB_URL).flushdb()
+    saved = {key: app.conf[key] for key in ("broker_url", "task_always_eager", "result_backend")}
+    app.conf.update(broker_url=REDIS_DB_URL, task_always_eager=False, result_backend=None)
+    forget_connections(app)
+    try:
+        with start_worker(app, pool="solo", perform_ping_check=False, queues=[Queue.IMPORTS], shutdown_timeout=10):
+            yield app
+    finally:
+        app.conf.update(saved)
+        forget_connections(app)
+
+
+def forget_connections(app) -> None:
+    """Drop pooled broker connections made under the previous settings, as Celery does after a fork."""
+    app._pool = None
+    app.amqp._producer_pool = None
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_curator_upload_is_imported_by_a_worker_with_progress_to_100_percent(celery_worker):
+    curator = CuratorFactory()
+    data = jsonl([concord_pair(i) for i in range(30)] + [{"broken": True}])
+    response = upload(client_for(curator), "batch.jsonl", data)
+    assert response.status_code == 202, response.content
+    job_id = response.json()["id"]
+    assert response.json()["status"] == Job.Status.QUEUED
+    deadline = time.monotonic() + 60
+    detail = client_for(curator).get(reverse("api-job-detail", args=[job_id])).json()
+    while detail["status"] in (Job.Status.QUEUED, Job.Status.RUNNING) and time.monotonic() < deadline:
+        time.sleep(0.2)
+        detail = client_for(curator).get(reverse("api-job-detail", args=[job_id])).json()
+    assert detail["status"] == Job.Status.SUCCEEDED, detail
+    assert detail["percent"] == 100.0
+    assert detail["progress_done"] == detail["progress_total"] == len(data)
+    assert detail["result"] == {"created": 30, "duplicates": 0, "annotations_imported": 0,
+                                "errors": [{"line": 31, "message": "unknown field(s): broken"}]}
+    assert Pair.objects.filter(campaign__slug="uploaded").count() == 30
+    job = Job.objects.get(pk=job_id)
+    assert (job.kind, job.created_by, job.campaign.slug, job.params["filename"]) == ("import", curator, "uploaded",
+                                                                                        "batch.jsonl")
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("role_user", [UserFactory, None], ids=["annotator", "anonymous"])
+def test_only_curators_may_upload(role_user):
+    client = client_for(role_user()) if role_user else APIClient()
+    response = upload(client, "batch.jsonl", jsonl([concord_pair(0)]))
+    assert response.status_code == 403
+    assert not Job.objects.exists()
+
+
+@pytest.mark.django_db
+def test_a_zip_upload_brings_its_media(tmp_path, django_capture_on_commit_callbacks):
+    bundle = io.BytesIO()
+    with zipfile.ZipFile(bundle, "w") as archive:
+        archive.writestr("pairs.jsonl", jsonl([concord_pair(0, a_file="media/a.png", b_file="media/b.png")]))
+        archive.writestr("media/a.png", png_bytes(1))
+        archive.writestr("media/b.png", png_bytes(2))
+    with django_capture_on_commit_callbacks(execute=True):
+        response = upload(client_for(CuratorFactory()), "bundle.zip", bundle.getvalue())
+    assert response.status_code == 202
+    job = Job.objects.get(pk=response.json()["id"])
+    assert job.status == Job.Status.SUCCEEDED, job.error
+    assert job.result["created"] == 1
+    assert Pair.objects.get().media.count() == 2
+    assert Media.objects.count() == 2
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("entries", "message"),
+    [
+        ({"pairs.jsonl": b"", "../evil.png": b"x"}, "archive entry '../evil.png' leaves the archive"),
+        ({"a.jsonl": b"", "b.jsonl": b""}, "exactly one .jsonl or .json file at its top level, found 2"),
+        ({"media/x.png": b""}, "found 0"),
+    ],
+)
+def test_a_hostile_archive_fails_the_job_with_a_reason(entries, message, django_capture_on_commit_callbacks):
+    bundle = io.BytesIO()
+    with zipfile.ZipFile(bundle, "w") as archive:
+        for name, data in entries.items():
+            archive.writestr(name, data)
+    with django_capture_on_commit_callbacks(execute=True):
+        response = upload(client_for(CuratorFactory()), "bundle.zip", bundle.getvalue())
+    job = Job.objects.get(pk=response.json()["id"])
+    assert job.status == Job.Status.FAILED
+    assert message in job.error
+    assert not Pair.objects.exists()
+
+
+@pytest.mark.django_db
+def test_a_zip_bomb_is_refused_by_the_bytes_it_really_unpacks_to(settings, django_capture_on_commit_callbacks):
+    settings.CONCORD_MAX_UPLOAD_BYTES = 1_000_000
+    bundle = io.BytesIO()
+    with zipfile.ZipFile(bundle, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("pairs.jsonl", b"")
+        archive.writestr("media/zeros.png", b"\0" * 5_000_000)
+    assert len(bundle.getvalue()) < 50_000
+    with django_capture_on_commit_callbacks(execute=True):
+        response = upload(client_for(CuratorFactory()), "bundle.zip", bundle.getvalue())
+    job = Job.objects.get(pk=response.json()["id"])
+    assert (job.status, job.error) == (Job.Status.FAILED, "the archive unpacks to more than 1,000,000 bytes")
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("fields", "name", "status", "code"),
+    [
+        ({"task": "text-to-smell"}, "a.jsonl", 400, "invalid"),
+        ({"format": "csv"}, "a.jsonl", 400, "invalid"),
+        ({}, "a.csv", 400, "unsupported_upload"),
+        ({"campaign": "missing", "task": ""}, "a.jsonl", 404, "campaign_not_found"),
+    ],
+)
+def test_bad_upload_requests_are_refused_before_any_job(fields, name, status, code):
+    response = upload(client_for(CuratorFactory()), name, jsonl([concord_pair(0)]), **fields)
+    assert (response.status_code, response.json()["code"]) == (status, code)
+    assert not Job.objects.exists()
+
+
+@pytest.mark.django_db
+def test_the_upload_page_is_for_curators(client):
+    client.force_login(UserFactory())
+    assert client.get(reverse("imports-upload")).status_code == 403
+    client.force_login(CuratorFactory())
+    page = client.get(reverse("imports-upload"))
+    assert page.status_code == 200
+    assert b'id="import-form"' in page.content and b"frontend/imports/upload.js" in page.content

@@ -1,0 +1,104 @@
+"""Dashboard figures, checked against the hand-computed world in world.py."""
+
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from curation.selectors.dashboards import FIGURES, dashboard_figure
+from tests.curation.console.world import make_world
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def world():
+    return make_world()
+
+
+def rows(name, campaign):
+    return dashboard_figure(name=name, campaign=campaign).rows
+
+
+def test_annotations_per_day_count_concord_ratings_by_utc_day(world):
+    today = timezone.now().date()
+    assert rows("annotations-per-day", world.campaign) == [
+        {"day": (today - timedelta(days=1)).isoformat(), "annotations": 1},
+        {"day": today.isoformat(), "annotations": 8},
+    ]
+
+
+def test_annotations_per_annotator_are_sorted_by_volume(world):
+    got = [(r["annotator"], r["annotations"]) for r in rows("annotations-per-annotator", world.campaign)]
+    assert got == [("console-t2i-alice", 5), ("console-t2i-bob", 2), ("console-t2i-carol", 2)]
+
+
+def test_the_annotator_table_scores_agreement_gold_bias_time_and_flags_fast_work(world):
+    table = {r["annotator"]: r for r in rows("annotators", world.campaign)}
+    alice = table["console-t2i-alice"]
+    assert (alice["annotations"], alice["agreement_with_consensus"], alice["agreement_n"]) == (5, 1.0, 1)
+    assert (alice["gold_accuracy"], alice["gold_n"]) == (1.0, 1)
+    assert (alice["left_share"], alice["position_bias"], alice["position_n"]) == (0.2, -0.3, 5)
+    assert alice["median_seconds"] == 2.0 and alice["fast_share"] == 1.0
+    assert alice["flagged"] is True
+    assert "100% of items under 5s" in alice["flags"] and "picks the right response 80%" in alice["flags"]
+    bob = table["console-t2i-bob"]
+    assert (bob["agreement_with_consensus"], bob["left_share"], bob["median_seconds"], bob["flagged"]) == (1.0, 0.5, 40.0, False)
+    assert 0 < alice["agreement_low"] < 1.0 == alice["agreement_high"]
+
+
+def test_judge_human_agreement_counts_both_orders_on_kept_pairs(world):
+    got = [(r["judge"], r["task"], r["n"], r["rate"]) for r in rows("judge-human-agreement", world.campaign)]
+    assert got == [("judge-1", "text-to-image", 2, 1.0), ("judge-2", "text-to-image", 2, 1.0)]
+
+
+def test_judge_position_bias_counts_first_position_picks_and_swap_consistency(world):
+    got = {r["judge"]: r for r in rows("judge-position-bias", world.campaign)}
+    assert (got["judge-1"]["n"], got["judge-1"]["first_position_share"], got["judge-1"]["consistent_after_swap"]) == (
+        6, 0.6667, 0.6667,
+    )
+    assert (got["judge-2"]["n"], got["judge-2"]["first_position_share"], got["judge-2"]["position_bias"]) == (5, 0.4, -0.1)
+    assert got["judge-2"]["pairs_judged_both_ways"] == 3
+
+
+def test_human_position_bias_matches_the_annotator_table(world):
+    got = {r["annotator"]: (r["n"], r["successes"], r["rate"]) for r in rows("human-position-bias", world.campaign)}
+    assert got["console-t2i-alice"] == (5, 1, 0.2)
+    assert got["console-t2i-bob"] == (2, 1, 0.5)
+
+
+def test_time_on_item_is_bucketed(world):
+    counts = {r["bucket"]: r["annotations"] for r in rows("time-on-item", world.campaign)}
+    assert counts["<5s"] == 5 and counts["30–60s"] == 4 and sum(counts.values()) == 9
+
+
+def test_prefilter_drop_rate_is_per_source_benchmark(world):
+    got = [(r["source"], r["n"], r["successes"], r["rate"]) for r in rows("prefilter-drop-rate", world.campaign)]
+    assert got == [("oneig", 1, 0, 0.0), ("wise", 2, 1, 0.5)]
+
+
+def test_agreement_over_time_reads_report_history_with_its_interval(world):
+    got = [(r["metric"], r["value"], r["low"], r["high"]) for r in rows("agreement-over-time", world.campaign)]
+    assert got == [("pairwise_agreement", 0.8, 0.7, 0.9), ("pairwise_agreement", 0.85, 0.78, 0.92)]
+
+
+def test_figures_for_all_campaigns_include_every_campaign(world):
+    other = make_world("console-other")
+    per_annotator = rows("annotations-per-annotator", None)
+    assert {r["annotator"] for r in per_annotator} >= {"console-t2i-alice", "console-other-alice"}
+    assert len(rows("agreement-over-time", None)) == 4
+    assert len(rows("agreement-over-time", other.campaign)) == 2
+
+
+@pytest.mark.parametrize("name", sorted(FIGURES))
+def test_every_figure_is_empty_not_broken_for_a_campaign_without_data(name):
+    from annotation.services.campaigns import campaign_create
+
+    campaign = campaign_create(slug="console-empty", kind="text-to-image")
+    figure = dashboard_figure(name=name, campaign=campaign)
+    assert figure.columns
+    assert all(row["annotations"] == 0 for row in figure.rows) if name == "time-on-item" else figure.rows == []
+
+
+def test_an_unknown_figure_is_none():
+    assert dashboard_figure(name="nope", campaign=None) is None

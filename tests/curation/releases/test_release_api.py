@@ -1,0 +1,179 @@
+"""Release API and pages for curators: list, publish with a job, downloads, predictions upload, leaderboard."""
+
+import hashlib
+import io
+import json
+from io import StringIO
+
+import pytest
+from django.core import signing
+from django.core.management import call_command
+from django.urls import reverse
+from rest_framework.test import APIClient
+
+from annotation.models import Job
+from curation.models import JudgeEvaluation, Release
+from curation.releases.storage import DOWNLOAD_SALT
+from curation.services.releases import release_publish
+from tests.factories import CuratorFactory, UserFactory
+
+pytestmark = pytest.mark.django_db
+
+PERFECT = {
+    "t2i-1": {"forward": [{"judgement": "A"}], "reverse": [{"judgement": "B"}]},
+    "t2i-2": {"forward": [{"judgement": "B"}], "reverse": [{"judgement": "A"}]},
+    "t2i-3": {"forward": [{"judgement": "A"}], "reverse": [{"judgement": "A"}]},
+    "reason-1": {"forward": [{"judgement": "A"}]},
+}
+
+
+@pytest.fixture
+def curator():
+    client = APIClient()
+    client.force_authenticate(CuratorFactory())
+    return client
+
+
+@pytest.fixture
+def published(release_data, releases_root):
+    return release_publish(name="fox-bench", version="1.0.0", campaign_slugs=["t2i-wave", "reasoning-wave"])
+
+
+def test_the_release_list_shows_every_release_in_a_fixed_number_of_queries(published, curator, django_assert_num_queries):
+    release_publish(name="fox-bench", version="1.1.0", campaign_slugs=["t2i-wave"])
+    with django_assert_num_queries(2):  # releases joined with their jobs, then their campaigns prefetched
+        answer = curator.get("/api/v1/releases/")
+    assert answer.status_code == 200
+    assert [(r["name"], r["version"], r["status"], r["pairs"]) for r in answer.json()] == [
+        ("fox-bench", "1.1.0", "published", 3), ("fox-bench", "1.0.0", "published", 4)
+    ]
+    assert answer.json()[1]["campaigns"] == ["reasoning-wave", "t2i-wave"]
+
+
+def test_publishing_through_the_api_runs_a_job_whose_progress_ends_succeeded(
+    release_data, releases_root, curator, django_capture_on_commit_callbacks
+):
+    with django_capture_on_commit_callbacks(execute=True):
+        answer = curator.post("/api/v1/releases/", {"name": "fox-bench", "version": "2.0.0", "campaigns": ["t2i-wave"]},
+                              format="json")
+    assert answer.status_code == 202
+    job = curator.get(f"/api/v1/jobs/{answer.json()['job']}/").json()
+    assert (job["kind"], job["status"], job["percent"]) == ("release", "succeeded", 100.0)
+    assert job["result"]["pairs"] == 3 and job["result"]["release"] == "fox-bench"
+    assert Release.objects.get(name="fox-bench", version="2.0.0").status == Release.Status.PUBLISHED
+
+
+def test_the_api_refuses_a_published_version_and_non_curators(published, curator):
+    again = curator.post("/api/v1/releases/", {"name": "fox-bench", "version": "1.0.0",
+                                               "campaigns": ["t2i-wave", "reasoning-wave"]}, format="json")
+    assert again.status_code == 409 and again.json()["code"] == "release_immutable"
+    annotator = APIClient()
+    annotator.force_authenticate(UserFactory())
+    assert annotator.get("/api/v1/releases/").status_code == 403
+    assert annotator.get("/api/v1/releases/fox-bench/1.0.0/download/").status_code == 403
+
+
+def test_local_download_links_serve_the_manifest_files_and_refuse_forged_or_expired_tokens(published, curator, client):
+    links = curator.get("/api/v1/releases/fox-bench/1.0.0/download/?media=1").json()
+    paths = [f["path"] for f in links["files"]]
+    assert paths[0] == "manifest.json" and any(p.startswith("media/") for p in paths)
+    for link in links["files"]:
+        answer = client.get(link["url"].replace("http://testserver", ""))
+        assert answer.status_code == 200
+        assert hashlib.sha256(b"".join(answer.streaming_content)).hexdigest() == link["sha256"]
+    forged = signing.dumps({"key": "fox-bench/1.0.0/../../../etc/passwd", "max_age": 60}, salt="wrong", compress=True)
+    assert client.get(reverse("release-download", kwargs={"token": forged})).status_code == 404
+    outside = signing.dumps({"key": "fox-bench/1.0.0/../1.0.0/manifest.json.bak", "max_age": 60}, salt=DOWNLOAD_SALT)
+    assert client.get(reverse("release-download", kwargs={"token": outside})).status_code == 404
+    expired = signing.dumps({"key": "fox-bench/1.0.0/manifest.json", "max_age": -1}, salt=DOWNLOAD_SALT)
+    assert client.get(reverse("release-download", kwargs={"token": expired})).status_code == 404
+
+
+def test_verify_through_the_api(published, curator):
+    answer = curator.post("/api/v1/releases/fox-bench/1.0.0/verify/")
+    assert answer.status_code == 200 and answer.json()["ok"] is True
+
+
+def test_predictions_uploaded_through_the_api_are_scored_and_appear_on_the_leaderboard(published, curator):
+    upload = io.BytesIO(json.dumps(PERFECT).encode())
+    upload.name = "judge.json"
+    answer = curator.post("/api/v1/releases/fox-bench/1.0.0/evaluations/",
+                          {"judge": "gpt-judge", "format": "mmrb2", "predictions": upload}, format="multipart")
+    assert answer.status_code == 201
+    scores = answer.json()["scores"]
+    # t2i-3 reverse "A" flips to B against chosen A: the only wrong verdict of seven.
+    assert scores["accuracy"] == pytest.approx(6 / 7)
+    assert scores["per_task"]["reasoning"]["accuracy"] == 1.0
+    curator.post("/api/v1/releases/fox-bench/1.0.0/evaluations/",
+                 {"judge": "coin", "format": "mmrb2", "predictions": {"t2i-1": {"forward": [{"judgement": "B"}]}}},
+                 format="json")
+    board = curator.get("/api/v1/releases/fox-bench/1.0.0/leaderboard/").json()
+    assert [j["judge"] for j in board["judges"]] == ["gpt-judge", "coin"]
+    assert board["tasks"] == ["reasoning", "text-to-image"]
+    assert board["human_agreement"]["text-to-image"]["agreement"] == pytest.approx(5 / 7)
+
+
+@pytest.mark.parametrize(
+    ("payload", "code"),
+    [
+        ({"judge": "j", "format": "mmrb2", "predictions": b"{not json"}, "predictions_not_json"),
+        ({"judge": "j", "format": "mmrb2", "predictions": b'{"t2i-1": "A"}'}, "predictions_invalid"),
+        ({"judge": "j", "format": "elo", "predictions": b"{}"}, "invalid"),
+    ],
+)
+def test_malformed_predictions_are_refused_precisely_and_nothing_is_stored(published, curator, payload, code):
+    upload = io.BytesIO(payload["predictions"])
+    upload.name = "p.json"
+    answer = curator.post("/api/v1/releases/fox-bench/1.0.0/evaluations/", {**payload, "predictions": upload},
+                          format="multipart")
+    assert answer.status_code == 400 and answer.json()["code"] == code
+    assert not JudgeEvaluation.objects.exists()
+
+
+def test_oversized_predictions_are_refused(published, curator, settings):
+    settings.CONCORD_MAX_PREDICTIONS_BYTES = 10
+    upload = io.BytesIO(json.dumps(PERFECT).encode())
+    upload.name = "p.json"
+    answer = curator.post("/api/v1/releases/fox-bench/1.0.0/evaluations/",
+                          {"judge": "j", "format": "mmrb2", "predictions": upload}, format="multipart")
+    assert answer.status_code == 413 and "exceed the limit of 10" in answer.json()["message"]
+
+
+def test_evaluate_judge_prints_the_documented_json(published, tmp_path):
+    path = tmp_path / "omni.json"
+    path.write_text(json.dumps({"t2i-1": "response1", "t2i-2": "tie", "t2i-3": "response1"}))
+    out = StringIO()
+    call_command("evaluate_judge", "--release", "fox-bench@1.0.0", "--predictions", str(path), "--format", "omnireward",
+                 "--json", stdout=out)
+    result = json.loads(out.getvalue())
+    assert {"accuracy", "evaluated", "missing", "per_task", "with_ties", "without_ties"} <= set(result)
+    assert (result["accuracy"], result["with_ties"], result["without_ties"]) == (pytest.approx(2 / 3),) * 3
+    assert (result["evaluated"], result["missing"]) == (3, 1)
+    assert JudgeEvaluation.objects.get().judge_name == "omni"
+
+
+def test_the_leaderboard_page_lists_judges_beside_human_agreement_and_takes_an_upload(published, client):
+    client.force_login(CuratorFactory())
+    url = reverse("release-leaderboard", kwargs={"name": "fox-bench", "version": "1.0.0"})
+    upload = io.BytesIO(json.dumps(PERFECT).encode())
+    upload.name = "p.json"
+    answer = client.post(url, {"judge": "page-judge", "format": "mmrb2", "predictions": upload})
+    assert answer.status_code == 302
+    page = client.get(url).content.decode()
+    assert "Human agreement" in page and "71.4%" in page
+    assert 'data-judge="page-judge"' in page and "85.7%" in page
+    bad = io.BytesIO(b"[]")
+    bad.name = "bad.json"
+    refused = client.post(url, {"judge": "bad", "format": "mmrb2", "predictions": bad})
+    assert refused.status_code == 400
+    assert "object keyed by pair id" in refused.content.decode()
+    assert JudgeEvaluation.objects.count() == 1
+
+
+def test_release_pages_are_for_curators_only(published, client):
+    client.force_login(UserFactory())
+    assert client.get(reverse("release-list")).status_code == 403
+    client.force_login(CuratorFactory())
+    page = client.get(reverse("release-list")).content.decode()
+    assert 'data-release="fox-bench@1.0.0"' in page and 'id="publish-form"' in page
+    assert Job.objects.filter(kind="release").count() == 1

@@ -1,0 +1,53 @@
+"""A build whose worker died: marked failed with a retry hint once its lock is gone, then retried to completion."""
+
+import psycopg
+import pytest
+from django.db import connection
+
+from annotation.errors import ApplicationError
+from annotation.models import Job
+from curation.models import Release
+from curation.services.releases import LOCK_CLASS, release_publish, release_reap_stalled, release_request
+
+pytestmark = pytest.mark.django_db
+
+
+def other_connection():
+    settings = connection.settings_dict
+    return psycopg.connect(host=settings["HOST"] or "127.0.0.1", port=settings["PORT"] or 5432, user=settings["USER"],
+                           dbname=settings["NAME"], autocommit=True)
+
+
+def started_build(name="fox-bench", version="1.0.0") -> Release:
+    release = release_request(name=name, version=version, campaign_slugs=["t2i-wave"])
+    Job.objects.filter(pk=release.job_id).update(status=Job.Status.RUNNING)
+    return release
+
+
+def test_a_build_whose_worker_died_is_marked_failed_and_a_retry_completes_it(release_data, releases_root, postgres_only):
+    release = started_build()
+    assert release_reap_stalled() == 1
+    release.refresh_from_db()
+    assert release.status == Release.Status.FAILED and "worker lost" in release.error
+    assert release.job.status == Job.Status.FAILED
+    retried = release_publish(name="fox-bench", version="1.0.0", campaign_slugs=["t2i-wave"])
+    assert (retried.pk, retried.status) == (release.pk, Release.Status.PUBLISHED)
+    assert (releases_root / "fox-bench" / "1.0.0" / "manifest.json").is_file()
+
+
+def test_a_build_in_progress_elsewhere_is_neither_reaped_nor_started_twice(release_data, releases_root, postgres_only):
+    release = started_build()
+    with other_connection() as worker:
+        worker.execute("SELECT pg_advisory_lock(%s, %s)", [LOCK_CLASS, release.pk])
+        assert release_reap_stalled() == 0
+        with pytest.raises(ApplicationError, match="is being built right now"):
+            release_request(name="fox-bench", version="1.0.0", campaign_slugs=["t2i-wave"])
+    release.refresh_from_db()
+    assert release.status == Release.Status.BUILDING
+
+
+def test_a_retry_must_name_the_campaigns_of_the_first_attempt(release_data, releases_root, postgres_only):
+    started_build()
+    release_reap_stalled()
+    with pytest.raises(ApplicationError, match="a retry must name the same campaigns"):
+        release_request(name="fox-bench", version="1.0.0", campaign_slugs=["t2i-wave", "reasoning-wave"])

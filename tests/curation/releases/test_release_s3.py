@@ -1,0 +1,123 @@
+"""Releases on S3-compatible object storage, exercised over HTTP against a moto server started by the tests."""
+
+import hashlib
+import json
+import threading
+
+import httpx
+import pytest
+
+from annotation.errors import ApplicationError
+from curation.models import Release, ReleaseFile
+from curation.releases.storage import S3ReleaseStorage, release_storage
+from curation.selectors.releases import release_get
+from curation.services.releases import release_download_links, release_publish, release_verify
+
+pytestmark = pytest.mark.django_db
+
+BOTH = ["t2i-wave", "reasoning-wave"]
+
+
+def keys(client, prefix="releases/") -> set[str]:
+    answer = client.list_objects_v2(Bucket="concord-releases", Prefix=prefix)
+    return {item["Key"] for item in answer.get("Contents", [])}
+
+
+def test_a_release_published_to_s3_downloads_intact_through_presigned_urls(release_data, s3_releases):
+    release = release_publish(name="fox-bench", version="1.0.0", campaign_slugs=BOTH)
+    assert release.status == Release.Status.PUBLISHED
+    assert release.location == "s3://concord-releases/releases/fox-bench/1.0.0/"
+    stored = keys(s3_releases["client"])
+    expected = {f"releases/fox-bench/1.0.0/{f.path}" for f in release.files.all()} | {"releases/fox-bench/1.0.0/manifest.json"}
+    assert stored == expected
+    links = release_download_links(release=release, include_media=True)
+    assert links["files"][0]["path"] == "manifest.json"
+    with httpx.Client(timeout=10) as http:
+        manifest_bytes = http.get(links["files"][0]["url"]).raise_for_status().content
+        assert hashlib.sha256(manifest_bytes).hexdigest() == release.manifest_sha256
+        manifest = {f["path"]: f for f in json.loads(manifest_bytes)["files"]}
+        for link in links["files"][1:]:
+            assert "X-Amz-Signature=" in link["url"]
+            data = http.get(link["url"]).raise_for_status().content
+            assert hashlib.sha256(data).hexdigest() == manifest[link["path"]]["sha256"] == link["sha256"]
+        unsigned = links["files"][1]["url"].split("?")[0]
+        assert http.get(unsigned).status_code == 403, "objects are private; only presigned links read them"
+    head = s3_releases["client"].head_object(Bucket="concord-releases", Key="releases/fox-bench/1.0.0/data/reasoning.jsonl")
+    assert head["Metadata"]["sha256"] == manifest["data/reasoning.jsonl"]["sha256"]
+
+
+def test_verify_on_s3_passes_and_then_detects_a_tampered_object(release_data, s3_releases):
+    release = release_publish(name="fox-bench", version="1.0.0", campaign_slugs=BOTH)
+    clean = release_verify(release=release)
+    assert clean == {"ok": True, "files_checked": release.files_count, "mismatches": []}
+    s3_releases["client"].put_object(Bucket="concord-releases", Key="releases/fox-bench/1.0.0/data/text-to-image.parquet",
+                                     Body=b"not parquet")
+    result = release_verify(release=release)
+    assert result["ok"] is False
+    assert [(m["path"], m["problem"], m["actual_size"]) for m in result["mismatches"]] == [
+        ("data/text-to-image.parquet", "checksum", 11)
+    ]
+
+
+def test_s3_failing_mid_upload_leaves_the_release_failed_and_invisible_and_a_retry_completes_it(
+    release_data, s3_releases, monkeypatch
+):
+    calls, uploads = [], []
+    real_put = S3ReleaseStorage.put_file
+    proxy = s3_releases["proxy"]
+    lock = threading.Lock()
+
+    def put_then_cut_at_the_fourth(self, key, source, **kwargs):
+        with lock:
+            calls.append(key)
+            if len(calls) == 4:
+                proxy.cut()
+        real_put(self, key, source, **kwargs)
+        uploads.append(key)
+
+    monkeypatch.setattr(S3ReleaseStorage, "put_file", put_then_cut_at_the_fourth)
+    with pytest.raises(ApplicationError, match="object storage failed"):
+        release_publish(name="fox-bench", version="1.0.0", campaign_slugs=BOTH)
+    release = Release.objects.get(name="fox-bench", version="1.0.0")
+    assert release.status == Release.Status.FAILED
+    assert "object storage failed" in release.error and release.job.status == "failed"
+    assert not release.manifest_sha256 and not ReleaseFile.objects.filter(release=release).exists()
+    assert len(uploads) <= 3
+    left = keys(s3_releases["client"])
+    assert left == {f"releases/fox-bench/1.0.0/{key.split('/', 2)[2]}" for key in uploads}
+    assert "releases/fox-bench/1.0.0/manifest.json" not in left, "no manifest: nothing is visible"
+    with pytest.raises(ApplicationError, match="is failed, not published"):
+        release_get(name="fox-bench", version="1.0.0", published=True)
+    with pytest.raises(ApplicationError, match="only a published release can be downloaded"):
+        release_download_links(release=release)
+
+    proxy.restore()
+    monkeypatch.setattr(S3ReleaseStorage, "put_file", real_put)
+    retried = release_publish(name="fox-bench", version="1.0.0", campaign_slugs=BOTH)
+    assert retried.pk == release.pk and retried.status == Release.Status.PUBLISHED and retried.attempts == 2
+    assert "releases/fox-bench/1.0.0/manifest.json" in keys(s3_releases["client"])
+    assert release_verify(release=retried)["ok"] is True
+
+
+def test_large_files_go_up_in_checksummed_parts(s3_releases, tmp_path, settings):
+    store = release_storage("s3")
+    store.multipart_threshold = 6 * 1024 * 1024
+    store.part_size = 5 * 1024 * 1024
+    data = bytes(range(256)) * (11 * 1024 * 1024 // 256 + 3)
+    source = tmp_path / "big.bin"
+    source.write_bytes(data)
+    digest = hashlib.sha256(data).hexdigest()
+    store.put_file("big/1.0.0/big.bin", source, sha256=digest, size=len(data))
+    head = s3_releases["client"].head_object(Bucket="concord-releases", Key="releases/big/1.0.0/big.bin")
+    assert head["ETag"].strip('"').endswith("-3"), "three parts: 5 MiB, 5 MiB and the rest"
+    assert store.stored("big/1.0.0/big.bin", sha256=digest, size=len(data))
+    assert hashlib.sha256(store.read_bytes("big/1.0.0/big.bin")).hexdigest() == digest
+
+
+def test_a_source_that_does_not_match_its_checksum_is_never_stored(s3_releases, tmp_path):
+    store = release_storage("s3")
+    source = tmp_path / "file.txt"
+    source.write_bytes(b"changed after hashing")
+    with pytest.raises(ApplicationError, match="expected " + "0" * 64):
+        store.put_file("x/1.0.0/file.txt", source, sha256="0" * 64, size=21)
+    assert not store.exists("x/1.0.0/file.txt")

@@ -1,0 +1,160 @@
+"""A curator walks the console in headless Chromium against the live server.
+
+Funnel → pair browser (filters, keyset pages) → pair detail (model names, verdicts, annotations)
+→ actions (exclude, restore a dropped pair, mark gold) → dashboards with charts drawn from the real
+numbers → CSV download. Screenshots go to test-artifacts/screenshots/console-*.png.
+"""
+
+import csv
+import io
+import os
+from pathlib import Path
+
+import pytest
+from django.core.cache import cache
+
+from annotation.models import Pair
+from tests.conftest import require
+from tests.curation.console.world import make_pair, make_world
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+CHROMIUM = "/usr/bin/chromium"
+SHOTS = Path(__file__).resolve().parents[3] / "test-artifacts" / "screenshots"
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run",
+        "--disable-sync"]
+
+
+@pytest.fixture
+def browser_page(monkeypatch):
+    require(os.path.exists(CHROMIUM), f"Chromium at {CHROMIUM}")
+    # Playwright's sync API keeps an event loop in this thread; the ORM calls the test makes are still synchronous.
+    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+    from playwright.sync_api import sync_playwright
+
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        context = browser.new_context(viewport={"width": 1400, "height": 1000}, accept_downloads=True)
+        page = context.new_page()
+        errors = []
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        page.on("response", lambda r: record_failed_resource(errors, r))
+        yield page, errors
+        browser.close()
+
+
+def record_failed_resource(errors, response):
+    """A script, style sheet or fetch that failed; pages themselves may answer 4xx on purpose."""
+    if response.status >= 400 and response.request.resource_type != "document":
+        errors.append(f"{response.status} {response.url}")
+
+
+def shot(page, name):
+    page.screenshot(path=str(SHOTS / f"console-{name}.png"), full_page=True)
+
+
+def log_in(page, base, username):
+    page.goto(f"{base}/login/?next=/console/")
+    page.fill("input[name=username]", username)
+    page.fill("input[name=password]", "pw")
+    page.click("button[type=submit]")
+    page.wait_for_url(f"{base}/console/")
+
+
+def test_a_curator_runs_the_console_end_to_end(live_server, transactional_db, browser_page):
+    cache.clear()
+    page, errors = browser_page
+    world = make_world()
+    for i in range(55):
+        make_pair(world.campaign, f"bulk{i:02}", source="oneig")
+    base = live_server.url
+    log_in(page, base, world.curator.username)
+    assert page.locator("text=Console T2I").count() == 1
+    shot(page, "home")
+
+    page.click("text=Console T2I")
+    funnel = page.locator("ol.funnel")
+    assert funnel.locator("[data-stage=imported] .big").inner_text() == "63"
+    assert funnel.locator("[data-stage=annotation] .big").inner_text() == "5.0%"
+    assert "1 dropped as easy" in funnel.locator("[data-stage=prefilter]").inner_text()
+    assert "1 disputed" in funnel.locator("[data-stage=consensus]").inner_text()
+    shot(page, "funnel")
+
+    page.click("text=Browse pairs")
+    assert page.locator("table.pairs tbody tr").count() == 50
+    page.click("a[rel=next]")
+    assert page.locator("table.pairs tbody tr").count() == 13
+    page.click("a[rel=first]")
+    page.select_option("select[name=source]", "wise")
+    page.click("form.filters button[type=submit]")
+    assert sorted(page.locator("table.pairs tbody tr td:first-child").all_inner_texts()) == [
+        "console-t2i-dropped", "console-t2i-split",
+    ]
+    page.select_option("select[name=source]", "")
+    page.fill("input[name=human_agreement_max]", "0.5")
+    page.click("form.filters button[type=submit]")
+    assert page.locator("table.pairs tbody tr td:first-child").all_inner_texts() == ["console-t2i-split"]
+    shot(page, "pairs-filtered")
+
+    page.click("text=console-t2i-split")
+    assert page.locator("[data-testid=model-a]").inner_text() == "secret-model-split-a"
+    assert page.locator("table.verdicts tbody tr").count() == 4
+    assert page.locator("table.annotations tbody tr").count() == 3
+    assert "rationale by console-t2i-bob" in page.locator("table.annotations").inner_text()
+    shot(page, "pair-detail")
+
+    page.fill("form[action$='/mark-gold/'] input[name=note]", "clear after review")
+    page.select_option("form[action$='/mark-gold/'] select[name=side]", "B")
+    page.click("form[action$='/mark-gold/'] button")
+    assert "Marked gold; the expected answer is B." in page.locator(".messages").inner_text()
+    assert page.locator("[data-testid=gold]").inner_text() == "★ gold: B"
+    page.fill("form[action$='/exclude/'] input[name=reason]", "prompt is ambiguous")
+    page.click("form[action$='/exclude/'] button")
+    assert page.locator("[data-testid=pair-status]").inner_text() == "Excluded by a curator"
+    assert "excluded by console-t2i-curator: prompt is ambiguous" in page.locator("[data-testid=status-reason]").inner_text()
+    shot(page, "pair-excluded")
+    assert Pair.objects.get(pk=world.pairs["split"].pk).status == Pair.Status.EXCLUDED
+
+    page.goto(f"{base}/console/pairs/{world.pairs['dropped'].pk}/")
+    page.click("form[action$='/restore/'] button")
+    assert page.locator("[data-testid=pair-status]").inner_text() == "In the annotation queue"
+
+    page.goto(f"{base}/console/dashboards/?campaign={world.campaign.slug}")
+    page.wait_for_selector("[data-figure=time-on-item][data-rendered=true]")
+    drawn = page.evaluate(
+        """() => Object.fromEntries([...document.querySelectorAll('[data-figure] canvas')].map((c) => {
+            const chart = Chart.getChart(c);
+            return [c.closest('[data-figure]').dataset.figure, chart.data.datasets[0].data];
+        }))"""
+    )
+    assert drawn["annotations-per-annotator"] == [5, 2, 2]
+    assert drawn["time-on-item"][0] == 5 and sum(drawn["time-on-item"]) == 9
+    assert drawn["judge-position-bias"] == [0.6667, 0.4]
+    assert drawn["agreement-over-time"] == [0.7, 0.78]
+    assert page.locator("tr.flagged[data-annotator=console-t2i-alice]").count() == 1
+    shot(page, "dashboards")
+
+    with page.expect_download() as download_info:
+        page.click("[data-figure=annotators] a.csv")
+    rows = list(csv.DictReader(io.StringIO(Path(download_info.value.path()).read_text())))
+    assert [r["annotator"] for r in rows] == ["console-t2i-alice", "console-t2i-bob", "console-t2i-carol"]
+
+    page.click("text=console-t2i-alice")
+    assert page.locator("table.recent tbody tr").count() == 5
+    shot(page, "annotator")
+    assert not errors, errors
+
+
+def test_an_annotator_is_refused_the_console_in_the_browser(live_server, transactional_db, browser_page):
+    cache.clear()
+    page, errors = browser_page
+    world = make_world()
+    page.goto(f"{live_server.url}/login/")
+    page.fill("input[name=username]", world.alice.username)
+    page.fill("input[name=password]", "pw")
+    page.click("button[type=submit]")
+    response = page.goto(f"{live_server.url}/console/pairs/{world.pairs['kept'].pk}/")
+    assert response.status == 403
+    assert "secret-model" not in page.content()
+    assert page.locator("nav a", has_text="Console").count() == 0

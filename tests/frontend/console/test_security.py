@@ -1,0 +1,149 @@
+"""Log-in throttling, upload limits and production settings."""
+
+import base64
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from django.core.cache import cache, caches
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.test import RequestFactory
+from django.urls import reverse
+
+from annotation.services.login_throttle import login_failure_record, login_lock_status
+from config.uploads import RequestTooLarge
+from tests.conftest import port_open, require
+from tests.factories import UserFactory
+
+pytestmark = pytest.mark.django_db
+ROOT = Path(__file__).resolve().parents[3]
+
+
+@pytest.fixture(autouse=True)
+def clean_cache():
+    cache.clear()
+    yield
+    cache.clear()
+
+
+def fail_login(client, username="mallory-target", password="wrong", address="10.0.0.1"):
+    return client.post(reverse("login"), {"username": username, "password": password}, REMOTE_ADDR=address)
+
+
+def test_five_failed_logins_lock_the_username_from_that_address_with_a_429_page(client):
+    UserFactory(username="mallory-target")
+    statuses = [fail_login(client).status_code for _ in range(5)]
+    assert statuses == [200, 200, 200, 200, 429]
+    locked = client.post(reverse("login"), {"username": "mallory-target", "password": "pw"}, REMOTE_ADDR="10.0.0.1")
+    assert locked.status_code == 429
+    assert "Too many failed log-ins" in locked.content.decode() and "15 minutes" in locked.content.decode()
+    assert 800 < int(locked["Retry-After"]) <= 900
+    assert "_auth_user_id" not in client.session
+
+
+def test_the_lock_is_per_username_and_address(client):
+    UserFactory(username="mallory-target")
+    UserFactory(username="someone-else")
+    for _ in range(5):
+        fail_login(client)
+    other_address = client.post(reverse("login"), {"username": "mallory-target", "password": "pw"}, REMOTE_ADDR="10.0.0.2")
+    assert other_address.status_code == 302
+    client.logout()
+    other_user = client.post(reverse("login"), {"username": "someone-else", "password": "pw"}, REMOTE_ADDR="10.0.0.1")
+    assert other_user.status_code == 302
+
+
+def test_a_successful_login_clears_earlier_failures(client):
+    UserFactory(username="mallory-target")
+    for _ in range(4):
+        fail_login(client)
+    variant = client.post(reverse("login"), {"username": "Mallory-Target ", "password": "x"}, REMOTE_ADDR="10.0.0.1")
+    assert variant.status_code == 429
+    cache.clear()
+    for _ in range(4):
+        fail_login(client)
+    right = client.post(reverse("login"), {"username": "mallory-target", "password": "pw"}, REMOTE_ADDR="10.0.0.1")
+    assert right.status_code == 302
+    client.logout()
+    assert [fail_login(client).status_code for _ in range(4)] == [200, 200, 200, 200]
+
+
+def test_one_address_guessing_many_usernames_is_locked_too(client, settings):
+    settings.CONCORD_LOGIN_FAILURES_PER_ADDRESS = 3
+    assert [fail_login(client, username=f"user{i}").status_code for i in range(3)] == [200, 200, 429]
+    assert fail_login(client, username="fresh-name").status_code == 429
+
+
+def test_http_basic_auth_shares_the_lock(client):
+    UserFactory(username="mallory-target")
+
+    def basic(password):
+        token = base64.b64encode(f"mallory-target:{password}".encode()).decode()
+        return client.get(reverse("api-campaign-list"), HTTP_AUTHORIZATION=f"Basic {token}", REMOTE_ADDR="10.0.0.9")
+
+    assert [basic("wrong").status_code for _ in range(5)] == [403, 403, 403, 403, 403]
+    refused = basic("pw")
+    assert refused.status_code == 429
+    assert refused.json()["code"] == "throttled"
+
+
+def test_failures_are_shared_through_redis_between_processes(settings):
+    require(port_open("127.0.0.1", 6379), "Redis on 127.0.0.1:6379")
+    settings.CACHES = {
+        "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": "redis://127.0.0.1:6379/8"}
+    }
+    caches["default"].clear()
+    for _ in range(5):
+        login_failure_record(username="shared", address="10.1.1.1")
+    script = (
+        "import django; django.setup();"
+        "from annotation.services.login_throttle import login_lock_status;"
+        "print(login_lock_status(username='shared', address='10.1.1.1').locked)"
+    )
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings.test", "CACHE_URL": "redis://127.0.0.1:6379/8"}
+    other_process = subprocess.run([sys.executable, "-c", script], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
+    assert other_process.stdout.strip().endswith("True"), other_process.stderr
+    assert login_lock_status(username="shared", address="10.1.1.2").locked is False
+    caches["default"].clear()
+
+
+def test_a_body_declared_larger_than_the_limit_is_refused_with_413_before_it_is_read(client, settings):
+    settings.CONCORD_MAX_UPLOAD_BYTES = 1000
+    client.force_login(UserFactory(username="uploader"))
+    response = client.generic("POST", "/api/v1/campaigns/", b"x" * 10, content_type="application/octet-stream",
+                              CONTENT_LENGTH="5000")
+    assert response.status_code == 413
+    assert response.json() == {"code": "upload_too_large", "message": "The upload is larger than the limit of 1,000 bytes.",
+                               "extra": {"limit": 1000, "size": 5000}}
+    page = client.generic("POST", "/login/", b"x", CONTENT_LENGTH="5000")
+    assert page.status_code == 413 and "Upload too large" in page.content.decode()
+
+
+def test_a_multipart_upload_without_a_usable_length_stops_at_the_limit(settings):
+    settings.CONCORD_MAX_UPLOAD_BYTES = 1000
+    request = RequestFactory().post("/upload/", {"file": SimpleUploadedFile("pairs.jsonl", b"{}\n" * 2000)})
+    with pytest.raises(RequestTooLarge):
+        request.FILES  # noqa: B018 - parsing the body is what is under test
+    small = RequestFactory().post("/upload/", {"file": SimpleUploadedFile("pairs.jsonl", b"{}\n" * 10)})
+    assert small.FILES["file"].read() == b"{}\n" * 10
+
+
+def test_production_settings_pass_the_deploy_check_with_secure_cookies():
+    env = {
+        **os.environ, "DJANGO_SETTINGS_MODULE": "config.settings.production",
+        "DJANGO_SECRET_KEY": "k" * 20 + "Q7v!x9#Lm2$pR8@w" * 3, "CONCORD_RATER_ID_SECRET": "r" * 10 + "Zt5#qW8!" * 6,
+        "DJANGO_ALLOWED_HOSTS": "concord.example.org", "DATABASE_URL": "sqlite:////tmp/concord-deploy-check.sqlite3",
+    }
+    check = subprocess.run([sys.executable, "manage.py", "check", "--deploy", "--tag", "security", "--fail-level", "WARNING"],
+                           cwd=ROOT, env=env,
+                           capture_output=True, text=True, timeout=120)
+    assert check.returncode == 0, check.stdout + check.stderr
+    script = (
+        "import django; django.setup(); from django.conf import settings as s;"
+        "print(s.SESSION_COOKIE_SECURE, s.CSRF_COOKIE_SECURE, s.SESSION_COOKIE_HTTPONLY, s.SESSION_COOKIE_NAME,"
+        " s.SESSION_COOKIE_SAMESITE, s.SECURE_SSL_REDIRECT, s.DEBUG)"
+    )
+    shown = subprocess.run([sys.executable, "-c", script], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
+    assert shown.stdout.split() == ["True", "True", "True", "__Host-sessionid", "Lax", "True", "False"], shown.stderr

@@ -1,0 +1,235 @@
+"""Every URL pattern, walked as five people: roles hold everywhere, and no id in a URL reveals another user's data.
+
+The walk iterates Django's resolver, so a new route is walked the moment it exists; a route without an
+entry in EXPECTED fails the test until someone says who may use it. Path parameters are filled with
+objects of campaign Y, held by annotator ``bob``; ``alice`` is an annotator of campaign X only, so
+every id she is handed belongs to someone else. Each response to an annotator is also searched for
+what annotators must never see: model names, judge output, another annotator's rating.
+
+Unsafe requests run inside a transaction that is rolled back, so every request sees the same data.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+
+import pytest
+from django.core.cache import cache
+from django.db import transaction
+from django.test import Client
+from django.urls import URLPattern, URLResolver, get_resolver
+from django.utils import timezone
+from PIL import Image
+
+from annotation.models import Job
+from annotation.services.media import media_store
+from curation.models import Release
+from tests.curation.console.world import make_world
+
+pytestmark = pytest.mark.django_db
+
+ROLES = ("anon", "alice", "bob", "curator", "admin")
+UNSAFE = ("post", "put", "patch", "delete")
+
+
+def allowed(anon, alice, bob, curator, admin) -> dict:
+    return dict(zip(ROLES, (anon, alice, bob, curator, admin), strict=True))
+
+
+CURATOR_PAGE = allowed(302, 403, 403, 200, 200)
+CURATOR_API = allowed(403, 403, 403, 200, 200)
+SIGNED_IN = allowed(403, 200, 200, 200, 200)
+
+
+def curator_post(status: int) -> dict:
+    return allowed(403, 403, 403, status, status)
+
+
+# route → method → role → status. Curator POSTs are sent with an empty JSON body against a pair
+# that is complete, has overlap 3 of at most 5 and is not gold.
+EXPECTED: dict[str, dict[str, dict]] = {
+    "": {"GET": allowed(302, 200, 200, 200, 200)},
+    "login/": {m: allowed(200, 200, 200, 200, 200) for m in ("GET", "POST", "PUT")},
+    "logout/": {"POST": allowed(302, 302, 302, 302, 302)},
+    "media/<str:name>": {"GET": allowed(403, 404, 200, 200, 200)},
+    "api/schema/": {"GET": SIGNED_IN},
+    "api/docs/": {"GET": SIGNED_IN},
+    "api/redoc/": {"GET": SIGNED_IN},
+    "api/v1/campaigns/": {"GET": SIGNED_IN},
+    "api/v1/jobs/<int:job_id>/": {"GET": CURATOR_API},
+    "api/v1/jobs/<int:job_id>/cancel/": {"POST": curator_post(200)},
+    "console/": {"GET": CURATOR_PAGE},
+    "console/campaigns/<slug:slug>/": {"GET": CURATOR_PAGE},
+    "console/campaigns/<slug:slug>/pairs/": {"GET": CURATOR_PAGE},
+    "console/pairs/<int:pair_id>/": {"GET": CURATOR_PAGE},
+    "console/pairs/<int:pair_id>/<slug:action>/": {"POST": allowed(302, 403, 403, 302, 302)},
+    "console/dashboards/": {"GET": CURATOR_PAGE},
+    "console/dashboards/<slug:figure>.csv": {"GET": CURATOR_PAGE},
+    "console/annotators/<int:user_id>/": {"GET": CURATOR_PAGE},
+    "api/v1/console/campaigns/<slug:slug>/funnel/": {"GET": CURATOR_API},
+    "api/v1/console/campaigns/<slug:slug>/pairs/": {"GET": CURATOR_API},
+    "api/v1/console/pairs/<int:pair_id>/": {"GET": CURATOR_API},
+    "api/v1/console/pairs/<int:pair_id>/extend-overlap/": {"POST": curator_post(200)},
+    "api/v1/console/pairs/<int:pair_id>/send-to-adjudication/": {"POST": curator_post(200)},
+    "api/v1/console/pairs/<int:pair_id>/mark-gold/": {"POST": curator_post(400)},
+    "api/v1/console/pairs/<int:pair_id>/unmark-gold/": {"POST": curator_post(409)},
+    "api/v1/console/pairs/<int:pair_id>/exclude/": {"POST": curator_post(400)},
+    "api/v1/console/pairs/<int:pair_id>/restore/": {"POST": curator_post(409)},
+    "api/v1/console/dashboards/<slug:figure>/": {"GET": CURATOR_API},
+    "api/v1/console/annotators/<int:user_id>/recent/": {"GET": CURATOR_API},
+    # Imports (issue 2): curators upload.
+    "imports/": {"GET": CURATOR_PAGE},
+    "api/v1/imports/": {"POST": curator_post(415)},  # the walk sends JSON; uploads are multipart
+    # Releases (issue 6), against a published release of campaign Y with no files.
+    "releases/": {"GET": CURATOR_PAGE},
+    "releases/<slug:name>/<str:version>/": {"GET": CURATOR_PAGE, "POST": allowed(302, 403, 403, 400, 400)},
+    # A download link is a signed, expiring capability (like an S3 presigned URL); a forged one is 404 for all.
+    "releases/download/<str:token>/": {"GET": allowed(404, 404, 404, 404, 404)},
+    "api/v1/releases/": {"GET": CURATOR_API, "POST": curator_post(400)},
+    "api/v1/releases/<slug:name>/<str:version>/": {"GET": CURATOR_API},
+    "api/v1/releases/<slug:name>/<str:version>/verify/": {"POST": curator_post(200)},
+    "api/v1/releases/<slug:name>/<str:version>/download/": {"GET": CURATOR_API},
+    "api/v1/releases/<slug:name>/<str:version>/evaluations/": {"POST": curator_post(400)},
+    "api/v1/releases/<slug:name>/<str:version>/leaderboard/": {"GET": CURATOR_API},
+}
+
+# Django's admin site is generated from the registered models: every page is for staff only (the
+# Concord admin), everyone else is sent to the admin log-in.
+ADMIN_PREFIX = "admin/"
+
+
+def walk(patterns, prefix=""):
+    """(route, view) for every leaf pattern, routes joined as written (regex patterns keep their regex)."""
+    for pattern in patterns:
+        if isinstance(pattern, URLResolver):
+            yield from walk(pattern.url_patterns, prefix + str(pattern.pattern))
+        elif isinstance(pattern, URLPattern):
+            yield prefix + str(pattern.pattern), pattern.callback
+
+
+def methods_of(view) -> list[str]:
+    """The HTTP methods a view answers: its class's handlers, or GET for a plain function view."""
+    view_class = getattr(view, "view_class", None) or getattr(view, "cls", None)
+    if view_class is None:
+        return ["GET"]
+    names = getattr(view_class, "http_method_names", ())
+    return [m.upper() for m in ("get", "post", "put", "patch", "delete") if m in names and hasattr(view_class, m)]
+
+
+def fill(route: str, params: dict) -> str:
+    """A concrete URL for ``route``, with every <converter:name> and (?P<name>...) filled from ``params``."""
+
+    def converter(match):
+        name = match.group(2)
+        if name not in params:
+            raise AssertionError(f"no value for path parameter {name!r} in {route!r}: add one to params() in this test")
+        return str(params[name])
+
+    def group(match):
+        name, body = match.group(1), match.group(2)
+        if name in params:
+            return str(params[name])
+        return body.split("|")[0] if re.fullmatch(r"[\w|]+", body) else "no-such-page/"
+
+    url = re.sub(r"\(\?P<(\w+)>([^)]*)\)", group, route)
+    url = re.sub(r"<(?:(\w+):)?(\w+)>", converter, url)
+    return "/" + url.replace("^", "").replace("$", "")
+
+
+@pytest.fixture
+def scene():
+    cache.clear()
+    x, y = make_world("console-x"), make_world("console-y")
+    png = io.BytesIO()
+    Image.new("RGB", (4, 4), (10, 200, 30)).save(png, "PNG")
+    media = media_store(data=png.getvalue(), name="secret-model-y-output.png")
+    y.pairs["kept"].media.add(media)
+    job = Job.objects.create(kind="import", campaign=y.campaign)
+    release = Release.objects.create(
+        name="console-y-release", version="1.0.0", status=Release.Status.PUBLISHED, manifest_sha256="0" * 64,
+        published_at=timezone.now(),
+    )
+    release.campaigns.add(y.campaign)
+    people = {"alice": x.alice, "bob": y.bob, "curator": x.curator, "admin": x.admin}
+    params = {
+        "slug": y.campaign.slug, "pair_id": y.pairs["kept"].pk, "job_id": job.pk, "user_id": y.bob.pk,
+        "name": f"{media.sha256}.png", "figure": "annotators", "action": "restore",
+        "object_id": y.pairs["kept"].pk, "id": y.bob.pk, "content_type_id": 1,
+        "version": release.version, "token": "forged-download-token",
+    }
+    # What an annotator must never see: every model name, judge output, a co-annotator's rationale;
+    # alice additionally must not see anything of campaign Y.
+    never = ["secret-model-", "better_response", "judge-1", "rationale by console-y-carol"]
+    secrets = {"alice": never + ["Console Y", "Draw console-y-kept-prompt", "rationale by console-y-bob"], "bob": never}
+    # A parameter name that means different things on different routes, by route prefix.
+    by_prefix = {"releases/": {"name": release.name}, "api/v1/releases/": {"name": release.name}}
+    yield {"people": people, "params": params, "by_prefix": by_prefix, "secrets": secrets}
+    cache.clear()
+
+
+def request(people, role, method, url):
+    client = Client()
+    if role != "anon":
+        client.force_login(people[role])
+    if method == "GET":
+        return client.get(url)
+    with transaction.atomic():
+        response = getattr(client, method.lower())(url, data={}, content_type="application/json")
+        transaction.set_rollback(True)
+    return response
+
+
+def test_every_route_has_an_expectation_and_honours_it_for_every_role(scene):
+    failures, walked = [], 0
+    routes = list(walk(get_resolver().url_patterns))
+    unknown = [route for route, _ in routes if route not in EXPECTED and not route.startswith(ADMIN_PREFIX)]
+    assert not unknown, f"routes without an expectation in EXPECTED (say who may use them): {unknown}"
+    stale = set(EXPECTED) - {route for route, _ in routes}
+    assert not stale, f"EXPECTED names routes that no longer exist: {sorted(stale)}"
+    for route, view in routes:
+        prefix = next((p for p in scene["by_prefix"] if route.startswith(p)), None)
+        url = fill(route, {**scene["params"], **scene["by_prefix"].get(prefix, {})})
+        for method in methods_of(view):
+            for role in ROLES:
+                response = request(scene["people"], role, method, url)
+                walked += 1
+                body = response.content.decode("utf-8", "replace") if not getattr(response, "streaming", False) else ""
+                problem = check(route, method, role, response)
+                if problem:
+                    failures.append(f"{method} {url} as {role}: {problem}")
+                for secret in scene["secrets"].get(role, []):
+                    if secret in body or secret in response.get("Location", ""):
+                        failures.append(f"{method} {url} as {role}: leaks {secret!r}")
+    assert walked > 100
+    assert not failures, "\n".join(failures)
+
+
+def check(route, method, role, response) -> str | None:
+    status = response.status_code
+    if route.startswith(ADMIN_PREFIX):
+        if route == "admin/login/":
+            return None if status == 200 or (role == "admin" and status == 302) else f"status {status}"
+        if role == "admin":
+            # 403: autocomplete without its query; 405: logout answers POST only.
+            return None if status in (200, 302, 403, 404, 405) else f"status {status}, expected the staff admin to be served"
+        location = response.get("Location", "")
+        if status == 302 and (location.startswith("/admin/login/") or (route == "admin/logout/" and location == "/admin/")):
+            return None
+        return f"status {status} → {location!r}, expected a redirect to the admin log-in"
+    expected = EXPECTED[route].get(method)
+    if expected is None:
+        return f"the view answers {method} but EXPECTED[{route!r}] does not say who may"
+    if status != expected[role]:
+        return f"status {status}, expected {expected[role]}"
+    if status == 302 and role == "anon" and method == "GET" and not response["Location"].startswith("/login/"):
+        return f"redirected to {response['Location']!r}, expected the log-in page"
+    return None
+
+
+def test_the_walk_fills_regex_and_typed_parameters():
+    assert fill("console/pairs/<int:pair_id>/", {"pair_id": 7}) == "/console/pairs/7/"
+    assert fill("admin/^(?P<app_label>auth|annotation)/$", {}) == "/admin/auth/"
+    assert fill("admin/(?P<url>.*)$", {}) == "/admin/no-such-page/"
+    with pytest.raises(AssertionError, match="no value for path parameter 'release_id'"):
+        fill("releases/<int:release_id>/", {})
