@@ -80,8 +80,10 @@ def response_verdicts(counts: np.ndarray, rejected: np.ndarray, variable, params
 
 def decide_reasoning(ratings: PairRatings, params: dict) -> list[Decision]:
     """Keep a pair of one preferred and one rejected response, choosing the preferred one; a response whose
-    raters disagree discards the pair (a dispute); both preferred or both rejected drops it; and, taking
-    pairs in the given order, a response already used by a kept pair is not used again."""
+    raters disagree discards the pair (a dispute); both preferred or both rejected drops it; and, with
+    ``unique_responses``, taking pairs in the given order, a response already used by a kept pair is not
+    used again (responses are the same when their ids are: Concord stores identical outputs of one model
+    for one prompt once)."""
     variable = ratings.variable
     if ratings.counts.ndim != 3 or not variable.numeric:
         raise PolicyError(f"policy 'mmrb2-reasoning' needs a per-response scale, not {variable.qid!r}")
@@ -102,7 +104,8 @@ def decide_reasoning(ratings: PairRatings, params: dict) -> list[Decision]:
         elif a == b == REJECTED:
             out.append(Decision(int(pair_id), DROPPED, "", BOTH_REJECTED, info))
         else:
-            ids = [int(x) for x in ratings.response_ids[i]] if ratings.response_ids is not None else []
+            unique = params["unique_responses"] and ratings.response_ids is not None
+            ids = [int(x) for x in ratings.response_ids[i]] if unique else []
             if any(x >= 0 and x in used for x in ids):
                 out.append(Decision(int(pair_id), DROPPED, "", RESPONSE_USED_TWICE, info))
                 continue
@@ -121,7 +124,7 @@ register(ConsensusPolicy(
 register(ConsensusPolicy(
     name="mmrb2-reasoning",
     scope="response",
-    defaults={"question": "correctness", "preferred_values": [1, 2], "rejected_values": [3]},
+    defaults={"question": "correctness", "preferred_values": [1, 2], "rejected_values": [3], "unique_responses": True},
     decide=decide_reasoning,
     description="MMRB2 reasoning: pair one unanimously preferred (1–2) with one rejected (3 or wrong answer) response.",
 ))

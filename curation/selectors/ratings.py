@@ -30,6 +30,8 @@ from curation.agreement.variables import Variable, variables_of_schema
 CHUNK = 20_000
 PROGRESS_ROWS = 50_000
 SIDES = ("A", "B")
+# Pair.metadata key under which importers list the responses rejected for a wrong final answer (MMRB2).
+REJECTED_KEY = "rejected_wrong_answer"
 
 
 def _json_text(value) -> str | None:
@@ -117,8 +119,11 @@ class PairFacts:
 
 def pair_facts(*, campaign: Campaign) -> PairFacts:
     """Every pair of the campaign: its source benchmark and task, responses, required ratings, status, gold."""
-    names = ["id", "prompt_id", "response_a_id", "response_b_id", "required_annotations", "annotations_done", "status"]
-    frame = stream_frame(Pair.objects.filter(campaign=campaign).order_by("id"), names=names, text_columns={"status"})
+    names = ["id", "prompt_id", "response_a_id", "response_b_id", "required_annotations", "annotations_done", "status",
+             "rejected"]
+    pairs = Pair.objects.filter(campaign=campaign).order_by("id").annotate(
+        rejected=KeyTransform(REJECTED_KEY, "metadata"))
+    frame = stream_frame(pairs, names=names, json_columns={"rejected"}, text_columns={"status", "rejected"})
     prompts = pd.DataFrame.from_records(
         list(Prompt.objects.filter(campaign=campaign).values_list("id", "source", "source_task")),
         columns=["id", "source", "source_task"], index="id")
@@ -133,8 +138,21 @@ def pair_facts(*, campaign: Campaign) -> PairFacts:
         status=frame["status"].fillna("").astype(str).to_numpy(dtype=object),
         expected_ratings=int(frame["annotations_done"].sum()),
         gold_answers={k: v for k, v in gold.items() if v is not None},
-        rejected=np.zeros((len(frame), 2), dtype=bool),
+        rejected=_rejected_sides(frame["rejected"]),
     )
+
+
+def _rejected_sides(text: pd.Series) -> np.ndarray:
+    """(pairs × 2): which responses the source release rejected for a wrong final answer without a rating."""
+    out = np.zeros((len(text), 2), dtype=bool)
+    for i in np.flatnonzero(text.notna().to_numpy()):
+        try:
+            sides = json.loads(text.iloc[i])
+        except json.JSONDecodeError:
+            continue
+        if isinstance(sides, list):
+            out[i] = ["A" in sides, "B" in sides]
+    return out
 
 
 def _ratings(campaign: Campaign) -> QuerySet:
