@@ -189,6 +189,8 @@ SPECTACULAR_SETTINGS = {
     # The schema and its docs describe every endpoint; only signed-in users may read them.
     "SERVE_PERMISSIONS": ["rest_framework.permissions.IsAuthenticated"],
 }
+# Several endpoints take a side ("A" or "B"); one enum name keeps the schema from naming it twice.
+SPECTACULAR_SETTINGS["ENUM_NAME_OVERRIDES"] = {"SideEnum": ["A", "B"]}
 
 LOGGING = {
     "version": 1,

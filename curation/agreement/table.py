@@ -128,13 +128,16 @@ def gold_codes(*, variable: Variable, n_units: int, pair_index: dict[int, int], 
     """Per unit, the code of the gold answer (-1 where none) for pair- and response-scoped variables.
 
     ``gold_answers`` maps a pair id to its gold answer: answers keyed by question id in canonical
-    orientation (like ``Annotation.values``), or, for an oriented question, just the side "A" / "B" / "tie".
+    orientation (like ``Annotation.values``), or, for an oriented question, just the side "A" / "B" / "tie",
+    bare or as ``{"side": ...}`` (how the curator console marks gold).
     """
     out = np.full(n_units, -1, dtype=np.int64)
     for pair_id, answer in gold_answers.items():
         p = pair_index.get(pair_id)
         if p is None:
             continue
+        if isinstance(answer, dict) and variable.qid not in answer and isinstance(answer.get("side"), str):
+            answer = answer["side"]
         if isinstance(answer, dict):
             value = answer.get(variable.qid)
             if variable.scope == "response" and isinstance(value, dict):

@@ -212,7 +212,7 @@ class PairAdjudicateApi(APIView):
 
     permission_classes = [IsCurator]
 
-    @extend_schema_serializer(component_name="AdjudicationInput")
+    @extend_schema_serializer(component_name="AdjudicationDecisionInput")
     class InputSerializer(serializers.Serializer):
         chosen = serializers.ChoiceField(choices=["A", "B"], allow_null=True)
         note = serializers.CharField(max_length=5000)

@@ -63,8 +63,9 @@ def _swapped_table():
         swapped += [shown_swapped, False]
         times += [900, 30_000]
         periods += [202540 if p < 20 else 202541] * 2
+    gold = {0: {"overall": 6}, 1: {"side": "A", "note": "marked in the console"}}
     return table_from_answers(variables=variables, pair_ids=pair_ids, raters=raters, answers=answers, swapped=swapped,
-                              time_ms=times, period=periods, gold_answers={0: {"overall": 6}, 1: "A"})
+                              time_ms=times, period=periods, gold_answers=gold)
 
 
 def test_annotator_rows_report_bias_gold_speed_and_weekly_trends():
