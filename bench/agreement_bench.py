@@ -237,7 +237,9 @@ def main() -> None:
     results = []
     for bootstrap, slices in ((0, False), (1000, False), (1000, True)):
         out = subprocess.run([sys.executable, __file__, "--measure", str(bootstrap), "1" if slices else "0"],
-                             check=True, capture_output=True, text=True, env={**os.environ, "BENCH_DATABASE_URL": url})
+                             capture_output=True, text=True, env={**os.environ, "BENCH_DATABASE_URL": url})
+        if out.returncode != 0:
+            sys.exit(f"measurement failed (an old bench database? run with --regenerate):\n{out.stderr}")
         results.append(json.loads(out.stdout.strip().splitlines()[-1]))
         r = results[-1]
         print(f"bootstrap={r['bootstrap']:>5}  slices={'yes' if r['slices'] else 'no ':3}  "

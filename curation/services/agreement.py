@@ -18,6 +18,7 @@ from annotation.services.jobs import job_create, job_fail, job_is_cancelled, job
 from curation.agreement.report import agreement_report, alpha_steps
 from curation.agreement.table import RatingTable
 from curation.models import AgreementReport
+from curation.selectors.agreement import HEADLINE
 from curation.selectors.ratings import PairFacts, pair_facts, rating_table
 
 JOB_KIND = "agreement"
@@ -113,9 +114,7 @@ def agreement_compute(*, campaign: Campaign, bootstrap: int = 1000, seed: int = 
 
 def headline(report: dict) -> dict:
     """The figures a job result and a trend point carry."""
-    keys = ("items", "annotations", "alpha", "alpha_ci95", "pairwise_agreement_excluding_ties", "percent_agreement",
-            "fleiss_kappa")
-    return {key: report.get(key) for key in keys}
+    return {key: report.get(key) for key in HEADLINE}
 
 
 def agreement_job_create(*, campaign: Campaign, created_by=None, bootstrap: int = 1000, seed: int = 0,

@@ -176,3 +176,26 @@ def test_the_schedule_queues_only_campaigns_rated_since_their_last_report(django
     assert [job.campaign_id for job in jobs] == [rated.pk]
     with django_capture_on_commit_callbacks(execute=True):
         assert agreement_schedule_due() == []
+
+
+def test_a_job_cancelled_while_it_runs_stores_no_report(monkeypatch):
+    """The curator cancels while ratings are being read; the job stops at its next progress write."""
+    from annotation.services.jobs import job_cancel, job_create
+    from curation.services import agreement as service
+
+    campaign = make_campaign()
+    add_pairs(campaign, RATINGS)
+    job = job_create(kind="agreement", campaign=campaign, params={"bootstrap": 10, "seed": 0})
+    real_progress = service.job_progress
+
+    def progress_then_cancel(*, job_id, done, total=None):
+        real_progress(job_id=job_id, done=done, total=total)
+        job_cancel(job_id=job_id)
+
+    monkeypatch.setattr(service, "job_progress", progress_then_cancel)
+    service.agreement_job_run(job_id=job.pk)
+    job.refresh_from_db()
+    assert job.status == Job.Status.CANCELLED
+    assert not AgreementReport.objects.exists()
+    service.agreement_job_run(job_id=job.pk)  # a cancelled job stays cancelled
+    assert not AgreementReport.objects.exists()
