@@ -1,9 +1,12 @@
 """What raters touch: campaigns, prompts, responses, pairs, media, rating schemas, work and ratings."""
 
+import secrets
+
 from django.conf import settings
 from django.contrib.auth.models import AbstractUser
 from django.db import models
 from django.db.models import F, Q
+from django.db.models.lookups import LessThan
 
 
 class Role(models.TextChoices):
@@ -54,6 +57,10 @@ class RatingSchema(models.Model):
         return f"{self.slug} v{self.version}"
 
 
+def _orientation_seed() -> str:
+    return secrets.token_hex(8)
+
+
 class Campaign(models.Model):
     class Status(models.TextChoices):
         DRAFT = "draft", "Draft"
@@ -75,6 +82,9 @@ class Campaign(models.Model):
     consensus_params = models.JSONField(default=dict, blank=True)
     instructions = models.TextField(blank=True)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.ACTIVE)
+    orientation_seed = models.CharField(
+        max_length=32, default=_orientation_seed, help_text="Seeds the left/right order shown per pair and annotator."
+    )
     members = models.ManyToManyField(settings.AUTH_USER_MODEL, related_name="campaigns", blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -146,6 +156,11 @@ class Response(models.Model):
         return f"{self.model_name} → {self.prompt_id}"
 
 
+PAIR_SLOTS_TAKEN = F("active_claims") + F("annotations_done")
+# Written exactly as the claim query writes it, so PostgreSQL matches the partial index predicate.
+PAIR_CLAIMABLE = Q(status="queued") & Q(LessThan(PAIR_SLOTS_TAKEN, F("required_annotations")))
+
+
 class Pair(models.Model):
     class Status(models.TextChoices):
         PENDING = "pending", "Awaiting pre-filter"
@@ -187,6 +202,18 @@ class Pair(models.Model):
         ]
         indexes = [
             models.Index(fields=["campaign", "status", "-priority", "id"], name="pair_queue_idx"),
+            # The claim walks this index from the top: only pairs with an open slot are in it, ordered
+            # by priority, then breadth-first (most slots taken first), so a claim reads a few entries
+            # whatever the size of the pool.
+            models.Index(
+                F("campaign"),
+                F("is_gold"),
+                F("priority").desc(),
+                PAIR_SLOTS_TAKEN.desc(),
+                F("id"),
+                condition=PAIR_CLAIMABLE,
+                name="pair_claim_idx",
+            ),
         ]
 
     def __str__(self):
@@ -203,6 +230,7 @@ class Assignment(models.Model):
         EXPIRED = "expired", "Expired"
 
     pair = models.ForeignKey(Pair, on_delete=models.CASCADE, related_name="assignments")
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="assignments")
     annotator = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="assignments")
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.ACTIVE)
     swapped = models.BooleanField(help_text="Response B was shown on the left.")
@@ -214,8 +242,19 @@ class Assignment(models.Model):
     draft_saved_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
-        constraints = [models.UniqueConstraint(fields=["pair", "annotator"], name="assignment_once_per_annotator")]
-        indexes = [models.Index(fields=["status", "expires_at"], name="assignment_lease_idx")]
+        constraints = [
+            models.UniqueConstraint(fields=["pair", "annotator"], name="assignment_once_per_annotator"),
+            # One lease at a time per annotator and campaign: two racing claims from two tabs cannot both win.
+            models.UniqueConstraint(
+                fields=["annotator", "campaign"], condition=Q(status="active"), name="assignment_one_active_per_campaign"
+            ),
+        ]
+        indexes = [
+            models.Index(fields=["status", "expires_at"], name="assignment_lease_idx"),
+            models.Index(
+                fields=["campaign", "expires_at"], condition=Q(status="active"), name="assignment_campaign_lease_idx"
+            ),
+        ]
 
     def __str__(self):
         return f"{self.annotator_id} on {self.pair_id} ({self.status})"
@@ -240,6 +279,9 @@ class Annotation(models.Model):
     shown_swapped = models.BooleanField(null=True, blank=True)
     rationale = models.TextField(blank=True)
     time_on_item_ms = models.PositiveIntegerField(null=True, blank=True)
+    gold_correct = models.BooleanField(
+        null=True, blank=True, help_text="On a gold pair: whether the answer matched the expected one; else empty."
+    )
     idempotency_key = models.CharField(max_length=100, null=True, blank=True, unique=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -256,6 +298,33 @@ class Annotation(models.Model):
 
     def __str__(self):
         return f"annotation {self.pk} on {self.pair_id}"
+
+
+class AssignmentEvent(models.Model):
+    """One step in an assignment's life, timestamped, so throughput and time on item can be measured."""
+
+    class Kind(models.TextChoices):
+        CLAIM = "claim", "Claimed"
+        DRAFT = "draft", "Draft saved"
+        SUBMIT = "submit", "Submitted"
+        SKIP = "skip", "Skipped"
+        EXPIRE = "expire", "Lease expired"
+
+    assignment = models.ForeignKey(Assignment, on_delete=models.CASCADE, related_name="events")
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="assignment_events")
+    annotator = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="assignment_events")
+    kind = models.CharField(max_length=16, choices=Kind.choices)
+    at = models.DateTimeField()
+    detail = models.JSONField(default=dict, blank=True, help_text="Skip reason, time on item, gold outcome.")
+
+    class Meta:
+        indexes = [
+            models.Index(fields=["annotator", "kind", "at"], name="assignment_event_annotator_idx"),
+            models.Index(fields=["campaign", "kind", "at"], name="assignment_event_campaign_idx"),
+        ]
+
+    def __str__(self):
+        return f"{self.kind} of assignment {self.assignment_id} at {self.at:%Y-%m-%d %H:%M:%S}"
 
 
 class Job(models.Model):

@@ -2,7 +2,16 @@
 
 from __future__ import annotations
 
-from annotation.models import Assignment, Campaign, Media
+import re
+from pathlib import PurePosixPath
+
+from django.db.models import Count, Q
+from django.utils import timezone
+
+from annotation import content
+from annotation.assignment_rules import median_or_none
+from annotation.errors import ApplicationError
+from annotation.models import Annotation, Assignment, Campaign, Media, Pair
 
 
 def media_visible_to(*, user, digest: str) -> Media | None:
@@ -31,3 +40,179 @@ def import_jobs_recent(*, limit: int = 20):
     from annotation.models import Job
 
     return Job.objects.filter(kind="import").select_related("campaign", "created_by").order_by("-created_at")[:limit]
+
+
+def assignment_for_annotator(*, assignment_id: int, annotator, for_display: bool = True) -> Assignment:
+    """The annotator's own assignment; 404 for anyone else's, as for a missing one.
+
+    With ``for_display`` its campaign, schema, pair, prompt and responses come in the same query, as
+    ``pair_display`` needs them; without, only the assignment row is read (enough to hand to a service).
+    """
+    assignments = Assignment.objects.all()
+    if for_display:
+        assignments = assignments.select_related(
+            "campaign__rating_schema", "pair__prompt", "pair__response_a", "pair__response_b"
+        )
+    assignment = assignments.filter(pk=assignment_id, annotator_id=annotator.pk).first()
+    if assignment is None:
+        raise ApplicationError("No such assignment.", code="not_found", status_code=404)
+    return assignment
+
+
+REDACTED = "[hidden]"
+_FILE_NAME = re.compile(r"[\\/]|\.[A-Za-z0-9]{2,5}$")
+
+
+def _blind_strings(assignment: Assignment) -> list[str]:
+    """What must never reach an annotator: model names and external ids (which often contain model names)."""
+    pair = assignment.pair
+    candidates = {
+        pair.response_a.model_name,
+        pair.response_b.model_name,
+        pair.external_id,
+        pair.prompt.external_id,
+    }
+    return sorted((c for c in candidates if c and len(c) >= 3), key=len, reverse=True)
+
+
+def _redact(text: str, hidden: list[str]) -> str:
+    for secret in hidden:
+        text = re.sub(re.escape(secret), REDACTED, text, flags=re.IGNORECASE)
+    return text
+
+
+def _blind_value(value, hidden: list[str]):
+    if isinstance(value, str):
+        return _redact(value, hidden)
+    if isinstance(value, list):
+        return [_blind_value(v, hidden) for v in value]
+    if isinstance(value, dict):
+        return {_redact(k, hidden): _blind_value(v, hidden) for k, v in value.items()}
+    return value
+
+
+def _display_blocks(blocks: list[dict], urls: dict[str, str], hidden: list[str]) -> list[dict]:
+    out = []
+    for block in blocks:
+        kind = block.get("type")
+        if kind in content.MEDIA_TYPES:
+            alt = block.get("alt", "")
+            # An importer may have put the original file name in alt; a name can carry the model's.
+            alt = "" if _FILE_NAME.search(alt) else _redact(alt, hidden)
+            out.append({"type": kind, "media": block["media"], "url": urls.get(block["media"], ""), "alt": alt})
+        elif kind == "tool_call":
+            out.append(
+                {
+                    "type": kind,
+                    "name": _redact(block["name"], hidden),
+                    "arguments": _blind_value(block.get("arguments", {}), hidden),
+                    "result": _display_blocks(block.get("result", []), urls, hidden),
+                }
+            )
+        elif kind == "reasoning":
+            out.append({"type": kind, "blocks": _display_blocks(block.get("blocks", []), urls, hidden)})
+        else:
+            out.append(_blind_value(block, hidden))
+    return out
+
+
+def pair_display(*, assignment: Assignment) -> dict:
+    """What the annotator sees, blind: sides in the order shown, media as digest URLs, no model name or external id.
+
+    Precondition: ``assignment`` comes from ``assignment_for_annotator`` (its pair, prompt, responses
+    and campaign are loaded); this adds one query for the media file extensions.
+    """
+    pair = assignment.pair
+    left, right = pair.response_a, pair.response_b
+    if assignment.swapped:
+        left, right = right, left
+    parts = [pair.prompt.content or [], left.content or [], right.content or []]
+    digests = {d for blocks in parts for d in content.media_digests(blocks)}
+    urls = {
+        digest: media_url(digest, PurePosixPath(name).suffix.lstrip(".").lower() or "bin")
+        for digest, name in Media.objects.filter(sha256__in=digests).values_list("sha256", "file")
+    }
+    hidden = _blind_strings(assignment)
+    campaign = assignment.campaign
+    return {
+        "assignment": assignment.pk,
+        "campaign": campaign.slug,
+        "kind": campaign.kind,
+        "instructions": campaign.instructions,
+        "prompt": _display_blocks(parts[0], urls, hidden),
+        "left": _display_blocks(parts[1], urls, hidden),
+        "right": _display_blocks(parts[2], urls, hidden),
+        "criteria": _blind_value(list(pair.criteria or []), hidden),
+        "schema": campaign.rating_schema.definition,
+        "draft": assignment.draft,
+        "status": assignment.status,
+        "expires_at": assignment.expires_at,
+    }
+
+
+def annotator_stats(*, annotator, campaign: Campaign | None = None, now=None) -> dict:
+    """What the annotator did today (in the site's time zone) and overall, and their progress per campaign."""
+    now = now or timezone.now()
+    day_start = timezone.localtime(now).replace(hour=0, minute=0, second=0, microsecond=0)
+    finished = Assignment.objects.filter(
+        annotator=annotator, status__in=[Assignment.Status.SUBMITTED, Assignment.Status.SKIPPED]
+    )
+    annotations = Annotation.objects.filter(annotator=annotator, source=Annotation.Source.CONCORD)
+    campaigns = annotator.campaigns.order_by("slug")
+    if campaign is not None:
+        finished = finished.filter(campaign=campaign)
+        annotations = annotations.filter(pair__campaign=campaign)
+        campaigns = campaigns.filter(pk=campaign.pk)
+    counts = {
+        (row["campaign_id"], row["status"]): row
+        for row in finished.values("campaign_id", "status").annotate(
+            total=Count("pk"), today=Count("pk", filter=Q(finished_at__gte=day_start))
+        )
+    }
+    times = list(annotations.exclude(time_on_item_ms=None).values_list("created_at", "time_on_item_ms"))
+    active = set(
+        Assignment.objects.filter(annotator=annotator, status=Assignment.Status.ACTIVE, expires_at__gt=now).values_list(
+            "campaign_id", flat=True
+        )
+    )
+    campaigns = list(campaigns)
+    # One grouped count per request; the annotator's page is not on the claim path.
+    progress = {
+        row["campaign_id"]: row
+        for row in Pair.objects.filter(campaign__in=campaigns)
+        .values("campaign_id")
+        .annotate(total=Count("pk"), complete=Count("pk", filter=Q(status=Pair.Status.COMPLETE)))
+    }
+
+    def count(status: str, period: str, campaign_id: int | None = None) -> int:
+        return sum(
+            row[period] for (cid, st), row in counts.items() if st == status and (campaign_id is None or cid == campaign_id)
+        )
+
+    return {
+        "today": {
+            "submitted": count(Assignment.Status.SUBMITTED, "today"),
+            "skipped": count(Assignment.Status.SKIPPED, "today"),
+            "median_time_on_item_ms": median_or_none([ms for at, ms in times if at >= day_start]),
+        },
+        "overall": {
+            "submitted": count(Assignment.Status.SUBMITTED, "total"),
+            "skipped": count(Assignment.Status.SKIPPED, "total"),
+            "median_time_on_item_ms": median_or_none([ms for _, ms in times]),
+        },
+        "campaigns": [
+            {
+                "slug": c.slug,
+                "name": c.name,
+                "kind": c.kind,
+                "status": c.status,
+                "submitted": count(Assignment.Status.SUBMITTED, "total", c.pk),
+                "submitted_today": count(Assignment.Status.SUBMITTED, "today", c.pk),
+                "skipped": count(Assignment.Status.SKIPPED, "total", c.pk),
+                "has_open_assignment": c.pk in active,
+                "pairs_total": progress.get(c.pk, {}).get("total", 0),
+                "pairs_complete": progress.get(c.pk, {}).get("complete", 0),
+            }
+            for c in campaigns
+        ],
+    }

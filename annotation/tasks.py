@@ -12,3 +12,11 @@ def import_pairs_task(job_id: int) -> None:
     from annotation.services.imports import import_job_run
 
     import_job_run(job_id=job_id)
+
+
+@shared_task(name="annotation.assignments_expire", queue=Queue.DEFAULT, acks_late=True, soft_time_limit=240, time_limit=300)
+def assignments_expire_task() -> int:
+    """Return the slots of expired leases to the pool; running it twice expires nothing more."""
+    from annotation.services.assignments import assignments_expire
+
+    return assignments_expire()

@@ -52,3 +52,32 @@ def release_reap_stalled_task() -> int:
     from curation.services.releases import release_reap_stalled
 
     return release_reap_stalled()
+
+
+@shared_task(name="curation.prefilter_dispatch", queue=Queue.JUDGES, acks_late=True, soft_time_limit=600, time_limit=660)
+def prefilter_dispatch_task(job_id: int) -> None:
+    """Start or resume a pre-filter run: a new attempt fanned out as a chord of batch tasks."""
+    from curation.services.prefilter import prefilter_dispatch
+
+    prefilter_dispatch(job_id=job_id)
+
+
+@shared_task(name="curation.prefilter_batch", queue=Queue.JUDGES, acks_late=True, soft_time_limit=3_600, time_limit=3_660)
+def prefilter_batch_task(job_id: int, attempt: int, pair_ids: list[int]) -> dict:
+    """Judge one batch of pairs; verdicts already stored are not called again, so a rerun is harmless."""
+    from annotation.services.jobs import job_fail
+    from curation.services.prefilter import prefilter_batch_run
+
+    try:
+        return prefilter_batch_run(job_id=job_id, attempt=attempt, pair_ids=pair_ids)
+    except Exception as exc:
+        job_fail(job_id=job_id, error=f"a batch failed: {type(exc).__name__}: {exc}")
+        raise
+
+
+@shared_task(name="curation.prefilter_finish", queue=Queue.JUDGES, acks_late=True, soft_time_limit=1_800, time_limit=1_860)
+def prefilter_finish_task(job_id: int, attempt: int) -> dict | None:
+    """Apply the rule to the judged pairs and store the run's report; a stale attempt does nothing."""
+    from curation.services.prefilter import prefilter_finish
+
+    return prefilter_finish(job_id=job_id, attempt=attempt)

@@ -9,4 +9,5 @@ urlpatterns = [
     path("jobs/<int:job_id>/", jobs.JobDetailApi.as_view(), name="api-job-detail"),
     path("jobs/<int:job_id>/cancel/", jobs.JobCancelApi.as_view(), name="api-job-cancel"),
     path("imports/", include("annotation.api.imports")),
+    path("", include("annotation.api.urls_assignments")),
 ]

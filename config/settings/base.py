@@ -166,6 +166,9 @@ CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TIMEZONE = "UTC"
 
+# Pre-filter: pairs per Celery batch task (each task judges its pairs × judges × 2 orders concurrently).
+CONCORD_PREFILTER_BATCH_PAIRS = env.int("CONCORD_PREFILTER_BATCH_PAIRS", default=50)
+
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "rest_framework.authentication.SessionAuthentication",
@@ -216,4 +219,11 @@ CELERY_BEAT_SCHEDULE["release-reap-stalled"] = {
     "task": "curation.release_reap_stalled",
     "schedule": 600.0,
     "options": {"expires": 300},
+}
+# Expired leases give their slot back; claims also do this lazily, so this only keeps counters fresh
+# for dashboards when nobody is claiming. A missed run is worthless once the next one is due.
+CELERY_BEAT_SCHEDULE["assignments-expire"] = {
+    "task": "annotation.assignments_expire",
+    "schedule": 60.0,
+    "options": {"expires": 55},
 }

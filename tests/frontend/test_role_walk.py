@@ -22,7 +22,7 @@ from django.urls import URLPattern, URLResolver, get_resolver
 from django.utils import timezone
 from PIL import Image
 
-from annotation.models import Job
+from annotation.models import Assignment, Job
 from annotation.services.media import media_store
 from curation.models import Release
 from tests.curation.console.world import make_world
@@ -92,6 +92,13 @@ EXPECTED: dict[str, dict[str, dict]] = {
     "api/v1/releases/<slug:name>/<str:version>/download/": {"GET": CURATOR_API},
     "api/v1/releases/<slug:name>/<str:version>/evaluations/": {"POST": curator_post(400)},
     "api/v1/releases/<slug:name>/<str:version>/leaderboard/": {"GET": CURATOR_API},
+    # Workspace (issue 3): members of campaign Y (bob) only; the assignment is one bob submitted,
+    # so its page sends him back to his queue.
+    "work/": {"GET": allowed(302, 200, 200, 200, 200)},
+    "work/me/": {"GET": allowed(302, 200, 200, 200, 200)},
+    "work/campaigns/<slug:slug>/": {"GET": allowed(302, 404, 200, 404, 404)},
+    "work/campaigns/<slug:slug>/next/": {"POST": allowed(302, 404, 302, 404, 404)},
+    "work/assignments/<int:assignment_id>/": {"GET": allowed(302, 404, 302, 404, 404)},
 }
 
 # Django's admin site is generated from the registered models: every page is for staff only (the
@@ -157,6 +164,7 @@ def scene():
         "name": f"{media.sha256}.png", "figure": "annotators", "action": "restore",
         "object_id": y.pairs["kept"].pk, "id": y.bob.pk, "content_type_id": 1,
         "version": release.version, "token": "forged-download-token",
+        "assignment_id": Assignment.objects.filter(annotator=y.bob, campaign=y.campaign).first().pk,
     }
     # What an annotator must never see: every model name, judge output, a co-annotator's rationale;
     # alice additionally must not see anything of campaign Y.

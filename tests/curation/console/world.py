@@ -52,7 +52,8 @@ def make_pair(campaign, key: str, *, source="oneig", status=Pair.Status.QUEUED, 
 def rate(pair: Pair, user: User, overall: int, *, swapped: bool, seconds: float, when=None) -> Annotation:
     now = when or timezone.now()
     assignment = Assignment.objects.create(
-        pair=pair, annotator=user, status=Assignment.Status.SUBMITTED, swapped=swapped, claimed_at=now - timedelta(minutes=1),
+        pair=pair, campaign=pair.campaign, annotator=user, status=Assignment.Status.SUBMITTED, swapped=swapped,
+        claimed_at=now - timedelta(minutes=1),
         expires_at=now + timedelta(minutes=29), finished_at=now,
     )
     annotation = Annotation.objects.create(

@@ -1,0 +1,184 @@
+"""The annotator's work queue over HTTP: claim, display, draft, submit, skip, and my statistics."""
+
+from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_serializer
+from rest_framework import serializers, status
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from annotation.models import Campaign
+from annotation.selectors import annotator_stats, assignment_for_annotator, pair_display
+from annotation.services.assignments import (
+    annotation_submit,
+    assignment_claim,
+    assignment_save_draft,
+    assignment_skip,
+)
+
+
+@extend_schema_serializer(component_name="AssignmentDisplay")
+class DisplaySerializer(serializers.Serializer):
+    """The blind display data of one assignment (see annotation.selectors.pair_display)."""
+
+    assignment = serializers.IntegerField()
+    campaign = serializers.CharField()
+    kind = serializers.CharField()
+    instructions = serializers.CharField()
+    prompt = serializers.ListField(child=serializers.JSONField())
+    left = serializers.ListField(child=serializers.JSONField())
+    right = serializers.ListField(child=serializers.JSONField())
+    criteria = serializers.ListField(child=serializers.JSONField())
+    schema = serializers.JSONField()
+    draft = serializers.JSONField()
+    status = serializers.CharField()
+    expires_at = serializers.DateTimeField()
+
+
+def _display(assignment_id: int, user) -> dict:
+    return DisplaySerializer(pair_display(assignment=assignment_for_annotator(assignment_id=assignment_id, annotator=user))).data
+
+
+class AssignmentClaimApi(APIView):
+    """Your current pair in the campaign, or the next one; 204 when nothing is left for you."""
+
+    @extend_schema(
+        request=None,
+        responses={200: DisplaySerializer, 204: OpenApiResponse(description="No pair is left for you.")},
+    )
+    def post(self, request, slug: str):
+        campaign = get_object_or_404(Campaign, slug=slug)
+        assignment = assignment_claim(campaign=campaign, annotator=request.user)
+        if assignment is None:
+            return Response(status=status.HTTP_204_NO_CONTENT)
+        return Response(_display(assignment.pk, request.user))
+
+
+class AssignmentDetailApi(APIView):
+    """The display data of one of your assignments."""
+
+    @extend_schema(responses=DisplaySerializer)
+    def get(self, request, assignment_id: int):
+        return Response(_display(assignment_id, request.user))
+
+
+class AssignmentDraftApi(APIView):
+    """Save your answers so far (as shown on screen); partial answers are fine."""
+
+    @extend_schema_serializer(component_name="AssignmentDraftInput")
+    class InputSerializer(serializers.Serializer):
+        values = serializers.DictField()
+
+    @extend_schema_serializer(component_name="AssignmentDraftOutput")
+    class OutputSerializer(serializers.Serializer):
+        assignment = serializers.IntegerField(source="pk")
+        status = serializers.CharField()
+        draft_saved_at = serializers.DateTimeField()
+        expires_at = serializers.DateTimeField()
+
+    @extend_schema(request=InputSerializer, responses=OutputSerializer)
+    def put(self, request, assignment_id: int):
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        assignment = assignment_for_annotator(assignment_id=assignment_id, annotator=request.user, for_display=False)
+        saved = assignment_save_draft(assignment=assignment, annotator=request.user, values=data.validated_data["values"])
+        return Response(self.OutputSerializer(saved).data)
+
+
+class AnnotationSubmitApi(APIView):
+    """Submit your answers (as shown: left is "A"); the same Idempotency-Key (or a resubmit) returns the same annotation."""
+
+    @extend_schema_serializer(component_name="AnnotationSubmitInput")
+    class InputSerializer(serializers.Serializer):
+        values = serializers.DictField()
+        time_on_item_ms = serializers.IntegerField(required=False, allow_null=True, min_value=0)
+        idempotency_key = serializers.CharField(required=False, max_length=64)
+
+    @extend_schema_serializer(component_name="AnnotationSubmitOutput")
+    class OutputSerializer(serializers.Serializer):
+        annotation = serializers.IntegerField(source="pk")
+        assignment = serializers.IntegerField(source="assignment_id")
+        submitted_at = serializers.DateTimeField(source="created_at")
+
+    @extend_schema(
+        request=InputSerializer,
+        responses=OutputSerializer,
+        parameters=[
+            OpenApiParameter(
+                "Idempotency-Key", str, OpenApiParameter.HEADER, description="Client-chosen key; or the body field."
+            )
+        ],
+    )
+    def post(self, request, assignment_id: int):
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        key = request.headers.get("Idempotency-Key") or data.validated_data.get("idempotency_key", "")
+        assignment = assignment_for_annotator(assignment_id=assignment_id, annotator=request.user, for_display=False)
+        annotation = annotation_submit(
+            assignment=assignment,
+            annotator=request.user,
+            values=data.validated_data["values"],
+            time_on_item_ms=data.validated_data.get("time_on_item_ms"),
+            idempotency_key=key,
+        )
+        return Response(self.OutputSerializer(annotation).data)
+
+
+class AssignmentSkipApi(APIView):
+    """Give the pair back, saying why; it goes to someone else and you will not see it again."""
+
+    @extend_schema_serializer(component_name="AssignmentSkipInput")
+    class InputSerializer(serializers.Serializer):
+        reason = serializers.CharField(max_length=500)
+
+    @extend_schema_serializer(component_name="AssignmentSkipOutput")
+    class OutputSerializer(serializers.Serializer):
+        assignment = serializers.IntegerField(source="pk")
+        status = serializers.CharField()
+        skip_reason = serializers.CharField()
+
+    @extend_schema(request=InputSerializer, responses=OutputSerializer)
+    def post(self, request, assignment_id: int):
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        assignment = assignment_for_annotator(assignment_id=assignment_id, annotator=request.user, for_display=False)
+        skipped = assignment_skip(assignment=assignment, annotator=request.user, reason=data.validated_data["reason"])
+        return Response(self.OutputSerializer(skipped).data)
+
+
+class MyStatsApi(APIView):
+    """What you did today and overall, and your progress per campaign (``?campaign=slug`` for one)."""
+
+    @extend_schema_serializer(component_name="MyStatsOutput")
+    class OutputSerializer(serializers.Serializer):
+        @extend_schema_serializer(component_name="MyStatsPeriod")
+        class PeriodSerializer(serializers.Serializer):
+            submitted = serializers.IntegerField()
+            skipped = serializers.IntegerField()
+            median_time_on_item_ms = serializers.FloatField(allow_null=True)
+
+        @extend_schema_serializer(component_name="MyStatsCampaignProgress")
+        class CampaignProgressSerializer(serializers.Serializer):
+            slug = serializers.CharField()
+            name = serializers.CharField()
+            kind = serializers.CharField()
+            status = serializers.CharField()
+            submitted = serializers.IntegerField()
+            submitted_today = serializers.IntegerField()
+            skipped = serializers.IntegerField()
+            has_open_assignment = serializers.BooleanField()
+            pairs_total = serializers.IntegerField()
+            pairs_complete = serializers.IntegerField()
+
+        today = PeriodSerializer()
+        overall = PeriodSerializer()
+        campaigns = CampaignProgressSerializer(many=True)
+
+    @extend_schema(
+        parameters=[OpenApiParameter("campaign", str, OpenApiParameter.QUERY, required=False)],
+        responses=OutputSerializer,
+    )
+    def get(self, request):
+        campaign = None
+        if request.query_params.get("campaign"):
+            campaign = get_object_or_404(Campaign, slug=request.query_params["campaign"], members=request.user)
+        return Response(self.OutputSerializer(annotator_stats(annotator=request.user, campaign=campaign)).data)

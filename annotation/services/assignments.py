@@ -1,0 +1,499 @@
+"""The work queue: claim the next pair, save a draft, submit, skip, and return expired leases.
+
+Invariants (each held by the database, not by the callers' good manners):
+
+- an annotator never gets the same pair twice: ``assignment_once_per_annotator``;
+- a pair never has more live claims plus annotations than its overlap: the claim increments
+  ``Pair.active_claims`` only while ``active_claims + annotations_done < required_annotations``
+  on a locked row, and ``pair_claims_within_overlap`` checks it again;
+- an annotator holds at most one lease per campaign: ``assignment_one_active_per_campaign``.
+
+On PostgreSQL the claim is one statement around ``SELECT … FOR UPDATE SKIP LOCKED LIMIT 1`` walking the
+partial index ``pair_claim_idx`` from the top, so concurrent annotators take different pairs without
+waiting and the cost does not grow with the pool. On SQLite every transaction begins IMMEDIATE (see settings),
+which takes the database's write lock at BEGIN and serializes claims.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections import Counter
+from datetime import datetime, timedelta
+
+from django.db import IntegrityError, connection, transaction
+from django.db.models import Case, Exists, F, OuterRef, Q, Subquery, Value, When
+from django.utils import timezone
+
+from annotation import schemas
+from annotation.assignment_rules import gold_matches, orientation_swapped
+from annotation.errors import ApplicationError
+from annotation.models import (
+    PAIR_CLAIMABLE,
+    PAIR_SLOTS_TAKEN,
+    Annotation,
+    Assignment,
+    AssignmentEvent,
+    Campaign,
+    Pair,
+)
+
+LAZY_EXPIRY_BATCH = 20
+EXPIRY_BATCH = 500
+IDEMPOTENCY_KEY_MAX = 64
+SKIP_REASON_MAX = 500
+DRAFT_MAX_BYTES = 200_000
+TIME_ON_ITEM_MAX_MS = 24 * 3600 * 1000
+
+_rng = random.SystemRandom()
+
+
+def _record(assignment: Assignment, kind: str, at: datetime, **detail) -> AssignmentEvent:
+    return AssignmentEvent.objects.create(
+        assignment_id=assignment.pk,
+        campaign_id=assignment.campaign_id,
+        annotator_id=assignment.annotator_id,
+        kind=kind,
+        at=at,
+        detail=detail,
+    )
+
+
+def assignment_claim(*, campaign: Campaign, annotator, now: datetime | None = None, rng: random.Random | None = None):
+    """The annotator's current lease in ``campaign`` if it is still valid, else a new lease on the next pair.
+
+    Returns None when the campaign is not active or no pair is left for this annotator. Only members
+    get work (ApplicationError 403). ``rng`` decides whether this claim looks for a gold pair first
+    (probability ``campaign.gold_rate``); tests pass a seeded one.
+    """
+    now = now or timezone.now()
+    own = Assignment.objects.filter(annotator_id=annotator.pk, campaign_id=campaign.pk, status=Assignment.Status.ACTIVE)
+    due = Assignment.objects.filter(campaign_id=campaign.pk, status=Assignment.Status.ACTIVE, expires_at__lte=now)
+    # Membership, the open lease and whether any lease is due, in one round trip: this runs on every claim.
+    membership = (
+        Campaign.members.through.objects.filter(campaign_id=campaign.pk, user_id=annotator.pk)
+        .values_list(Subquery(own.values("pk")[:1]), Subquery(own.values("expires_at")[:1]), Exists(due))
+        .first()
+    )
+    if membership is None:
+        raise ApplicationError("You are not a member of this campaign.", code="not_a_member", status_code=403)
+    if campaign.status != Campaign.Status.ACTIVE:
+        return None
+    current_id, current_expires_at, any_due = membership
+    if current_id is not None and current_expires_at > now:
+        return Assignment.objects.get(pk=current_id)
+    gold_first = campaign.gold_rate > 0 and (rng or _rng).random() < campaign.gold_rate
+    try:
+        with transaction.atomic():
+            if any_due:
+                due_ids = _lock_due(campaign_id=campaign.pk, now=now, limit=LAZY_EXPIRY_BATCH)
+                if current_id is not None and current_id not in due_ids:
+                    # The annotator's own stale lease must go whatever the batch, or the new lease cannot be written.
+                    due_ids += list(own.filter(pk=current_id).select_for_update().values_list("pk", flat=True))
+                _expire_locked(ids=due_ids, now=now)
+            return _claim(campaign=campaign, annotator=annotator, now=now, gold_first=gold_first)
+    except IntegrityError:
+        # Another claim by the same annotator (a second tab) committed first: that lease is the answer.
+        current = own.first()
+        if current is not None and current.expires_at > now:
+            return current
+        raise ApplicationError(
+            "Another claim for you in this campaign was being made at the same moment; try again.",
+            code="claim_conflict",
+            status_code=409,
+        ) from None
+
+
+def _claim(*, campaign: Campaign, annotator, now: datetime, gold_first: bool) -> Assignment | None:
+    """Runs inside a transaction (the write lock on SQLite), after leases that are due were expired."""
+    order = (True, False) if gold_first else (False, True) if campaign.gold_rate > 0 else (False,)
+    lease = _lease_postgresql if connection.vendor == "postgresql" else _lease_portable
+    for gold in order:
+        assignment = lease(campaign=campaign, annotator=annotator, gold=gold, now=now)
+        if assignment is not None:
+            return assignment
+    return None
+
+
+# The claim in one round trip: pick the first claimable pair in pair_claim_idx order that this
+# annotator never had (skipping rows other claims hold), take a slot, write the lease and its event.
+# The WHERE and ORDER BY repeat PAIR_CLAIMABLE and the index expressions verbatim so the planner
+# walks the partial index; the orientation bit is assignment_rules.orientation_swapped in SQL.
+# OFFSET 0 keeps "never had it" a per-candidate probe of the (pair, annotator) unique index: left to
+# itself the planner may turn it into an anti join that reads all of the annotator's assignments,
+# a cost that grows with their history.
+CLAIM_SQL = """
+WITH picked AS (
+    SELECT p.id FROM annotation_pair p
+    WHERE p.campaign_id = %(campaign)s AND p.is_gold = %(gold)s AND p.status = 'queued'
+      AND (p.active_claims + p.annotations_done) < p.required_annotations
+      AND NOT EXISTS (
+          SELECT 1 FROM annotation_assignment a WHERE a.pair_id = p.id AND a.annotator_id = %(annotator)s OFFSET 0
+      )
+    ORDER BY p.priority DESC, (p.active_claims + p.annotations_done) DESC, p.id
+    LIMIT 1
+    FOR UPDATE OF p SKIP LOCKED
+), taken AS (
+    UPDATE annotation_pair p SET active_claims = p.active_claims + 1 FROM picked WHERE p.id = picked.id RETURNING p.id
+), leased AS (
+    INSERT INTO annotation_assignment
+        (pair_id, campaign_id, annotator_id, status, swapped, claimed_at, expires_at, skip_reason, draft)
+    SELECT taken.id, %(campaign)s, %(annotator)s, 'active',
+           get_byte(sha256(convert_to(%(seed_prefix)s || taken.id::text || %(seed_suffix)s, 'UTF8')), 0) & 1 = 1,
+           %(now)s, %(expires)s, '', '{}'::jsonb
+    FROM taken
+    RETURNING id, pair_id, swapped
+), recorded AS (
+    INSERT INTO annotation_assignmentevent (assignment_id, campaign_id, annotator_id, kind, at, detail)
+    SELECT id, %(campaign)s, %(annotator)s, 'claim', %(now)s, '{}'::jsonb FROM leased
+)
+SELECT id, pair_id, swapped FROM leased
+"""
+
+
+def _lease_postgresql(*, campaign: Campaign, annotator, gold: bool, now: datetime) -> Assignment | None:
+    """Precondition: inside a transaction on PostgreSQL."""
+    expires = now + timedelta(minutes=campaign.lease_minutes)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            CLAIM_SQL,
+            {
+                "campaign": campaign.pk,
+                "annotator": annotator.pk,
+                "gold": gold,
+                "seed_prefix": f"{campaign.orientation_seed}:",
+                "seed_suffix": f":{annotator.pk}",
+                "now": now,
+                "expires": expires,
+            },
+        )
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    assignment = Assignment(
+        id=row[0], pair_id=row[1], campaign=campaign, annotator=annotator, status=Assignment.Status.ACTIVE,
+        swapped=row[2], claimed_at=now, expires_at=expires, skip_reason="", draft={},
+    )
+    assignment._state.adding = False
+    assignment._state.db = connection.alias
+    return assignment
+
+
+def _lease_portable(*, campaign: Campaign, annotator, gold: bool, now: datetime) -> Assignment | None:
+    """The same claim through the ORM. Precondition: inside a transaction that holds the write lock (SQLite)."""
+    pair_id = claimable_pairs(campaign=campaign, annotator=annotator, gold=gold).values_list("pk", flat=True).first()
+    if pair_id is None:
+        return None
+    taken = Pair.objects.filter(PAIR_CLAIMABLE, pk=pair_id).update(active_claims=F("active_claims") + 1)
+    if taken != 1:
+        raise ApplicationError(
+            "The pair filled up while it was being claimed; try again.", code="claim_conflict", status_code=409
+        )
+    assignment = Assignment.objects.create(
+        pair_id=pair_id,
+        campaign=campaign,
+        annotator=annotator,
+        status=Assignment.Status.ACTIVE,
+        swapped=orientation_swapped(campaign.orientation_seed, pair_id, annotator.pk),
+        claimed_at=now,
+        expires_at=now + timedelta(minutes=campaign.lease_minutes),
+    )
+    _record(assignment, AssignmentEvent.Kind.CLAIM, now)
+    return assignment
+
+
+def claimable_pairs(*, campaign: Campaign, annotator, gold: bool):
+    """The claim's candidates in ``pair_claim_idx`` order, locked with SKIP LOCKED where the database can.
+
+    Precondition: inside a transaction.
+    """
+    seen = Assignment.objects.filter(pair=OuterRef("pk"), annotator=annotator)
+    return (
+        Pair.objects.filter(PAIR_CLAIMABLE, campaign=campaign, is_gold=gold)
+        .filter(~Exists(seen))
+        .order_by(F("priority").desc(), PAIR_SLOTS_TAKEN.desc(), "id")
+        .select_for_update(skip_locked=True)
+    )
+
+
+def _lock_due(*, campaign_id: int | None, now: datetime, limit: int) -> list[int]:
+    due = Assignment.objects.filter(status=Assignment.Status.ACTIVE, expires_at__lte=now)
+    if campaign_id is not None:
+        due = due.filter(campaign_id=campaign_id)
+    return list(due.order_by("expires_at").select_for_update(skip_locked=True).values_list("pk", flat=True)[:limit])
+
+
+def _expire_locked(*, ids: list[int], now: datetime) -> int:
+    """Expire the given active assignments and return their slots. Precondition: their rows are locked."""
+    if not ids:
+        return 0
+    locked = Assignment.objects.filter(pk__in=ids, status=Assignment.Status.ACTIVE)
+    rows = list(locked.only("pk", "pair_id", "campaign_id", "annotator_id", "expires_at"))
+    locked.update(status=Assignment.Status.EXPIRED, finished_at=now)
+    # Pairs in ascending id order, so two expiries running at once never wait on each other in a cycle.
+    for pair_id, count in sorted(Counter(row.pair_id for row in rows).items()):
+        Pair.objects.filter(pk=pair_id).update(active_claims=F("active_claims") - count)
+    AssignmentEvent.objects.bulk_create(
+        AssignmentEvent(
+            assignment_id=row.pk,
+            campaign_id=row.campaign_id,
+            annotator_id=row.annotator_id,
+            kind=AssignmentEvent.Kind.EXPIRE,
+            at=now,
+            detail={"expired_at": row.expires_at.isoformat()},
+        )
+        for row in rows
+    )
+    return len(rows)
+
+
+def assignments_expire(*, now: datetime | None = None) -> int:
+    """Expire every lease past its time, in batches of short transactions; returns how many expired."""
+    now = now or timezone.now()
+    total = 0
+    while True:
+        with transaction.atomic():
+            expired = _expire_locked(ids=_lock_due(campaign_id=None, now=now, limit=EXPIRY_BATCH), now=now)
+        total += expired
+        if expired < EXPIRY_BATCH:
+            return total
+
+
+def _locked_own(assignment: Assignment, annotator) -> Assignment:
+    """The assignment's row, locked, with its pair and campaign. Precondition: inside a transaction."""
+    locked = (
+        Assignment.objects.select_for_update(of=("self",))
+        .select_related("pair", "campaign__rating_schema")
+        .filter(pk=assignment.pk, annotator_id=annotator.pk)
+        .first()
+    )
+    if locked is None:
+        raise ApplicationError("No such assignment.", code="not_found", status_code=404)
+    return locked
+
+
+@transaction.atomic
+def assignment_save_draft(*, assignment: Assignment, annotator, values: dict, now: datetime | None = None) -> Assignment:
+    """Store answers as shown on screen (partial answers allowed); a live lease is renewed by the work."""
+    now = now or timezone.now()
+    locked = _locked_own(assignment, annotator)
+    if not isinstance(values, dict):
+        raise ApplicationError("A draft is an object keyed by question id.", code="invalid_draft")
+    known = {q["id"] for q in locked.campaign.rating_schema.definition["questions"]}
+    unknown = sorted(set(values) - known)
+    if unknown:
+        raise ApplicationError(
+            f"Unknown question(s) in the draft: {', '.join(unknown)}.", code="invalid_draft", extra={"fields": unknown}
+        )
+    if len(json.dumps(values)) > DRAFT_MAX_BYTES:
+        raise ApplicationError(f"A draft may hold at most {DRAFT_MAX_BYTES:,} bytes.", code="draft_too_large")
+    if locked.status in (Assignment.Status.SUBMITTED, Assignment.Status.SKIPPED):
+        raise ApplicationError(
+            f"This assignment is already {locked.status}; the draft was not saved.", code="assignment_closed", status_code=409
+        )
+    locked.draft = values
+    locked.draft_saved_at = now
+    fields = ["draft", "draft_saved_at"]
+    if locked.status == Assignment.Status.ACTIVE:
+        locked.expires_at = now + timedelta(minutes=locked.campaign.lease_minutes)
+        fields.append("expires_at")
+    locked.save(update_fields=fields)
+    _record(locked, AssignmentEvent.Kind.DRAFT, now, answered=len(values))
+    return locked
+
+
+def _idempotency_key(annotator, key: str) -> str:
+    if not isinstance(key, str) or not key.strip():
+        raise ApplicationError("An idempotency key is required (header Idempotency-Key).", code="idempotency_key_required")
+    if len(key) > IDEMPOTENCY_KEY_MAX:
+        raise ApplicationError(
+            f"The idempotency key may have at most {IDEMPOTENCY_KEY_MAX} characters.", code="invalid_idempotency_key"
+        )
+    # Scoped to the annotator, so one rater's key can never collide with another's.
+    return f"{annotator.pk}:{key.strip()}"
+
+
+@transaction.atomic
+def annotation_submit(
+    *,
+    assignment: Assignment,
+    annotator,
+    values: dict,
+    time_on_item_ms: int | None,
+    idempotency_key: str,
+    now: datetime | None = None,
+) -> Annotation:
+    """Store the answers (given as shown: left = "A") in canonical orientation; a repeat returns the same annotation.
+
+    A lease that expired may still be submitted while its pair has a free slot; otherwise the
+    submission is refused with ``lease_expired`` and nothing is stored.
+    """
+    now = now or timezone.now()
+    key = _idempotency_key(annotator, idempotency_key)
+    locked = _locked_own(assignment, annotator)
+    earlier = list(Annotation.objects.filter(Q(assignment=locked) | Q(idempotency_key=key)))
+    for annotation in earlier:
+        if annotation.assignment_id == locked.pk:
+            return annotation
+    if earlier:
+        raise ApplicationError(
+            "This idempotency key was already used for another assignment.", code="idempotency_key_reused", status_code=409
+        )
+    if time_on_item_ms is not None and not (
+        type(time_on_item_ms) is int and 0 <= time_on_item_ms <= TIME_ON_ITEM_MAX_MS
+    ):
+        raise ApplicationError(
+            "time_on_item_ms must be a whole number of milliseconds within a day.", code="invalid_time_on_item"
+        )
+    definition = locked.campaign.rating_schema.definition
+    pair = locked.pair
+    errors = schemas.validate_answers(definition, values, criteria=[c for c in pair.criteria if isinstance(c, str)] or None)
+    if errors:
+        raise ApplicationError("Some answers are missing or invalid.", code="invalid_answers", extra={"fields": errors})
+    if locked.status == Assignment.Status.SKIPPED:
+        raise ApplicationError(
+            "You skipped this pair; it can no longer be submitted.", code="assignment_skipped", status_code=409
+        )
+
+    canonical = schemas.reorient(definition, values, swapped=locked.swapped)
+    rationale = canonical.get("rationale")
+    was_expired = locked.status == Assignment.Status.EXPIRED
+    fields = {
+        "values": canonical,
+        "shown_swapped": locked.swapped,
+        "rationale": rationale if isinstance(rationale, str) else "",
+        "time_on_item_ms": time_on_item_ms,
+        "gold_correct": gold_matches(definition, pair.gold_answer, canonical) if pair.is_gold else None,
+        "idempotency_key": key,
+    }
+    store = _store_postgresql if connection.vendor == "postgresql" else _store_portable
+    try:
+        annotation = store(assignment=locked, annotator=annotator, fields=fields, was_expired=was_expired, now=now)
+    except IntegrityError:
+        raise ApplicationError(
+            "This idempotency key was already used for another assignment.", code="idempotency_key_reused", status_code=409
+        ) from None
+    if annotation is None:
+        raise ApplicationError(
+            "Your lease on this pair expired and its slot went to someone else; your answers were not stored.",
+            code="lease_expired",
+            status_code=409,
+        )
+    locked.status = Assignment.Status.SUBMITTED
+    locked.finished_at = now
+    locked.draft = {}
+    return annotation
+
+
+def _submit_detail(fields: dict, was_expired: bool) -> dict:
+    return {"time_on_item_ms": fields["time_on_item_ms"], "gold_correct": fields["gold_correct"], "after_expiry": was_expired}
+
+
+# The submission's writes in one round trip: count the annotation on the pair (releasing the lease's
+# slot, or, for a lease that expired, only while the pair still has room), completing the pair at
+# its overlap; store the annotation; close the assignment; record the event.
+SUBMIT_SQL = """
+WITH counted AS (
+    UPDATE annotation_pair SET
+        annotations_done = annotations_done + 1,
+        active_claims = active_claims - %(release)s::integer,
+        status = CASE WHEN status = 'queued' AND required_annotations <= annotations_done + 1
+                      THEN 'complete' ELSE status END
+    WHERE id = %(pair)s::bigint
+      AND (%(release)s::integer = 1
+           OR (status = 'queued' AND (active_claims + annotations_done) < required_annotations))
+    RETURNING id
+), stored AS (
+    INSERT INTO annotation_annotation (pair_id, assignment_id, annotator_id, source, rater_label, "values",
+        shown_swapped, rationale, time_on_item_ms, gold_correct, idempotency_key, created_at)
+    SELECT id, %(assignment)s::bigint, %(annotator)s::bigint, 'concord', '', %(values)s::jsonb,
+        %(shown_swapped)s::boolean, %(rationale)s::text, %(time_on_item_ms)s::integer, %(gold_correct)s::boolean,
+        %(idempotency_key)s::text, %(now)s::timestamptz
+    FROM counted
+    RETURNING id
+), closed AS (
+    UPDATE annotation_assignment SET status = 'submitted', finished_at = %(now)s::timestamptz, draft = '{}'::jsonb
+    WHERE id = %(assignment)s::bigint AND EXISTS (SELECT 1 FROM stored)
+), recorded AS (
+    INSERT INTO annotation_assignmentevent (assignment_id, campaign_id, annotator_id, kind, at, detail)
+    SELECT %(assignment)s::bigint, %(campaign)s::bigint, %(annotator)s::bigint, 'submit', %(now)s::timestamptz,
+        %(detail)s::jsonb || jsonb_build_object('annotation', id)
+    FROM stored
+)
+SELECT id FROM stored
+"""
+
+
+def _store_postgresql(*, assignment: Assignment, annotator, fields: dict, was_expired: bool, now: datetime):
+    """Precondition: inside a transaction on PostgreSQL, holding the assignment's row lock."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            SUBMIT_SQL,
+            {
+                **fields,
+                "values": json.dumps(fields["values"]),
+                "release": 0 if was_expired else 1,
+                "pair": assignment.pair_id,
+                "assignment": assignment.pk,
+                "annotator": annotator.pk,
+                "campaign": assignment.campaign_id,
+                "detail": json.dumps(_submit_detail(fields, was_expired)),
+                "now": now,
+            },
+        )
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    annotation = Annotation(
+        id=row[0], pair=assignment.pair, assignment=assignment, annotator=annotator, source=Annotation.Source.CONCORD,
+        created_at=now, **fields,
+    )
+    annotation._state.adding = False
+    annotation._state.db = connection.alias
+    return annotation
+
+
+def _store_portable(*, assignment: Assignment, annotator, fields: dict, was_expired: bool, now: datetime):
+    """The same writes through the ORM. Precondition: inside a transaction holding the write lock (SQLite)."""
+    done = F("annotations_done") + 1
+    counted = Pair.objects.filter(PAIR_CLAIMABLE if was_expired else Q(), pk=assignment.pair_id).update(
+        annotations_done=done,
+        active_claims=F("active_claims") - (0 if was_expired else 1),
+        status=Case(
+            When(Q(status=Pair.Status.QUEUED) & Q(required_annotations__lte=done), then=Value(Pair.Status.COMPLETE)),
+            default=F("status"),
+        ),
+    )
+    if counted != 1:
+        return None
+    annotation = Annotation.objects.create(
+        pair_id=assignment.pair_id, assignment=assignment, annotator=annotator, source=Annotation.Source.CONCORD, **fields
+    )
+    Assignment.objects.filter(pk=assignment.pk).update(status=Assignment.Status.SUBMITTED, finished_at=now, draft={})
+    _record(assignment, AssignmentEvent.Kind.SUBMIT, now, annotation=annotation.pk, **_submit_detail(fields, was_expired))
+    return annotation
+
+
+@transaction.atomic
+def assignment_skip(*, assignment: Assignment, annotator, reason: str, now: datetime | None = None) -> Assignment:
+    """Give the pair back with a reason; its slot goes to someone else. Skipping twice changes nothing more."""
+    now = now or timezone.now()
+    reason = reason.strip() if isinstance(reason, str) else ""
+    if not reason:
+        raise ApplicationError("Say why you skip this pair.", code="reason_required")
+    if len(reason) > SKIP_REASON_MAX:
+        raise ApplicationError(f"Keep the reason under {SKIP_REASON_MAX} characters.", code="reason_too_long")
+    locked = _locked_own(assignment, annotator)
+    if locked.status == Assignment.Status.SKIPPED:
+        return locked
+    if locked.status == Assignment.Status.SUBMITTED:
+        raise ApplicationError("This pair was already submitted.", code="assignment_closed", status_code=409)
+    if locked.status == Assignment.Status.ACTIVE:
+        Pair.objects.filter(pk=locked.pair_id).update(active_claims=F("active_claims") - 1)
+    was = locked.status
+    locked.status = Assignment.Status.SKIPPED
+    locked.skip_reason = reason
+    locked.finished_at = now
+    locked.save(update_fields=["status", "skip_reason", "finished_at"])
+    _record(locked, AssignmentEvent.Kind.SKIP, now, reason=reason, after_expiry=was == Assignment.Status.EXPIRED)
+    return locked

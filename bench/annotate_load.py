@@ -1,0 +1,486 @@
+"""Load test of the work queue: simulated annotators looping claim → submit over HTTP against gunicorn.
+
+    /work/main/.venv/bin/python bench/annotate_load.py --pairs 1000000 --small-pairs 10000 \
+        --annotators 32 --duration 30 --workers 3
+
+Steps (everything on 127.0.0.1, in the separate database ``concord_bench``, dropped and recreated):
+
+1. migrate; a campaign of ``--small-pairs`` pairs (overlap 3) made with COPY, and the annotators;
+2. gunicorn serves Concord (``config.settings.local`` with ``DATABASE_URL``, debug off);
+3. phase "small": ``--annotators`` concurrent clients (asyncio + httpx) loop claim → submit for
+   ``--duration`` seconds; then the same again after COPYing a campaign of ``--pairs`` pairs;
+4. prints p50/p95/p99 of claim and submit, cycles per second, and the in-process claim latency
+   (the service alone, no HTTP) on each pool, so the pool-size effect is seen without HTTP noise.
+
+Never part of ``make test``. Figures and their command go in ``bench/README_assignment.md``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import io
+import json
+import os
+import secrets
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PG = "postgres://postgres@127.0.0.1:5432/"
+MAX_PHASE_SECONDS = 60
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _env(db: str) -> dict:
+    return {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "config.settings.local",
+        "DATABASE_URL": PG + db,
+        "DJANGO_DEBUG": "false",
+        "DATABASE_CONN_MAX_AGE": "600",
+        "DJANGO_LOG_LEVEL": "ERROR",
+    }
+
+
+def recreate_database(db: str) -> None:
+    import psycopg
+
+    with psycopg.connect(PG + "postgres", autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{db}" WITH (FORCE)')
+        conn.execute(f'CREATE DATABASE "{db}"')
+    subprocess.run([sys.executable, "manage.py", "migrate", "-v", "0"], cwd=ROOT, env=_env(db), check=True)
+
+
+def make_annotators(count: int) -> list[tuple[str, str]]:
+    """Annotators with a logged-in session each: (session key, CSRF token)."""
+    from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
+    from django.contrib.sessions.backends.db import SessionStore
+
+    from annotation.models import User
+
+    users = User.objects.bulk_create([User(username=f"bench-rater-{i}", role="annotator") for i in range(count)])
+    sessions = []
+    for user in users:
+        store = SessionStore()
+        store[SESSION_KEY] = str(user.pk)
+        store[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
+        store[HASH_SESSION_KEY] = user.get_session_auth_hash()
+        store.create()
+        sessions.append((store.session_key, secrets.token_hex(16)))
+    return sessions
+
+
+def copy_campaign(slug: str, pairs: int) -> None:
+    """A campaign of ``pairs`` pairs (4 per prompt, 4 responses per prompt), written with COPY."""
+    from django.db import connection
+
+    from annotation.models import User
+    from annotation.services.campaigns import campaign_create
+
+    campaign = campaign_create(slug=slug, kind="text-to-text", preset="ab-tie", overlap=3)
+    campaign.members.add(*User.objects.filter(username__startswith="bench-rater-"))
+    prompts = (pairs + 3) // 4
+    with connection.cursor() as cursor:
+        raw = cursor.connection
+        cur = raw.cursor()
+        # Secondary indexes are rebuilt once after the load (a sort), not maintained row by row.
+        cur.execute(
+            "SELECT indexname, indexdef FROM pg_indexes WHERE tablename IN "
+            "('annotation_prompt', 'annotation_response', 'annotation_pair') AND indexname NOT IN "
+            "(SELECT conname FROM pg_constraint)"
+        )
+        secondary = cur.fetchall()
+        for name, _ in secondary:
+            cur.execute(f'DROP INDEX "{name}"')
+        cur.execute("SELECT coalesce(max(id), 0) FROM annotation_prompt")
+        prompt0 = cur.fetchone()[0] + 1
+        cur.execute("SELECT coalesce(max(id), 0) FROM annotation_response")
+        response0 = cur.fetchone()[0] + 1
+        text = json.dumps([{"type": "text", "text": "Describe the picture in one sentence.", "format": "plain"}])
+        with cur.copy("COPY annotation_prompt (id, campaign_id, external_id, source, source_task, content, metadata, "
+                      "created_at) FROM STDIN") as copy:
+            _write(copy, _rows((prompt0 + i, campaign.pk, f"{slug}-p{i}", "bench", "", text, "{}", "now()")
+                             for i in range(prompts)))
+        with cur.copy("COPY annotation_response (id, prompt_id, model_name, content, content_sha256, created_at) "
+                      "FROM STDIN") as copy:
+            answer = '[{"type": "text", "text": "Answer %d to prompt %d.", "format": "plain"}]'
+            _write(copy, _rows(
+                (response0 + 4 * i + m, prompt0 + i, f"bench-model-{m}", answer % (m, i), f"{i:060d}{m:04d}", "now()")
+                for i in range(prompts) for m in range(4)
+            ))
+        combos = ((0, 1), (2, 3), (0, 2), (1, 3))
+        with cur.copy("COPY annotation_pair (campaign_id, prompt_id, response_a_id, response_b_id, external_id, criteria, "
+                      "status, status_reason, priority, required_annotations, active_claims, annotations_done, is_gold, "
+                      "gold_answer, created_at) FROM STDIN") as copy:
+            _write(copy, _rows(
+                (campaign.pk, prompt0 + n // 4, response0 + 4 * (n // 4) + combos[n % 4][0],
+                 response0 + 4 * (n // 4) + combos[n % 4][1], f"{slug}-{n}", "[]", "queued", "", 0, 3, 0, 0, "f", None,
+                 "now()")
+                for n in range(pairs)
+            ))
+        for _, definition in secondary:
+            cur.execute(definition)
+        for table in ("annotation_prompt", "annotation_response"):
+            cur.execute(f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), (SELECT max(id) FROM {table}))")
+        cur.execute("ANALYZE annotation_prompt; ANALYZE annotation_response; ANALYZE annotation_pair")
+
+
+def _write(copy, chunks) -> None:
+    for chunk in chunks:
+        copy.write(chunk)
+
+
+def _rows(rows):
+    """Rows in COPY text format, streamed in chunks."""
+    buffer = io.StringIO()
+    for n, row in enumerate(rows, 1):
+        buffer.write("\t".join("\\N" if v is None else str(v) for v in row) + "\n")
+        if n % 50_000 == 0:
+            yield buffer.getvalue().encode()
+            buffer = io.StringIO()
+    yield buffer.getvalue().encode()
+
+
+def _cpu_seconds(pid: int) -> float:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+    except FileNotFoundError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    if int(f.read().rsplit(")", 1)[1].split()[1]) == pid:
+                        found.append(int(entry))
+            except (FileNotFoundError, ProcessLookupError):
+                continue
+    return found
+
+
+def _machine_busy() -> tuple[float, float]:
+    """(busy, total) CPU seconds of the whole machine so far, from /proc/stat."""
+    with open("/proc/stat") as f:
+        values = [int(v) for v in f.readline().split()[1:]]
+    idle = values[3] + values[4]
+    hz = os.sysconf("SC_CLK_TCK")
+    return (sum(values[:8]) - idle) / hz, sum(values[:8]) / hz
+
+
+class CpuMeter:
+    """CPU seconds used by the server, by the database backends serving it, by this client, and by the machine.
+
+    Processes that appear during the phase (database backends opened by the workers) count in full.
+    """
+
+    def __init__(self, server_pid: int):
+        self.server_pid = server_pid
+        self.start = self._sample()
+
+    def _db_pids(self) -> list[int]:
+        from django.db import connection
+
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()"
+            )
+            return [row[0] for row in cursor.fetchall()]
+
+    def _sample(self) -> dict:
+        busy, total = _machine_busy()
+        return {
+            "server": {pid: _cpu_seconds(pid) for pid in [self.server_pid, *_children(self.server_pid)]},
+            "db": {pid: _cpu_seconds(pid) for pid in self._db_pids()},
+            "client": time.process_time(),
+            "machine_busy": busy,
+            "machine_total": total,
+        }
+
+    def per_cycle(self, cycles: int) -> dict:
+        end = self._sample()
+        used = {
+            kind: sum(cpu - self.start[kind].get(pid, 0.0) for pid, cpu in end[kind].items()) for kind in ("server", "db")
+        }
+        for kind in ("client", "machine_busy", "machine_total"):
+            used[kind] = end[kind] - self.start[kind]
+        out = {f"{k}_cpu_ms_per_cycle": round(1000 * used[k] / max(cycles, 1), 2) for k in ("server", "db", "client")}
+        ours = used["server"] + used["db"] + used["client"]
+        out["machine_busy_share"] = round(used["machine_busy"] / max(used["machine_total"], 1e-9), 2)
+        out["others_cpu_share"] = round(max(used["machine_busy"] - ours, 0) / max(used["machine_total"], 1e-9), 2)
+        per_cycle = (used["server"] + used["db"]) / max(cycles, 1)
+        out["server_db_capacity_cycles_per_s_on_2_free_cores"] = round(2 / per_cycle, 1) if per_cycle else None
+        return out
+
+
+def percentiles(samples: list[float]) -> dict:
+    if not samples:
+        return {"n": 0}
+    ordered = sorted(samples)
+
+    def pick(q: float) -> float:
+        return round(ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000, 1)
+
+    return {"n": len(ordered), "p50_ms": pick(0.50), "p95_ms": pick(0.95), "p99_ms": pick(0.99)}
+
+
+async def run_phase(base_url: str, slug: str, sessions: list[tuple[str, str]], duration: float) -> dict:
+    import httpx
+
+    claim_times: list[float] = []
+    submit_times: list[float] = []
+    failures: dict[str, int] = {}
+    deadline = time.perf_counter() + duration
+
+    async def annotator(session_key: str, csrf: str) -> None:
+        headers = {"X-CSRFToken": csrf, "Referer": base_url}
+        cookies = {"sessionid": session_key, "csrftoken": csrf}
+        async with httpx.AsyncClient(base_url=base_url, headers=headers, cookies=cookies, timeout=30) as client:
+            while time.perf_counter() < deadline:
+                started = time.perf_counter()
+                claim = await client.post(f"/api/v1/campaigns/{slug}/claim/")
+                claim_times.append(time.perf_counter() - started)
+                if claim.status_code != 200:
+                    failures[f"claim {claim.status_code}"] = failures.get(f"claim {claim.status_code}", 0) + 1
+                    if claim.status_code == 204:
+                        return
+                    continue
+                assignment = claim.json()["assignment"]
+                started = time.perf_counter()
+                submit = await client.post(
+                    f"/api/v1/assignments/{assignment}/submit/",
+                    json={"values": {"preference": "A"}, "time_on_item_ms": 1000},
+                    headers={"Idempotency-Key": f"bench-{assignment}"},
+                )
+                submit_times.append(time.perf_counter() - started)
+                if submit.status_code != 200:
+                    failures[f"submit {submit.status_code}"] = failures.get(f"submit {submit.status_code}", 0) + 1
+
+    started = time.perf_counter()
+    await asyncio.gather(*(annotator(key, csrf) for key, csrf in sessions))
+    elapsed = time.perf_counter() - started
+    return {
+        "claim": percentiles(claim_times),
+        "submit": percentiles(submit_times),
+        "cycles": len(submit_times),
+        "cycles_per_s": round(len(submit_times) / elapsed, 1),
+        "failures": failures,
+    }
+
+
+def service_claim_latency(slug: str, claims: int) -> dict:
+    """The claim service alone (one annotator claiming and skipping), timed in this process."""
+    from annotation.models import Campaign, User
+    from annotation.services.assignments import assignment_claim, assignment_skip
+
+    campaign = Campaign.objects.get(slug=slug)
+    rater = User.objects.create(username=f"bench-probe-{slug}")
+    campaign.members.add(rater)
+    times = []
+    for _ in range(claims):
+        started = time.perf_counter()
+        assignment = assignment_claim(campaign=campaign, annotator=rater)
+        times.append(time.perf_counter() - started)
+        assignment_skip(assignment=assignment, annotator=rater, reason="bench probe")
+    return percentiles(times)
+
+
+def inprocess_cpu(slug: str, cycles: int) -> dict:
+    """CPU per request in this process (Django test client, no HTTP): a trivial API view, then claim and submit.
+
+    The first figure is the framework's floor on this machine (session, user, DRF, one query); the
+    others are the work queue's endpoints, so the difference is what the engine itself costs.
+    """
+    from django.test import Client
+
+    from annotation.models import Campaign, User
+
+    rater = User.objects.create(username=f"bench-cpu-{slug}")
+    Campaign.objects.get(slug=slug).members.add(rater)
+    client = Client()
+    client.force_login(rater)
+    started = time.process_time()
+    for _ in range(cycles):
+        client.get("/api/v1/campaigns/")
+    floor = (time.process_time() - started) / cycles
+    claim = submit = 0.0
+    for _ in range(cycles):
+        started = time.process_time()
+        assignment = client.post(f"/api/v1/campaigns/{slug}/claim/").json()["assignment"]
+        claim += time.process_time() - started
+        started = time.process_time()
+        client.post(f"/api/v1/assignments/{assignment}/submit/", {"values": {"preference": "A"}},
+                    content_type="application/json", HTTP_IDEMPOTENCY_KEY=f"cpu-{assignment}")
+        submit += time.process_time() - started
+    return {
+        "trivial_get_cpu_ms": round(1000 * floor, 2),
+        "claim_cpu_ms": round(1000 * claim / cycles, 2),
+        "submit_cpu_ms": round(1000 * submit / cycles, 2),
+    }
+
+
+def explain_claim(slug: str) -> str:
+    """EXPLAIN ANALYZE of the one-statement claim, run in a transaction that is rolled back."""
+    from django.db import connection, transaction
+    from django.utils import timezone
+
+    from annotation.models import Campaign, User
+    from annotation.services.assignments import CLAIM_SQL
+
+    campaign = Campaign.objects.get(slug=slug)
+    rater = User.objects.get(username="bench-rater-0")
+    now = timezone.now()
+    params = {"campaign": campaign.pk, "annotator": rater.pk, "gold": False, "seed_prefix": "s:", "seed_suffix": ":1",
+              "now": now, "expires": now}
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute("EXPLAIN (ANALYZE, BUFFERS) " + CLAIM_SQL, params)
+        plan = "\n".join(row[0] for row in cursor.fetchall())
+        transaction.set_rollback(True)
+    return plan
+
+
+def _plan_figures(plan: str) -> dict:
+    """Execution time and buffers touched by the claim statement: its cost, free of the machine's noise."""
+    import re
+
+    buffers = re.search(r"Buffers: shared hit=(\d+)(?: read=(\d+))?", plan)
+    execution = re.search(r"Execution Time: ([\d.]+) ms", plan)
+    return {
+        "execution_ms": float(execution.group(1)) if execution else None,
+        "buffers": int(buffers.group(1)) + int(buffers.group(2) or 0) if buffers else None,
+        "uses_pair_claim_idx": "pair_claim_idx" in plan,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--pairs", type=int, default=1_000_000)
+    parser.add_argument("--small-pairs", type=int, default=10_000)
+    parser.add_argument("--annotators", type=int, default=32)
+    parser.add_argument("--duration", type=float, default=30.0, help=f"seconds per phase (at most {MAX_PHASE_SECONDS})")
+    parser.add_argument("--workers", type=int, default=3, help="gunicorn worker processes")
+    parser.add_argument("--worker-class", default="sync", choices=["sync", "gthread"])
+    parser.add_argument("--threads", type=int, default=1, help="threads per gunicorn worker (gthread)")
+    parser.add_argument("--probe-claims", type=int, default=300, help="in-process claims timed per pool")
+    parser.add_argument("--db", default="concord_bench")
+    args = parser.parse_args()
+    duration = min(args.duration, MAX_PHASE_SECONDS)
+
+    os.environ.update(_env(args.db))
+    sys.path.insert(0, str(ROOT))
+    print(f"creating database {args.db} …", file=sys.stderr)
+    recreate_database(args.db)
+    import django
+
+    django.setup()
+    sessions = make_annotators(args.annotators)
+    started = time.perf_counter()
+    copy_campaign("bench-small", args.small_pairs)
+    print(f"{args.small_pairs:,} pairs written in {time.perf_counter() - started:.1f}s", file=sys.stderr)
+
+    port = _free_port()
+    base_url = f"http://127.0.0.1:{port}"
+    server = subprocess.Popen(
+        [sys.executable, "-m", "gunicorn", "config.wsgi:application", "--bind", f"127.0.0.1:{port}",
+         "--workers", str(args.workers), "--worker-class", args.worker_class, "--threads", str(args.threads),
+         "--backlog", "256", "--log-level", "warning"],
+        cwd=ROOT, env=_env(args.db), start_new_session=True,
+    )
+    try:
+        _wait_for(port)
+        # Each worker imports the URLconf, DRF and the views on its first requests; that is not the claim's cost.
+        asyncio.run(run_phase(base_url, "bench-small", sessions, 5.0))
+        results = {"config": {"annotators": args.annotators, "duration_s": duration, "workers": args.workers,
+                              "worker_class": args.worker_class, "threads": args.threads,
+                              "cpus": os.cpu_count(), "load_before": os.getloadavg()}}
+        results["small"] = _measured_phase(server.pid, base_url, "bench-small", sessions, duration, args.small_pairs)
+        results["small"]["service_claim"] = service_claim_latency("bench-small", args.probe_claims)
+        plans = {"small": explain_claim("bench-small")}
+        results["small"]["inprocess_cpu_per_request"] = inprocess_cpu("bench-small", args.probe_claims)
+        print(json.dumps(results["small"]), file=sys.stderr)
+
+        started = time.perf_counter()
+        copy_campaign("bench-large", args.pairs)
+        results["large_generation_s"] = round(time.perf_counter() - started, 1)
+        print(f"{args.pairs:,} pairs written in {results['large_generation_s']}s", file=sys.stderr)
+        results["config"]["load_before_large"] = os.getloadavg()
+        results["large"] = _measured_phase(server.pid, base_url, "bench-large", sessions, duration, args.pairs)
+        results["large"]["service_claim"] = service_claim_latency("bench-large", args.probe_claims)
+        small, large = results["small"]["claim"].get("p50_ms"), results["large"]["claim"].get("p50_ms")
+        if small and large:
+            results["claim_p50_large_over_small"] = round(large / small, 2)
+        s_small, s_large = results["small"]["service_claim"]["p50_ms"], results["large"]["service_claim"]["p50_ms"]
+        results["service_claim_p50_large_over_small"] = round(s_large / s_small, 2)
+        plans["large"] = explain_claim("bench-large")
+        results["large"]["inprocess_cpu_per_request"] = inprocess_cpu("bench-large", args.probe_claims)
+        for phase, plan in plans.items():
+            results[phase]["claim_statement"] = _plan_figures(plan)
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        server.wait(timeout=30)
+    print(json.dumps(results, indent=2))
+    print("\nclaim statement plan on the large pool:\n" + plans["large"])
+    print(_summary(results))
+
+
+def _measured_phase(server_pid: int, base_url: str, slug: str, sessions, duration: float, pairs: int) -> dict:
+    meter = CpuMeter(server_pid)
+    result = asyncio.run(run_phase(base_url, slug, sessions, duration))
+    return {"pairs": pairs, **result, **meter.per_cycle(result["cycles"])}
+
+
+def _summary(results: dict) -> str:
+    lines = ["", f"{'phase':<8}{'pairs':>11}{'claim p50/p95/p99 ms':>24}{'submit p50/p95/p99 ms':>25}{'cycles/s':>10}"]
+    for phase in ("small", "large"):
+        r = results[phase]
+        c, s = r["claim"], r["submit"]
+        lines.append(
+            f"{phase:<8}{r['pairs']:>11,}{c['p50_ms']:>10}/{c['p95_ms']}/{c['p99_ms']:<8}"
+            f"{s['p50_ms']:>11}/{s['p95_ms']}/{s['p99_ms']:<8}{r['cycles_per_s']:>10}"
+        )
+    for phase in ("small", "large"):
+        r = results[phase]
+        lines.append(
+            f"{phase}: CPU per cycle server {r['server_cpu_ms_per_cycle']} ms, database {r['db_cpu_ms_per_cycle']} ms, "
+            f"client {r['client_cpu_ms_per_cycle']} ms; machine busy {r['machine_busy_share']:.0%}, "
+            f"of which other processes {r['others_cpu_share']:.0%}; server+database capacity on 2 free cores "
+            f"≈ {r['server_db_capacity_cycles_per_s_on_2_free_cores']} cycles/s"
+        )
+    for phase in ("small", "large"):
+        statement, cpu = results[phase]["claim_statement"], results[phase]["inprocess_cpu_per_request"]
+        lines.append(
+            f"{phase}: claim statement {statement['execution_ms']} ms, {statement['buffers']} buffers; "
+            f"in-process CPU per request: trivial GET {cpu['trivial_get_cpu_ms']} ms, "
+            f"claim {cpu['claim_cpu_ms']} ms, submit {cpu['submit_cpu_ms']} ms"
+        )
+    lines.append(f"HTTP claim p50 large/small: {results.get('claim_p50_large_over_small')}; "
+                 f"service claim p50 large/small: {results['service_claim_p50_large_over_small']}")
+    return "\n".join(lines)
+
+
+def _wait_for(port: int, timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with socket.socket() as sock:
+            if sock.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.2)
+    raise RuntimeError(f"gunicorn did not listen on 127.0.0.1:{port} within {timeout}s")
+
+
+if __name__ == "__main__":
+    main()

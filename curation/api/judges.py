@@ -1,0 +1,83 @@
+"""Judges for curators: list, read, create, update, delete. Secrets are shown by variable name only."""
+
+from rest_framework import serializers, status
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from annotation.api.permissions import IsCurator
+from curation.judges import registry
+from curation.judges.base import looks_secret
+from curation.models import Judge
+from curation.selectors.judges import judge_get, judges_list
+from curation.services.judges import judge_create, judge_delete, judge_update
+
+
+class JudgeOutputSerializer(serializers.ModelSerializer):
+    settings = serializers.SerializerMethodField()
+    secrets = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Judge
+        fields = ["name", "backend", "enabled", "settings", "secrets", "created_at"]
+
+    def get_settings(self, judge) -> dict:
+        # Validation refuses literal secrets; anything secret-looking that got in some other way stays hidden.
+        return {k: ("[hidden]" if looks_secret(k) else v) for k, v in (judge.settings or {}).items()}
+
+    def get_secrets(self, judge) -> dict:
+        return registry.secret_status(judge.settings or {})
+
+
+class JudgeListApi(APIView):
+    permission_classes = [IsCurator]
+
+    def get(self, request):
+        return Response(JudgeOutputSerializer(judges_list(), many=True).data)
+
+
+class JudgeDetailApi(APIView):
+    permission_classes = [IsCurator]
+
+    def get(self, request, name: str):
+        return Response(JudgeOutputSerializer(judge_get(name=name)).data)
+
+
+class JudgeCreateApi(APIView):
+    """Configure a judge; settings name environment variables for secrets (``api_key_env``)."""
+
+    permission_classes = [IsCurator]
+
+    class InputSerializer(serializers.Serializer):
+        name = serializers.SlugField(max_length=100)
+        backend = serializers.ChoiceField(choices=Judge.Backend.choices)
+        settings = serializers.DictField(required=False, default=dict)
+        enabled = serializers.BooleanField(required=False, default=True)
+
+    def post(self, request):
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        judge = judge_create(user=request.user, **data.validated_data)
+        return Response(JudgeOutputSerializer(judge).data, status=status.HTTP_201_CREATED)
+
+
+class JudgeUpdateApi(APIView):
+    permission_classes = [IsCurator]
+
+    class InputSerializer(serializers.Serializer):
+        backend = serializers.ChoiceField(choices=Judge.Backend.choices, required=False)
+        settings = serializers.DictField(required=False)
+        enabled = serializers.BooleanField(required=False)
+
+    def post(self, request, name: str):
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        judge = judge_update(judge=judge_get(name=name), user=request.user, **data.validated_data)
+        return Response(JudgeOutputSerializer(judge).data)
+
+
+class JudgeDeleteApi(APIView):
+    permission_classes = [IsCurator]
+
+    def post(self, request, name: str):
+        judge_delete(judge=judge_get(name=name))
+        return Response(status=status.HTTP_204_NO_CONTENT)

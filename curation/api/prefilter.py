@@ -1,0 +1,118 @@
+"""Pre-filter runs for curators: start, follow, resume, cancel; a pair's verdicts; restore a pair; the rule."""
+
+from django.shortcuts import get_object_or_404
+from rest_framework import serializers, status
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from annotation.api.jobs import JobOutputSerializer
+from annotation.api.permissions import IsCurator
+from annotation.errors import ApplicationError
+from annotation.models import Campaign, Pair
+from annotation.services.jobs import job_cancel
+from curation.models import JudgeVerdict
+from curation.selectors.judges import pair_verdicts, prefilter_run_get
+from curation.services.prefilter import pair_restore, prefilter_resume, prefilter_rule_for, prefilter_rule_set, prefilter_start
+
+
+class PrefilterStartApi(APIView):
+    """Start a run over the campaign's candidate pairs; answers at once with the job to follow."""
+
+    permission_classes = [IsCurator]
+
+    class InputSerializer(serializers.Serializer):
+        judges = serializers.ListField(child=serializers.SlugField(max_length=100), required=False, allow_empty=False)
+        threshold = serializers.FloatField(required=False)
+        force = serializers.BooleanField(required=False, default=False)
+
+    def post(self, request, slug: str):
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        job = prefilter_start(
+            campaign=get_object_or_404(Campaign, slug=slug),
+            judge_names=data.validated_data.get("judges"),
+            threshold=data.validated_data.get("threshold"),
+            force=data.validated_data["force"],
+            created_by=request.user,
+        )
+        return Response(JobOutputSerializer(job).data, status=status.HTTP_202_ACCEPTED)
+
+
+class PrefilterRunDetailApi(APIView):
+    permission_classes = [IsCurator]
+
+    def get(self, request, job_id: int):
+        return Response(JobOutputSerializer(prefilter_run_get(job_id=job_id)).data)
+
+
+class PrefilterRunResumeApi(APIView):
+    permission_classes = [IsCurator]
+
+    def post(self, request, job_id: int):
+        job = prefilter_resume(job=prefilter_run_get(job_id=job_id))
+        return Response(JobOutputSerializer(job).data, status=status.HTTP_202_ACCEPTED)
+
+
+class PrefilterRunCancelApi(APIView):
+    permission_classes = [IsCurator]
+
+    def post(self, request, job_id: int):
+        job = job_cancel(job_id=prefilter_run_get(job_id=job_id).pk)
+        return Response(JobOutputSerializer(job).data)
+
+
+class RuleSerializer(serializers.Serializer):
+    rule = serializers.CharField()
+    threshold = serializers.FloatField()
+    min_votes = serializers.IntegerField()
+
+
+class PrefilterRuleApi(APIView):
+    permission_classes = [IsCurator]
+
+    def get(self, request, slug: str):
+        rule = prefilter_rule_for(campaign=get_object_or_404(Campaign, slug=slug))
+        return Response(RuleSerializer(rule.as_config()).data)
+
+
+class PrefilterRuleSetApi(APIView):
+    """Set the campaign's rule: ``majority`` (threshold = share) or ``score-margin`` (threshold = margin)."""
+
+    permission_classes = [IsCurator]
+
+    def post(self, request, slug: str):
+        if not isinstance(request.data, dict):
+            raise ApplicationError("expected a JSON object such as {\"rule\": \"majority\", \"threshold\": 0.9}")
+        campaign = prefilter_rule_set(campaign=get_object_or_404(Campaign, slug=slug), rule=dict(request.data))
+        return Response(RuleSerializer(campaign.prefilter_rule).data)
+
+
+class VerdictOutputSerializer(serializers.ModelSerializer):
+    judge = serializers.CharField(source="judge.name")
+    backend = serializers.CharField(source="judge.backend")
+
+    class Meta:
+        model = JudgeVerdict
+        fields = ["judge", "backend", "order", "verdict", "score", "confidence", "raw_output", "latency_ms",
+                  "prompt_tokens", "completion_tokens", "error", "created_at"]
+
+
+class PairVerdictsApi(APIView):
+    """Every judge's verdicts on one pair, in the pair's own A/B orientation."""
+
+    permission_classes = [IsCurator]
+
+    def get(self, request, pair_id: int):
+        pair = get_object_or_404(Pair.objects.only("pk", "status", "status_reason"), pk=pair_id)
+        verdicts = VerdictOutputSerializer(pair_verdicts(pair=pair), many=True).data
+        return Response({"pair": pair.pk, "status": pair.status, "status_reason": pair.status_reason, "verdicts": verdicts})
+
+
+class PairRestoreApi(APIView):
+    """Put a pair the pre-filter dropped back into the annotation queue."""
+
+    permission_classes = [IsCurator]
+
+    def post(self, request, pair_id: int):
+        pair = pair_restore(pair=get_object_or_404(Pair, pk=pair_id), user=request.user)
+        return Response({"pair": pair.pk, "status": pair.status, "status_reason": pair.status_reason})

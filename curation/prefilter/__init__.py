@@ -1,0 +1,3 @@
+"""The ensemble-judge pre-filter's pure computation: vote rules and per-judge figures."""
+
+JOB_KIND = "prefilter"

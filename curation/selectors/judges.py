@@ -1,0 +1,26 @@
+"""Read queries for judges, their verdicts and pre-filter runs."""
+
+from __future__ import annotations
+
+from django.shortcuts import get_object_or_404
+
+from annotation.models import Job, Pair
+from curation.models import Judge, JudgeVerdict
+from curation.prefilter import JOB_KIND
+
+
+def judges_list():
+    return Judge.objects.order_by("name")
+
+
+def judge_get(*, name: str) -> Judge:
+    return get_object_or_404(Judge, name=name)
+
+
+def pair_verdicts(*, pair: Pair):
+    """Every verdict on ``pair``, grouped by judge name then order, with the judge loaded."""
+    return JudgeVerdict.objects.filter(pair=pair).select_related("judge").order_by("judge__name", "order")
+
+
+def prefilter_run_get(*, job_id: int) -> Job:
+    return get_object_or_404(Job.objects.select_related("campaign"), pk=job_id, kind=JOB_KIND)

@@ -1,0 +1,101 @@
+"""Claims under real concurrency: PostgreSQL with 50 annotators on their own connections, SQLite in processes."""
+
+import json
+import os
+import subprocess
+import sys
+import threading
+from collections import Counter
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+from django.db import connection
+from django.db.models import Count
+from django.utils import timezone
+
+from annotation.models import Annotation, Assignment, AssignmentEvent, Pair
+from annotation.services.assignments import annotation_submit, assignment_claim
+from tests.annotation.assignment_helpers import AB_TIE_ANSWER, ab_tie_campaign
+
+ROOT = Path(__file__).resolve().parents[2]
+ANNOTATORS = 50
+PAIRS = 40
+OVERLAP = 3
+
+
+def race(raters, campaign, *, now=None, abandon=frozenset()) -> tuple[dict, list]:
+    """Each rater, on its own thread and connection, claims and submits until nothing is left for it."""
+    claims: dict[int, list[int]] = {r.pk: [] for r in raters}
+    errors: list[BaseException] = []
+    barrier = threading.Barrier(len(raters))
+
+    def work(rater):
+        try:
+            barrier.wait()
+            while (assignment := assignment_claim(campaign=campaign, annotator=rater, now=now)) is not None:
+                claims[rater.pk].append(assignment.pair_id)
+                if rater.pk in abandon:
+                    return
+                annotation_submit(assignment=assignment, annotator=rater, values=AB_TIE_ANSWER, time_on_item_ms=50,
+                                  idempotency_key=f"k{assignment.pk}")
+        except BaseException as exc:  # noqa: B036 - reported to the test thread below
+            errors.append(exc)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=work, args=(r,)) for r in raters]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=300)
+    return claims, errors
+
+
+@pytest.mark.slow
+@pytest.mark.django_db(transaction=True)
+def test_fifty_annotators_racing_on_postgresql_never_exceed_overlap_or_lose_a_claim(postgres_only):
+    campaign, raters, pairs = ab_tie_campaign(overlap=OVERLAP, pairs=PAIRS, members=ANNOTATORS, lease_minutes=30)
+    abandon = frozenset(r.pk for r in raters[::10])
+
+    claims, errors = race(raters, campaign, abandon=abandon)
+    assert errors == []
+    for pk, seen in claims.items():
+        assert len(seen) == len(set(seen)), f"annotator {pk} saw a pair twice"
+    live = Counter(Assignment.objects.filter(status="active").values_list("pair_id", flat=True))
+    done = Counter(Annotation.objects.values_list("pair_id", flat=True))
+    for pair in Pair.objects.all():
+        assert live[pair.pk] + done[pair.pk] <= OVERLAP
+        assert (pair.active_claims, pair.annotations_done) == (live[pair.pk], done[pair.pk])
+    assert sum(live.values()) == len(abandon)
+    assert sum(live.values()) + sum(done.values()) == PAIRS * OVERLAP, "a slot was lost"
+    assert AssignmentEvent.objects.filter(kind="claim").count() == sum(map(len, claims.values())) == Assignment.objects.count()
+
+    workers = [r for r in raters if r.pk not in abandon]
+    later = timezone.now() + timedelta(minutes=31)
+    more, errors = race(workers, campaign, now=later)
+    assert errors == []
+    assert Assignment.objects.filter(status="expired").count() == len(abandon)
+    assert AssignmentEvent.objects.filter(kind="expire").count() == len(abandon)
+    expired_pairs = set(Assignment.objects.filter(status="expired").values_list("pair_id", flat=True))
+    assert expired_pairs <= {pair for seen in more.values() for pair in seen}, "an expired lease did not come back"
+    assert not Pair.objects.exclude(status=Pair.Status.COMPLETE).exists()
+    assert Annotation.objects.count() == PAIRS * OVERLAP
+    assert not Annotation.objects.values("pair", "annotator").annotate(n=Count("pk")).filter(n__gt=1).exists()
+
+
+@pytest.mark.slow
+def test_concurrent_claims_on_sqlite_are_serialized_by_the_write_lock(tmp_path):
+    env = {**os.environ, "DJANGO_MEDIA_ROOT": str(tmp_path / "media")}
+    env.pop("DATABASE_URL", None)
+    done = subprocess.run(
+        [sys.executable, "-m", "tests.annotation.assignment_sqlite_race", str(tmp_path / "race.sqlite3"), "8"],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    summary = json.loads(done.stdout.strip().splitlines()[-1])
+    assert summary["transaction_mode"] == "IMMEDIATE"
+    assert summary["repeats"] == 0
+    assert summary["annotations_per_pair"] == [3] * 10
+    assert summary["counters"] == [[3, 0, "complete"]] * 10
+    assert sum(summary["claims_per_rater"]) == 30

@@ -1,0 +1,103 @@
+"""A real Celery worker killed with SIGKILL mid-run: after a restart every verdict exists exactly once."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from celery import Celery
+from django.db import connection
+
+from annotation.models import Job, Pair
+from curation.models import JudgeVerdict
+from curation.services.prefilter import prefilter_job_create
+from tests.conftest import port_open, require
+from tests.curation import prefilter_support as support
+from tests.curation.judge_server import JudgeServer, Reply, votes_script
+
+REPO = Path(__file__).resolve().parents[2]
+REDIS_URL = "redis://127.0.0.1:6379/6"
+PAIRS, JUDGES = 20, 3
+TOTAL = PAIRS * JUDGES * 2
+
+
+def start_worker(settings, log: Path) -> subprocess.Popen:
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "config.settings.test",
+        "DATABASE_URL": f"postgres://postgres@127.0.0.1:5432/{connection.settings_dict['NAME']}",
+        "REDIS_URL": REDIS_URL,
+        "CELERY_TASK_ALWAYS_EAGER": "false",
+        "DJANGO_MEDIA_ROOT": str(settings.MEDIA_ROOT),
+        "CONCORD_PREFILTER_BATCH_PAIRS": "5",
+    }
+    command = [sys.executable, "-m", "celery", "-A", "config", "worker", "-Q", "judges", "-c", "1", "--pool", "prefork",
+               "-l", "warning", "--without-gossip", "--without-mingle", "-n", f"judges-test-{os.getpid()}@%h"]
+    with log.open("ab") as handle:
+        return subprocess.Popen(command, cwd=REPO, env=env, start_new_session=True, stdout=handle, stderr=handle)
+
+
+def kill(worker: subprocess.Popen) -> None:
+    if worker.poll() is None:
+        os.killpg(worker.pid, signal.SIGKILL)
+        worker.wait(timeout=30)
+
+
+def wait_for(condition, *, timeout: float, what: str, worker: subprocess.Popen, log: Path):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return
+        if worker.poll() is not None:
+            pytest.fail(f"the worker exited while waiting for {what}: {log.read_text()[-3000:]}")
+        time.sleep(0.1)
+    pytest.fail(f"timed out waiting for {what}")
+
+
+@pytest.mark.slow
+@pytest.mark.django_db(transaction=True)
+def test_a_worker_killed_mid_run_loses_no_verdict_and_duplicates_none(postgres_only, settings, tmp_path):
+    require(port_open("127.0.0.1", 6379), "Redis on 127.0.0.1:6379")
+    import redis
+
+    redis.Redis.from_url(REDIS_URL).flushdb()
+    log = tmp_path / "worker.log"
+    sender = Celery("judges-test", broker=REDIS_URL, backend=REDIS_URL)
+    with JudgeServer(lambda seen: Reply(content=votes_script({})(seen).content, delay=0.2)) as server:
+        campaign = support.campaign()
+        for i in range(PAIRS):
+            support.marked_pair(campaign, f"w{i}")
+        support.chat_judges(server, [f"j{i}" for i in range(JUDGES)], concurrency=2)
+        job = prefilter_job_create(campaign=campaign)
+
+        worker = start_worker(settings, log)
+        try:
+            sender.send_task("curation.prefilter_dispatch", args=[job.pk], queue="judges")
+            wait_for(lambda: JudgeVerdict.objects.count() >= 25, timeout=120, what="the first verdicts", worker=worker, log=log)
+        finally:
+            kill(worker)
+        stored_at_kill = JudgeVerdict.objects.count()
+        time.sleep(0.5)
+        assert JudgeVerdict.objects.count() == stored_at_kill < TOTAL
+        assert Job.objects.get(pk=job.pk).status == "running"
+        server.reset()
+
+        worker = start_worker(settings, log)
+        try:
+            sender.send_task("curation.prefilter_dispatch", args=[job.pk], queue="judges")
+            wait_for(lambda: Job.objects.get(pk=job.pk).status == "succeeded", timeout=180, what="the resumed run",
+                     worker=worker, log=log)
+        finally:
+            kill(worker)
+        calls_after_restart = server.count()
+
+    job.refresh_from_db()
+    keys = list(JudgeVerdict.objects.values_list("pair_id", "judge_id", "order"))
+    assert len(keys) == len(set(keys)) == TOTAL
+    assert calls_after_restart == TOTAL - stored_at_kill
+    assert job.progress_done == job.progress_total == TOTAL and job.params["attempt"] == 2
+    assert job.result["verdicts"] == TOTAL and job.result["dropped_easy"] == PAIRS
+    assert set(Pair.objects.filter(campaign=campaign).values_list("status", flat=True)) == {"dropped_easy"}
