@@ -192,10 +192,9 @@ SPECTACULAR_SETTINGS = {
     # The schema and its docs describe every endpoint; only signed-in users may read them.
     "SERVE_PERMISSIONS": ["rest_framework.permissions.IsAuthenticated"],
     # Several models have a "status" field; each choice set gets its own component name.
-    "ENUM_NAME_OVERRIDES": {"PairStatusEnum": "annotation.models.Pair.Status"},
+    # One schema name per shared choice set: the pair's status, and the side ("A" or "B") several endpoints take.
+    "ENUM_NAME_OVERRIDES": {"PairStatusEnum": "annotation.models.Pair.Status", "SideEnum": ["A", "B"]},
 }
-# Several endpoints take a side ("A" or "B"); one enum name keeps the schema from naming it twice.
-SPECTACULAR_SETTINGS["ENUM_NAME_OVERRIDES"] = {"SideEnum": ["A", "B"]}
 
 LOGGING = {
     "version": 1,
