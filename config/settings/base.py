@@ -192,7 +192,8 @@ SPECTACULAR_SETTINGS = {
     # The schema and its docs describe every endpoint; only signed-in users may read them.
     "SERVE_PERMISSIONS": ["rest_framework.permissions.IsAuthenticated"],
     # Several models have a "status" field; each choice set gets its own component name.
-    "ENUM_NAME_OVERRIDES": {"PairStatusEnum": "annotation.models.Pair.Status"},
+    # One schema name per shared choice set: the pair's status, and the side ("A" or "B") several endpoints take.
+    "ENUM_NAME_OVERRIDES": {"PairStatusEnum": "annotation.models.Pair.Status", "SideEnum": ["A", "B"]},
 }
 
 LOGGING = {
@@ -204,6 +205,16 @@ LOGGING = {
 
 # The one schedule for periodic work; each entry says why it runs and when a missed run expires.
 CELERY_BEAT_SCHEDULE: dict = {}
+
+# Agreement reports go stale as ratings arrive: once an hour, every active campaign rated since its last
+# report gets a fresh one (a campaign with a job still running is skipped). A missed run is not worth
+# catching up, so it expires before the next one is due.
+CELERY_BEAT_SCHEDULE["curation.agreement_schedule"] = {
+    "task": "curation.agreement_schedule",
+    "schedule": 3600.0,
+    "options": {"expires": 3000},
+}
+
 # A release whose worker died mid-build stays "building" until marked failed with a retry hint.
 CELERY_BEAT_SCHEDULE["release-reap-stalled"] = {
     "task": "curation.release_reap_stalled",
