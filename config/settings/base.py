@@ -192,6 +192,8 @@ SPECTACULAR_SETTINGS = {
     # The schema and its docs describe every endpoint; only signed-in users may read them.
     "SERVE_PERMISSIONS": ["rest_framework.permissions.IsAuthenticated"],
 }
+# Several endpoints take a side ("A" or "B"); one enum name keeps the schema from naming it twice.
+SPECTACULAR_SETTINGS["ENUM_NAME_OVERRIDES"] = {"SideEnum": ["A", "B"]}
 
 LOGGING = {
     "version": 1,
@@ -202,6 +204,16 @@ LOGGING = {
 
 # The one schedule for periodic work; each entry says why it runs and when a missed run expires.
 CELERY_BEAT_SCHEDULE: dict = {}
+
+# Agreement reports go stale as ratings arrive: once an hour, every active campaign rated since its last
+# report gets a fresh one (a campaign with a job still running is skipped). A missed run is not worth
+# catching up, so it expires before the next one is due.
+CELERY_BEAT_SCHEDULE["curation.agreement_schedule"] = {
+    "task": "curation.agreement_schedule",
+    "schedule": 3600.0,
+    "options": {"expires": 3000},
+}
+
 # A release whose worker died mid-build stays "building" until marked failed with a retry hint.
 CELERY_BEAT_SCHEDULE["release-reap-stalled"] = {
     "task": "curation.release_reap_stalled",

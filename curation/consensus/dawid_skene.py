@@ -1,0 +1,77 @@
+"""Dawid–Skene aggregation (crowd-kit): weigh raters by their estimated confusion matrices."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+from crowdkit.aggregation import DawidSkene
+
+from curation.consensus.base import (
+    DISPUTED,
+    DROPPED,
+    LOW_POSTERIOR,
+    NO_RATINGS,
+    ConsensusPolicy,
+    Decision,
+    PairRatings,
+    PolicyError,
+    item_details,
+    register,
+    require_sides,
+)
+from curation.consensus.voting import category_sides, settled
+
+
+def posteriors(ratings: PairRatings, *, n_iter: int, tol: float) -> np.ndarray:
+    """(pairs × categories) posterior probability of each category; rows of unrated pairs are NaN."""
+    variable = ratings.variable
+    category_of = np.asarray(variable.category_of_code)
+    out = np.full((len(ratings.pair_ids), len(variable.categories)), np.nan)
+    if len(ratings.unit) == 0:
+        return out
+    frame = pd.DataFrame({"task": ratings.unit, "worker": ratings.rater, "label": category_of[ratings.code]})
+    with warnings.catch_warnings():
+        # crowd-kit 1.4 still uses pandas keywords that pandas 3 deprecates; the results are unaffected.
+        warnings.simplefilter("ignore", DeprecationWarning)
+        probas = DawidSkene(n_iter=n_iter, tol=tol).fit_predict_proba(frame)
+    probas = probas.reindex(columns=range(len(variable.categories)), fill_value=0.0)
+    out[probas.index.to_numpy(dtype=np.int64)] = probas.to_numpy(dtype=float)
+    return out
+
+
+def decide_dawid_skene(ratings: PairRatings, params: dict) -> list[Decision]:
+    """Keep when the most probable category is a side with posterior at least ``threshold``; below it the
+    pair is disputed. ``unit`` must index ``pair_ids``."""
+    require_sides(ratings, "dawid-skene")
+    if ratings.variable.scope != "pair":
+        raise PolicyError("dawid-skene models one label per rater and pair; criteria answers have several")
+    threshold = params["threshold"]
+    if not isinstance(threshold, int | float) or not 0.5 <= threshold <= 1:
+        raise PolicyError("dawid-skene: threshold is a posterior probability between 0.5 and 1")
+    probabilities = posteriors(ratings, n_iter=int(params["n_iter"]), tol=float(params["tol"]))
+    sides = category_sides(ratings)
+    details = item_details(ratings.counts, ratings.variable)
+    out = []
+    for i, pair_id in enumerate(ratings.pair_ids):
+        row = probabilities[i]
+        if np.isnan(row).all():
+            out.append(Decision(int(pair_id), DROPPED, "", NO_RATINGS, details[i]))
+            continue
+        category = int(np.argmax(row))
+        info = {**details[i], "posterior": float(row[category])}
+        if row[category] < threshold:
+            out.append(Decision(int(pair_id), DISPUTED, "", LOW_POSTERIOR, info))
+        else:
+            out.append(settled(int(pair_id), ratings.variable.categories[category], sides[category], info))
+    return out
+
+
+register(ConsensusPolicy(
+    name="dawid-skene",
+    scope="pair",
+    defaults={"threshold": 0.9, "n_iter": 100, "tol": 1e-5},
+    decide=decide_dawid_skene,
+    description="Dawid–Skene posterior (crowd-kit); keep when the winning side reaches the threshold.",
+))

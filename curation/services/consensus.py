@@ -1,0 +1,237 @@
+"""Consensus: apply a campaign's policy to its rated pairs, settle disputes, and record a curator's decision."""
+
+from __future__ import annotations
+
+import traceback
+from collections import Counter
+from collections.abc import Callable
+
+import numpy as np
+from django.db import transaction
+from django.db.models import F
+
+from annotation.errors import ApplicationError
+from annotation.models import Campaign, Job, Pair
+from annotation.services.jobs import job_create, job_fail, job_is_cancelled, job_progress, job_start, job_succeed
+from curation.agreement.variables import Variable, primary_variable
+from curation.consensus import DISPUTE_REASONS, ConsensusPolicy, PolicyError, get_policy
+from curation.consensus.base import DISPUTED, KEPT, PairRatings, pair_ratings_from_table
+from curation.models import ConsensusRecord
+from curation.selectors.ratings import pair_facts, rating_table
+
+JOB_KIND = "consensus"
+ADJUDICATION_POLICY = "adjudication"
+ADJUDICATED_DROP = "adjudicated_drop"
+ON_DISPUTE = ("drop", "escalate", "adjudicate")
+DEFAULT_POLICY = "majority"
+WRITE_BATCH = 5_000
+MAX_NOTE = 5_000
+UNDECIDED_STATUSES = {Pair.Status.PENDING, Pair.Status.DROPPED_EASY, Pair.Status.EXCLUDED}
+
+
+class JobCancelled(Exception):
+    """The curator cancelled the job; stop before writing anything."""
+
+
+def consensus_settings(*, campaign: Campaign, policy: str | None = None, params: dict | None = None,
+                       on_dispute: str | None = None) -> tuple[ConsensusPolicy, dict, str]:
+    """The policy, its full parameters and the dispute handling to use: explicit arguments first, then the
+    campaign's ``consensus_policy`` and ``consensus_params`` (policy parameters plus ``on_dispute``)."""
+    stored = dict(campaign.consensus_params or {})
+    stored_dispute = stored.pop("on_dispute", None)
+    name = policy or campaign.consensus_policy or DEFAULT_POLICY
+    try:
+        chosen = get_policy(name)
+        full = chosen.params(params if params is not None else (stored if name == campaign.consensus_policy else {}))
+    except PolicyError as exc:
+        raise ApplicationError(str(exc), code="invalid_policy") from exc
+    dispute = on_dispute or stored_dispute or "drop"
+    if dispute not in ON_DISPUTE:
+        raise ApplicationError(f"on_dispute must be one of {', '.join(ON_DISPUTE)}, not {dispute!r}",
+                               code="invalid_on_dispute")
+    return chosen, full, dispute
+
+
+def _policy_variable(policy: ConsensusPolicy, params: dict, variables: dict[str, Variable]) -> Variable:
+    """The question a policy decides on: its ``question`` parameter for per-response policies, else the
+    schema's preference question."""
+    if policy.scope == "response":
+        variable = variables.get(params["question"])
+        if variable is None or variable.scope != "response" or not variable.numeric:
+            raise ApplicationError(f"policy {policy.name!r} needs a per-response scale {params['question']!r} "
+                                   f"in the rating schema", code="invalid_policy")
+        return variable
+    variable = primary_variable(variables)
+    if variable is None or not variable.oriented:
+        raise ApplicationError(f"policy {policy.name!r} needs a question that names the preferred side (A/B)",
+                               code="invalid_policy")
+    return variable
+
+
+def consensus_apply(*, campaign: Campaign, policy: str | None = None, params: dict | None = None,
+                    on_dispute: str | None = None, job: Job | None = None,
+                    progress: Callable[[int, int], None] | None = None) -> dict:
+    """Decide every pair that has all its required ratings and write one ConsensusRecord per decided pair.
+
+    A pair is decided when it has at least ``required_annotations`` ratings, is not awaiting pre-filter,
+    dropped as easy or excluded, and has no curator adjudication (a curator's decision is final).
+    A dispute (raters disagree) is dropped (``on_dispute`` "drop"), sent to the adjudication queue
+    ("adjudicate"), or given one more annotator up to ``campaign.max_overlap`` and re-queued, then
+    adjudicated ("escalate"). Running it twice changes nothing more: an escalated pair waits for its
+    next rating. Returns the counts by outcome.
+    """
+    chosen_policy, full_params, dispute = consensus_settings(campaign=campaign, policy=policy, params=params,
+                                                             on_dispute=on_dispute)
+    facts = pair_facts(campaign=campaign)
+    table = rating_table(campaign=campaign, facts=facts, progress=(lambda done: progress(done, 0)) if progress else None)
+    variable = _policy_variable(chosen_policy, full_params, table.variables)
+    ratings_per_pair = np.bincount(table.pair, minlength=len(facts.pair_ids))
+    adjudicated = set(ConsensusRecord.objects.filter(pair__campaign=campaign, policy=ADJUDICATION_POLICY)
+                      .values_list("pair_id", flat=True))
+    ready = ((ratings_per_pair >= np.maximum(facts.required, 1))
+             & ~np.isin(facts.status, list(UNDECIDED_STATUSES))
+             & ~np.isin(facts.pair_ids, list(adjudicated)))
+    ratings: PairRatings = pair_ratings_from_table(table, variable, rejected=facts.rejected,
+                                                   response_ids=facts.response_ids).subset(ready)
+    try:
+        decisions = chosen_policy.decide(ratings, full_params)
+    except PolicyError as exc:
+        raise ApplicationError(str(exc), code="invalid_policy") from exc
+    if job is not None and job_is_cancelled(job_id=job.pk):
+        raise JobCancelled
+    summary = _write(campaign=campaign, decisions=decisions, facts=facts, ready=ready, policy=chosen_policy.name,
+                     params=full_params, dispute=dispute, progress=progress)
+    summary.update({"policy": chosen_policy.name, "params": full_params, "on_dispute": dispute,
+                    "pairs": int(len(facts.pair_ids)), "pending": int(len(facts.pair_ids) - ready.sum())})
+    return summary
+
+
+@transaction.atomic
+def _write(*, campaign, decisions, facts, ready, policy, params, dispute, progress) -> dict:
+    required_of = dict(zip(facts.pair_ids[ready].tolist(), facts.required[ready].tolist(), strict=True))
+    status_of = dict(zip(facts.pair_ids[ready].tolist(), facts.status[ready].tolist(), strict=True))
+    records, escalate, adjudicate, settled_from_queue = [], {}, [], []
+    dropped_by_reason: Counter = Counter()
+    chosen = Counter({"A": 0, "B": 0})
+    for d in decisions:
+        details = dict(d.details)
+        if d.decision == KEPT:
+            decision = ConsensusRecord.Decision.KEPT
+            chosen[d.chosen] += 1
+        elif d.decision == DISPUTED and dispute != "drop":
+            decision = ConsensusRecord.Decision.DISPUTED
+            if dispute == "escalate" and required_of[d.pair_id] < campaign.max_overlap:
+                escalate.setdefault(required_of[d.pair_id], []).append(d.pair_id)
+                details["escalated_to"] = required_of[d.pair_id] + 1
+            else:
+                adjudicate.append(d.pair_id)
+                details["queued_for_adjudication"] = True
+        else:
+            decision = ConsensusRecord.Decision.DROPPED
+            dropped_by_reason[d.reason] += 1
+        if decision != ConsensusRecord.Decision.DISPUTED and status_of[d.pair_id] == Pair.Status.ADJUDICATION:
+            settled_from_queue.append(d.pair_id)
+        details["dispute"] = d.reason in DISPUTE_REASONS
+        records.append(ConsensusRecord(pair_id=d.pair_id, policy=policy, params=params, decision=decision,
+                                       chosen=d.chosen, reason=d.reason, details=details))
+    for start in range(0, len(records), WRITE_BATCH):
+        ConsensusRecord.objects.bulk_create(
+            records[start:start + WRITE_BATCH], update_conflicts=True, unique_fields=["pair"],
+            update_fields=["policy", "params", "decision", "chosen", "reason", "details", "decided_at"],
+        )
+        if progress:
+            progress(start + len(records[start:start + WRITE_BATCH]), len(records))
+    escalated = 0
+    for required, pair_ids in escalate.items():
+        # Guarded by the value read, so two concurrent runs raise a pair's overlap once.
+        escalated += Pair.objects.filter(pk__in=pair_ids, required_annotations=required).update(
+            required_annotations=F("required_annotations") + 1, status=Pair.Status.QUEUED, status_reason="disputed")
+    Pair.objects.filter(pk__in=adjudicate).update(status=Pair.Status.ADJUDICATION, status_reason="disputed")
+    Pair.objects.filter(pk__in=settled_from_queue).update(status=Pair.Status.COMPLETE, status_reason="")
+    kept = chosen["A"] + chosen["B"]
+    return {
+        "kept": kept,
+        "dropped": sum(dropped_by_reason.values()),
+        "dropped_by_reason": dict(sorted(dropped_by_reason.items())),
+        "chosen": dict(chosen),
+        "disputed": len(records) - kept - sum(dropped_by_reason.values()),
+        "escalated": escalated,
+        "adjudication": len(adjudicate),
+        "decided": len(records),
+    }
+
+
+def consensus_job_create(*, campaign: Campaign, created_by=None, policy: str | None = None, params: dict | None = None,
+                         on_dispute: str | None = None) -> Job:
+    """A queued consensus job with validated settings; its task is enqueued once the transaction commits."""
+    chosen, full, dispute = consensus_settings(campaign=campaign, policy=policy, params=params, on_dispute=on_dispute)
+    job = job_create(kind=JOB_KIND, campaign=campaign, created_by=created_by,
+                     params={"policy": chosen.name, "params": full, "on_dispute": dispute})
+    from curation.tasks import consensus_apply as task
+
+    transaction.on_commit(lambda: task.delay(job.pk))
+    return job
+
+
+def consensus_job_run(*, job_id: int) -> None:
+    """Run a queued consensus job; a finished or cancelled job is left as it is."""
+    job = job_start(job_id=job_id)
+    if job.status != Job.Status.RUNNING or job.campaign_id is None:
+        return
+    params = job.params
+
+    def report_progress(done: int, total: int) -> None:
+        if total and (done == total or done % (WRITE_BATCH * 4) == 0):
+            job_progress(job_id=job_id, done=done, total=total)
+
+    try:
+        summary = consensus_apply(campaign=job.campaign, policy=params.get("policy"), params=params.get("params"),
+                                  on_dispute=params.get("on_dispute"), job=job, progress=report_progress)
+    except JobCancelled:
+        return
+    except ApplicationError as exc:
+        job_fail(job_id=job_id, error=exc.message)
+        return
+    except Exception:
+        job_fail(job_id=job_id, error=traceback.format_exc())
+        raise
+    job_progress(job_id=job_id, done=summary["decided"], total=summary["decided"])
+    job_succeed(job_id=job_id, result=summary)
+
+
+@transaction.atomic
+def pair_adjudicate(*, pair_id: int, curator, chosen: str | None, note: str) -> ConsensusRecord:
+    """Record a curator's final decision on a pair awaiting adjudication: keep it with ``chosen`` A or B,
+    or drop it (``chosen`` None). Holds a row lock on the pair, so two curators cannot both decide it."""
+    if not getattr(curator, "is_curator", False):
+        raise ApplicationError("only curators can adjudicate pairs", code="forbidden", status_code=403)
+    if chosen not in ("A", "B", None):
+        raise ApplicationError("chosen must be 'A', 'B', or null to drop the pair", code="invalid_chosen")
+    note = (note or "").strip()
+    if not note:
+        raise ApplicationError("write a note that explains the decision", code="note_required")
+    if len(note) > MAX_NOTE:
+        raise ApplicationError(f"keep the note under {MAX_NOTE:,} characters", code="note_too_long")
+    pair = Pair.objects.select_for_update().filter(pk=pair_id).first()
+    if pair is None:
+        raise ApplicationError(f"pair {pair_id} does not exist", code="not_found", status_code=404)
+    if pair.status != Pair.Status.ADJUDICATION:
+        raise ApplicationError(f"pair {pair_id} is not awaiting adjudication (status {pair.status})",
+                               code="not_awaiting_adjudication", status_code=409)
+    previous = ConsensusRecord.objects.filter(pair=pair).values("policy", "params", "decision", "reason", "details").first()
+    record, _ = ConsensusRecord.objects.update_or_create(
+        pair=pair,
+        defaults={
+            "policy": ADJUDICATION_POLICY,
+            "params": {},
+            "decision": ConsensusRecord.Decision.KEPT if chosen else ConsensusRecord.Decision.DROPPED,
+            "chosen": chosen or "",
+            "reason": "" if chosen else ADJUDICATED_DROP,
+            "details": {"note": note, "curator_id": curator.pk, "curator": curator.get_username(),
+                        "previous": previous},
+        },
+    )
+    pair.status = Pair.Status.COMPLETE
+    pair.status_reason = "adjudicated"
+    pair.save(update_fields=["status", "status_reason"])
+    return record

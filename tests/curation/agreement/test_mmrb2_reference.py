@@ -1,0 +1,53 @@
+"""The statistics and policies reproduce MMRB2's published figures from the release files, with no database."""
+
+import numpy as np
+import pytest
+
+from curation.agreement.report import variable_agreement
+from curation.consensus import get_policy
+from curation.consensus.base import pair_ratings_from_table
+from tests.curation.agreement.mmrb2_files import GENERATION_TASKS, PUBLISHED, generation_table, load_pairs, reasoning_table
+
+
+@pytest.mark.parametrize("task", sorted(GENERATION_TASKS))
+def test_pairwise_agreement_excluding_ties_and_ordinal_alpha_match_the_paper(mmrb2_dir, task):
+    """95.34 / 96.32 / 95.22 % pairwise agreement and ordinal alpha 0.7162 / 0.7517 / 0.7333, from the files."""
+    table = generation_table(load_pairs(mmrb2_dir, task), GENERATION_TASKS[task])
+    figures = variable_agreement(table, table.variables["overall"], bootstrap=200, seed=7)
+    assert round(figures["pairwise_agreement_excluding_ties"], 2) == PUBLISHED[task]["pairwise"]
+    assert round(figures["alpha"]["ordinal"], 4) == PUBLISHED[task]["ordinal"]
+    low, high = figures["alpha_ci95"]["ordinal"]
+    assert low < figures["alpha"]["ordinal"] < high
+    assert figures["units"] == 1000 and figures["ratings"] == 3000
+
+
+@pytest.mark.parametrize("task", sorted(GENERATION_TASKS))
+def test_mmrb2_generation_policy_keeps_every_released_pair_with_its_chosen_side(mmrb2_dir, task):
+    """The consensus rule keeps 1000 of 1000 pairs and the mean rule gives the file's `chosen` for each."""
+    pairs = load_pairs(mmrb2_dir, task)
+    table = generation_table(pairs, GENERATION_TASKS[task])
+    policy = get_policy("mmrb2-generation")
+    decisions = policy.decide(pair_ratings_from_table(table, table.variables["overall"]), policy.params({}))
+    assert [d.decision for d in decisions] == ["kept"] * 1000
+    assert [d.chosen for d in decisions] == [p["chosen"] for p in pairs]
+
+
+def test_mmrb2_reasoning_policy_agrees_with_chosen_wherever_both_responses_were_rated(mmrb2_dir):
+    """Every pair whose two responses were both rated gets the file's `chosen`, except the one pair where
+    both responses were unanimously preferred, which the rule drops; pairs with a response rejected
+    without rating keep the rated, preferred response."""
+    pairs = load_pairs(mmrb2_dir, "reasoning")
+    table, rejected = reasoning_table(pairs)
+    policy = get_policy("mmrb2-reasoning")
+    ratings = pair_ratings_from_table(table, table.variables["correctness"], rejected=rejected)
+    decisions = policy.decide(ratings, policy.params({}))
+    both_rated = ~rejected.any(axis=1)
+    assert both_rated.sum() == 294
+    kept_both = [(d, p) for d, p, rated in zip(decisions, pairs, both_rated, strict=True) if rated and d.decision == "kept"]
+    assert len(kept_both) == 293
+    assert all(d.chosen == p["chosen"] for d, p in kept_both)
+    dropped = [d for d in decisions if d.decision != "kept"]
+    assert [(d.decision, d.reason) for d in dropped] == [("dropped", "both_preferred")]
+    kept = [(d.chosen, p["chosen"]) for d, p in zip(decisions, pairs, strict=True) if d.decision == "kept"]
+    assert len(kept) == 999 and all(mine == theirs for mine, theirs in kept)
+    assert np.array_equal(ratings.counts.sum(axis=-1)[rejected], np.zeros(int(rejected.sum())))

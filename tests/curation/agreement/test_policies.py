@@ -1,0 +1,141 @@
+"""Consensus policies on hand-made ratings: every decision, chosen side and reason code."""
+
+import numpy as np
+import pytest
+
+from annotation import schemas
+from curation.agreement.table import table_from_answers
+from curation.agreement.variables import variables_of_schema
+from curation.consensus import DISPUTE_REASONS, PolicyError, get_policy, policy_names
+from curation.consensus.base import pair_ratings_from_table
+
+
+def decide(policy_name, ratings_by_pair, *, preset="mmrb2-generation", qid="overall", params=None, **extra):
+    variables = variables_of_schema(schemas.preset(preset, "text-to-image"))
+    pair_ids, raters, answers = [], [], []
+    for pair_id, ratings in ratings_by_pair.items():
+        for j, value in enumerate(ratings):
+            pair_ids.append(pair_id)
+            raters.append(f"r{j}")
+            answers.append({qid: value})
+    table = table_from_answers(variables=variables, pair_ids=pair_ids, raters=raters, answers=answers)
+    policy = get_policy(policy_name)
+    return policy.decide(pair_ratings_from_table(table, variables[qid], **extra), policy.params(params))
+
+
+def outcome(decisions):
+    return [(d.decision, d.chosen or d.reason) for d in decisions]
+
+
+def test_registry_lists_the_built_in_policies_and_refuses_unknown_names_and_parameters():
+    assert policy_names() == ["dawid-skene", "majority", "mmrb2-generation", "mmrb2-reasoning", "unanimous"]
+    with pytest.raises(PolicyError, match="unknown consensus policy 'bogus'"):
+        get_policy("bogus")
+    with pytest.raises(PolicyError, match="has no parameter wrong"):
+        get_policy("majority").params({"wrong": 1})
+
+
+def test_mmrb2_generation_rules_in_order():
+    decisions = decide("mmrb2-generation", {
+        1: [6, 5, 6],   # mean 5.67 → A
+        2: [1, 2, 2],   # mean 1.67 → B
+        3: [6, 1, 5],   # spread 5 > 4 → disputed
+        4: [6, 2, 3],   # mean 3.67 in [3, 4]
+        5: [5, 3, 4],   # mean 4.0 in [3, 4] (inclusive)
+        6: [6, 4, 3, 6, 4],  # mean 4.6 but 3 of 5 are ties
+        7: [2, 4, 3, 2, 3],  # mean 2.8 but 3 of 5 are ties
+        8: [5, 5, 1],   # spread 4 is allowed; mean 3.67 → tie band
+        9: [6, 6, 2],   # spread 4, mean 4.67 → A
+    })
+    assert outcome(decisions) == [
+        ("kept", "A"), ("kept", "B"), ("disputed", "spread_too_wide"), ("dropped", "mean_in_tie_band"),
+        ("dropped", "mean_in_tie_band"), ("dropped", "majority_tie"), ("dropped", "majority_tie"),
+        ("dropped", "mean_in_tie_band"), ("kept", "A"),
+    ]
+    assert decisions[0].details["mean"] == pytest.approx(17 / 3) and decisions[0].details["majority"] == "A"
+    assert "spread_too_wide" in DISPUTE_REASONS and "mean_in_tie_band" not in DISPUTE_REASONS
+
+
+def test_majority_k_of_n():
+    ratings = {1: [6, 5, 1], 2: [6, 1, 3], 3: [3, 4, 6], 4: [6, 6, 6]}
+    assert outcome(decide("majority", ratings)) == [
+        ("kept", "A"), ("disputed", "no_majority"), ("dropped", "majority_tie"), ("kept", "A")]
+    assert outcome(decide("majority", ratings, params={"k": 3})) == [
+        ("disputed", "no_majority"), ("disputed", "no_majority"), ("disputed", "no_majority"), ("kept", "A")]
+    with pytest.raises(PolicyError, match="k must be a whole number"):
+        decide("majority", ratings, params={"k": 0})
+
+
+def test_majority_on_an_arena_choice_drops_both_bad_with_its_own_reason():
+    decisions = decide("majority", {1: ["both_bad", "both_bad", "A"], 2: ["B", "B", "tie"]}, preset="arena",
+                       qid="preference")
+    assert outcome(decisions) == [("dropped", "majority_no_side"), ("kept", "B")]
+    assert decisions[0].details["agreed"] == "both_bad"
+
+
+def test_unanimous():
+    assert outcome(decide("unanimous", {1: [6, 5, 5], 2: [6, 5, 3], 3: [3, 4, 3], 4: [1]})) == [
+        ("kept", "A"), ("disputed", "not_unanimous"), ("dropped", "majority_tie"), ("kept", "B")]
+    assert outcome(decide("unanimous", {1: [1]}, params={"min_ratings": 2})) == [("dropped", "no_ratings")]
+
+
+def test_policies_that_choose_a_side_refuse_a_question_without_sides():
+    with pytest.raises(PolicyError, match="names a side"):
+        decide("majority", {1: [{"A": 1, "B": 2}]}, preset="mmrb2-reasoning", qid="correctness")
+
+
+def test_dawid_skene_keeps_confident_pairs_and_disputes_the_rest():
+    """Three reliable raters agree on 30 pairs; on pair 99 they split 2–1 with an unreliable fourth, so
+    the posterior decides; a threshold of 1.0 makes even the clear pairs disputes."""
+    ratings = {p: [6, 6, 5, 1 if p % 3 else 6] for p in range(30)}
+    ratings.update({p: [1, 2, 1, 6 if p % 2 else 1] for p in range(30, 60)})
+    decisions = decide("dawid-skene", ratings)
+    assert outcome(decisions)[:30] == [("kept", "A")] * 30
+    assert outcome(decisions)[30:] == [("kept", "B")] * 30
+    assert all(d.details["posterior"] >= 0.9 for d in decisions)
+    strict = decide("dawid-skene", {1: [6, 1], 2: [1, 6]}, params={"threshold": 1.0})
+    assert {d.decision for d in strict} == {"disputed"} and strict[0].reason == "low_posterior"
+    with pytest.raises(PolicyError, match="threshold"):
+        decide("dawid-skene", ratings, params={"threshold": 0.2})
+
+
+def reasoning(ratings_by_pair, rejected, response_ids=None):
+    variables = variables_of_schema(schemas.preset("mmrb2-reasoning", "reasoning"))
+    pair_ids, raters, answers = [], [], []
+    for pair_id, (a, b) in ratings_by_pair.items():
+        for j in range(max(len(a), len(b))):
+            pair_ids.append(pair_id)
+            raters.append(f"r{j}")
+            answers.append({"correctness": {"A": a[j] if j < len(a) else None, "B": b[j] if j < len(b) else None}})
+    table = table_from_answers(variables=variables, pair_ids=pair_ids, raters=raters, answers=answers)
+    policy = get_policy("mmrb2-reasoning")
+    ratings = pair_ratings_from_table(table, variables["correctness"], rejected=np.array(rejected),
+                                      response_ids=None if response_ids is None else np.array(response_ids))
+    return policy.decide(ratings, policy.params({}))
+
+
+def test_mmrb2_reasoning_pairs_a_preferred_with_a_rejected_response():
+    decisions = reasoning(
+        {
+            1: ([1, 2, 2], [3, 3, 3]),   # A preferred, B rejected → A
+            2: ([], [2, 2, 1]),          # A rejected without rating (wrong answer) → B
+            3: ([1, 1, 1], [2, 1, 1]),   # both preferred
+            4: ([3, 3, 3], [3, 3, 3]),   # both rejected
+            5: ([1, 2, 3], [3, 3, 3]),   # A's raters disagree → disputed
+            6: ([1, 1, 4], [3, 3, 3]),   # 4 (no reasoning) is neither → disputed
+            7: ([1, 1, 1], []),          # B neither rated nor marked → not decidable
+        },
+        rejected=[[False, False], [True, False], [False, False], [False, False], [False, False], [False, False],
+                  [False, False]],
+    )
+    assert outcome(decisions) == [
+        ("kept", "A"), ("kept", "B"), ("dropped", "both_preferred"), ("dropped", "both_rejected"),
+        ("disputed", "response_disagreement"), ("disputed", "response_disagreement"), ("dropped", "response_unrated"),
+    ]
+    assert decisions[1].details == {"response_a": "rejected", "response_b": "preferred", "ratings_a": 0, "ratings_b": 3}
+
+
+def test_mmrb2_reasoning_uses_no_response_twice():
+    decisions = reasoning({1: ([1, 1, 1], [3, 3, 3]), 2: ([1, 1, 1], [3, 3, 3]), 3: ([2, 2, 2], [3, 3, 3])},
+                          rejected=[[False, False]] * 3, response_ids=[[10, 11], [10, 12], [13, 11]])
+    assert outcome(decisions) == [("kept", "A"), ("dropped", "response_used_twice"), ("dropped", "response_used_twice")]
