@@ -1,0 +1,190 @@
+// The rating form: answers as shown (left = A), keyboard stops, inline validation, server errors.
+export class RatingForm {
+  constructor(form) {
+    this.form = form;
+    this.current = -1;
+    this.onChange = () => {};
+    form.addEventListener("input", (event) => this.changed(event));
+    form.addEventListener("change", (event) => this.changed(event));
+    form.addEventListener("click", (event) => {
+      const row = event.target.closest("[data-row]");
+      if (row) this.focusRow(this.rows().indexOf(row), { scroll: false });
+    });
+    form.addEventListener("submit", (event) => event.preventDefault());
+    const add = form.querySelector("[data-add-criterion]");
+    if (add) add.addEventListener("click", () => this.addCriterion());
+  }
+
+  rows() {
+    return [...this.form.querySelectorAll("[data-row]")];
+  }
+
+  questions() {
+    return [...this.form.querySelectorAll("[data-question]")];
+  }
+
+  changed(event) {
+    const question = event.target.closest("[data-question]");
+    if (question) this.clearError(question.dataset.question);
+    this.onChange();
+  }
+
+  // Every answer given so far, keyed by question id, in the orientation shown.
+  values() {
+    const out = {};
+    for (const question of this.questions()) {
+      const id = question.dataset.question;
+      const rows = [...question.querySelectorAll("[data-row]")];
+      const picked = (row) => {
+        const input = row.querySelector("input[type=radio]:checked");
+        return input ? JSON.parse(input.value) : null;
+      };
+      if (question.dataset.type === "text") {
+        const text = question.querySelector("textarea").value;
+        if (text.trim()) out[id] = text;
+      } else if (question.dataset.type === "criteria") {
+        const items = [];
+        for (const row of rows) {
+          const fixed = row.querySelector("[data-criterion]");
+          const criterion = fixed ? fixed.dataset.criterion : row.querySelector("[data-criterion-input]").value.trim();
+          const label = picked(row);
+          if (fixed ? label !== null : criterion || label !== null) items.push({ criterion, label });
+        }
+        if (items.length) out[id] = items;
+      } else if (question.dataset.scope === "response") {
+        const perSide = {};
+        for (const row of rows) {
+          const value = picked(row);
+          if (value !== null) perSide[row.dataset.side] = value;
+        }
+        if (Object.keys(perSide).length) out[id] = perSide;
+      } else {
+        const value = picked(rows[0]);
+        if (value !== null) out[id] = value;
+      }
+    }
+    return out;
+  }
+
+  // Client-side check of what the server will check: required answers, every criterion labelled.
+  validate() {
+    const errors = {};
+    const values = this.values();
+    for (const question of this.questions()) {
+      const id = question.dataset.question;
+      const required = question.hasAttribute("data-required");
+      const value = values[id];
+      if (question.dataset.type === "criteria") {
+        const items = value || [];
+        const fixed = question.querySelectorAll("[data-criterion]").length;
+        if (items.some((item) => !item.criterion)) errors[id] = "Write the criterion you labelled.";
+        else if (items.some((item) => item.label === null)) errors[id] = "Label every criterion: A, B or equivalent.";
+        else if (fixed && items.length < fixed && (required || items.length)) errors[id] = "Label every criterion: A, B or equivalent.";
+        else if (required && !items.length) errors[id] = "Write and label at least one criterion.";
+      } else if (question.dataset.scope === "response" && required) {
+        const missing = ["A", "B"].filter((side) => !value || value[side] === undefined);
+        if (missing.length) errors[id] = `Rate ${missing.length === 2 ? "both responses" : "response " + missing[0]}.`;
+      } else if (required && value === undefined) {
+        errors[id] = question.dataset.type === "text" ? "Write a few words." : "Choose an answer.";
+      }
+    }
+    return errors;
+  }
+
+  showErrors(errors) {
+    let first = null;
+    for (const [id, message] of Object.entries(errors)) {
+      const slot = this.form.querySelector(`[data-error-for="${CSS.escape(id)}"]`) || this.form.querySelector('[data-error-for="__all__"]');
+      slot.textContent = message;
+      slot.hidden = false;
+      const question = this.form.querySelector(`[data-question="${CSS.escape(id)}"]`);
+      if (question) {
+        question.classList.add("invalid");
+        first = first || question;
+      }
+    }
+    if (first) {
+      const rows = [...first.querySelectorAll("[data-row]")];
+      const open = rows.find((row) => row.querySelector("input[type=radio]") && !row.querySelector("input[type=radio]:checked"));
+      this.focusRow(this.rows().indexOf(open || rows[0]));
+    }
+  }
+
+  clearError(id) {
+    const question = this.form.querySelector(`[data-question="${CSS.escape(id)}"]`);
+    if (question) question.classList.remove("invalid");
+    const slot = this.form.querySelector(`[data-error-for="${CSS.escape(id)}"]`);
+    if (slot) slot.hidden = true;
+  }
+
+  firstOpenRow() {
+    const rows = this.rows();
+    const open = rows.findIndex((row) => row.querySelector("input[type=radio]") && !row.querySelector("input[type=radio]:checked"));
+    return open === -1 ? 0 : open;
+  }
+
+  focusRow(index, { scroll = true } = {}) {
+    const rows = this.rows();
+    if (!rows.length) return;
+    this.current = Math.max(0, Math.min(index, rows.length - 1));
+    rows.forEach((row, i) => row.classList.toggle("current", i === this.current));
+    this.questions().forEach((q) => q.classList.toggle("current", q.contains(rows[this.current])));
+    if (scroll) rows[this.current].scrollIntoView({ block: "nearest" });
+  }
+
+  move(step) {
+    this.focusRow((this.current < 0 ? this.firstOpenRow() - step : this.current) + step);
+  }
+
+  currentRow() {
+    const rows = this.rows();
+    if (this.current < 0) this.focusRow(this.firstOpenRow());
+    return rows[this.current];
+  }
+
+  // Pick the option bound to `key` in the current row, then move on to the next row.
+  pick(key) {
+    const row = this.currentRow();
+    const input = row && row.querySelector(`input[type=radio][data-key="${CSS.escape(key)}"]`);
+    if (!input) return false;
+    input.checked = true;
+    input.dispatchEvent(new Event("change", { bubbles: true }));
+    if (this.current < this.rows().length - 1) this.move(1);
+    return true;
+  }
+
+  // The current row's text box (criterion or rationale), focused for typing.
+  editCurrent() {
+    const row = this.currentRow();
+    const box = row && row.querySelector("[data-text-input]");
+    if (box) box.focus();
+    return Boolean(box);
+  }
+
+  focusRationale() {
+    const box = this.form.querySelector('[data-type="text"] textarea');
+    if (!box) return false;
+    this.focusRow(this.rows().indexOf(box.closest("[data-row]")));
+    box.focus();
+    return true;
+  }
+
+  addCriterion() {
+    const rows = [...this.form.querySelectorAll('[data-type="criteria"] [data-row]')];
+    const last = rows[rows.length - 1];
+    if (!last || !last.querySelector("[data-criterion-input]")) return;
+    const copy = last.cloneNode(true);
+    const index = rows.length;
+    const name = last.querySelector("input[type=radio]").name.replace(/\.\d+$/, `.${index}`);
+    copy.querySelectorAll("input[type=radio]").forEach((input) => { input.name = name; input.checked = false; });
+    copy.querySelector("[data-criterion-input]").value = "";
+    last.after(copy);
+    this.focusRow(this.rows().indexOf(copy));
+    copy.querySelector("[data-criterion-input]").focus();
+  }
+
+  lock() {
+    this.form.querySelectorAll("input, textarea, button").forEach((el) => { el.disabled = true; });
+    this.form.classList.add("locked");
+  }
+}

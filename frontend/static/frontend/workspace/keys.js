@@ -1,0 +1,65 @@
+// Keyboard shortcuts: one registry, one listener, and the `?` overlay that lists them.
+const bindings = [];
+
+function typing(target) {
+  if (!(target instanceof HTMLElement)) return false;
+  if (target.isContentEditable || target.tagName === "TEXTAREA" || target.tagName === "SELECT") return true;
+  return target.tagName === "INPUT" && !["radio", "checkbox", "range", "button", "submit"].includes(target.type);
+}
+
+// The name of a key press: printable keys as typed ("?", "+", "A"), others with their modifiers.
+export function comboOf(event) {
+  if (event.altKey) return null;
+  const ctrl = event.ctrlKey || event.metaKey ? "Ctrl+" : "";
+  const printable = event.key.length === 1;
+  const shift = event.shiftKey && !printable ? "Shift+" : "";
+  return `${ctrl}${shift}${printable && ctrl ? event.key.toLowerCase() : event.key}`;
+}
+
+// Register `run` for `keys`; `when` decides whether it applies now; `label` and `group` feed the overlay.
+export function bind(keys, { label, group = "General", when = () => true, run, inText = false, hint }) {
+  bindings.push({ keys: [].concat(keys), label, group, when, run, inText, hint });
+}
+
+document.addEventListener("keydown", (event) => {
+  if (event.defaultPrevented || event.isComposing) return;
+  const combo = comboOf(event);
+  if (!combo) return;
+  const inText = typing(event.target);
+  for (const binding of bindings) {
+    if (!binding.keys.includes(combo) || (inText && !binding.inText) || !binding.when(event)) continue;
+    event.preventDefault();
+    binding.run(event);
+    return;
+  }
+});
+
+// Fill the shortcuts dialog from the registry, grouped, one line per labelled binding.
+export function renderHelp(container) {
+  const groups = new Map();
+  for (const binding of bindings) {
+    if (!binding.label) continue;
+    if (!groups.has(binding.group)) groups.set(binding.group, []);
+    groups.get(binding.group).push(binding);
+  }
+  container.replaceChildren();
+  for (const [group, items] of groups) {
+    const section = document.createElement("section");
+    const heading = document.createElement("h3");
+    heading.textContent = group;
+    const list = document.createElement("dl");
+    for (const item of items) {
+      const keys = document.createElement("dt");
+      for (const key of item.hint || item.keys) {
+        const kbd = document.createElement("kbd");
+        kbd.textContent = key === " " ? "Space" : key;
+        keys.append(kbd, " ");
+      }
+      const what = document.createElement("dd");
+      what.textContent = item.label;
+      list.append(keys, what);
+    }
+    section.append(heading, list);
+    container.append(section);
+  }
+}

@@ -1,0 +1,170 @@
+// Viewing aids: synchronised zoom and pan, output-versus-input comparison, synchronised scrolling.
+
+// Every zoom frame shows the same view: scale and offset (a fraction of the frame) are shared.
+export class ZoomGroup {
+  constructor(frames, levelOutput) {
+    this.frames = [...frames];
+    this.level = levelOutput;
+    this.scale = 1;
+    this.x = 0;
+    this.y = 0;
+    for (const frame of this.frames) this.attach(frame);
+    this.apply();
+  }
+
+  attach(frame) {
+    frame.addEventListener("wheel", (event) => {
+      event.preventDefault();
+      const box = frame.getBoundingClientRect();
+      this.zoomAt(Math.exp(-event.deltaY * 0.0015), (event.clientX - box.left) / box.width, (event.clientY - box.top) / box.height);
+    }, { passive: false });
+    frame.addEventListener("dblclick", (event) => {
+      const box = frame.getBoundingClientRect();
+      if (this.scale > 1) this.reset();
+      else this.zoomAt(2.5, (event.clientX - box.left) / box.width, (event.clientY - box.top) / box.height);
+    });
+    frame.addEventListener("pointerdown", (event) => {
+      if (this.scale === 1 || event.button !== 0) return;
+      frame.setPointerCapture(event.pointerId);
+      const box = frame.getBoundingClientRect();
+      let last = [event.clientX, event.clientY];
+      const move = (e) => {
+        this.pan((e.clientX - last[0]) / box.width, (e.clientY - last[1]) / box.height);
+        last = [e.clientX, e.clientY];
+      };
+      const up = () => { frame.removeEventListener("pointermove", move); frame.removeEventListener("pointerup", up); };
+      frame.addEventListener("pointermove", move);
+      frame.addEventListener("pointerup", up);
+    });
+  }
+
+  zoomAt(factor, fx = 0.5, fy = 0.5) {
+    const scale = Math.min(8, Math.max(1, this.scale * factor));
+    // Keep the point under the cursor where it is: fx = x + u·scale before and after.
+    this.x = fx - ((fx - this.x) * scale) / this.scale;
+    this.y = fy - ((fy - this.y) * scale) / this.scale;
+    this.scale = scale;
+    this.apply();
+  }
+
+  pan(dx, dy) {
+    this.x += dx;
+    this.y += dy;
+    this.apply();
+  }
+
+  reset() {
+    this.scale = 1;
+    this.x = 0;
+    this.y = 0;
+    this.apply();
+  }
+
+  apply() {
+    this.x = Math.min(0, Math.max(1 - this.scale, this.x));
+    this.y = Math.min(0, Math.max(1 - this.scale, this.y));
+    for (const frame of this.frames) {
+      const content = frame.querySelector("[data-zoom-content]");
+      content.style.transform = `translate(${this.x * 100}%, ${this.y * 100}%) scale(${this.scale})`;
+      frame.classList.toggle("zoomed", this.scale > 1);
+    }
+    if (this.level) this.level.textContent = `${Math.round(this.scale * 100)}%`;
+  }
+}
+
+// The input image laid over each output, revealed from the left up to the slider's position.
+export class Compare {
+  constructor(root, slider, inputs) {
+    this.root = root;
+    this.slider = slider;
+    this.urls = [...new Set(inputs.map((button) => button.dataset.compareChoose))];
+    this.index = 0;
+    this.buttons = inputs;
+    slider.addEventListener("input", () => this.apply());
+    for (const button of inputs) {
+      button.addEventListener("click", () => this.choose(this.urls.indexOf(button.dataset.compareChoose)));
+    }
+    this.apply();
+  }
+
+  set(value) {
+    this.slider.value = String(Math.min(100, Math.max(0, value)));
+    this.apply();
+  }
+
+  toggle() {
+    this.set(Number(this.slider.value) < 50 ? 100 : 0);
+  }
+
+  nudge(step) {
+    this.set(Number(this.slider.value) + step);
+  }
+
+  choose(index) {
+    this.index = (index + this.urls.length) % this.urls.length;
+    const url = this.urls[this.index];
+    this.root.querySelectorAll("[data-compare-input]").forEach((img) => { img.src = url; });
+    this.buttons.forEach((button) => button.classList.toggle("current", button.dataset.compareChoose === url));
+    const current = this.root.querySelector("[data-compare-current]");
+    if (current) current.textContent = String(this.index + 1);
+    if (Number(this.slider.value) === 0) this.set(100);
+    this.apply();
+  }
+
+  apply() {
+    const reveal = Number(this.slider.value);
+    this.root.style.setProperty("--reveal", `${reveal}%`);
+    const which = this.urls.length > 1 ? `input ${this.index + 1}` : "input";
+    const text = reveal === 0 ? "output" : reveal === 100 ? which : `${which} | output`;
+    this.root.querySelectorAll("[data-compare-tag]").forEach((tag) => { tag.textContent = text; });
+  }
+}
+
+// Scrolling one side scrolls the other to the same proportion while the toggle is on.
+export function syncScroll(panes, toggle) {
+  const echo = new WeakMap();
+  for (const pane of panes) {
+    pane.addEventListener("scroll", () => {
+      if (!toggle.checked) return;
+      if (echo.get(pane) === pane.scrollTop) { echo.delete(pane); return; }
+      const range = pane.scrollHeight - pane.clientHeight;
+      const ratio = range > 0 ? pane.scrollTop / range : 0;
+      for (const other of panes) {
+        if (other === pane) continue;
+        const target = Math.round(ratio * (other.scrollHeight - other.clientHeight));
+        if (Math.abs(other.scrollTop - target) < 1) continue;
+        echo.set(other, target);
+        other.scrollTop = target;
+      }
+    }, { passive: true });
+  }
+}
+
+// Time spent with the page visible, kept across reloads of the same assignment.
+export class VisibleTimer {
+  constructor(storageKey) {
+    this.key = storageKey;
+    this.total = Number(sessionStorage.getItem(storageKey) || 0);
+    this.since = document.visibilityState === "visible" ? performance.now() : null;
+    document.addEventListener("visibilitychange", () => {
+      if (document.visibilityState === "visible") this.since = performance.now();
+      else this.pause();
+    });
+    window.addEventListener("pagehide", () => this.pause());
+  }
+
+  pause() {
+    if (this.since !== null) this.total += performance.now() - this.since;
+    this.since = null;
+    sessionStorage.setItem(this.key, String(Math.round(this.total)));
+  }
+
+  elapsedMs() {
+    const running = this.since === null ? 0 : performance.now() - this.since;
+    return Math.round(this.total + running);
+  }
+
+  clear() {
+    sessionStorage.removeItem(this.key);
+  }
+}

@@ -1,0 +1,10 @@
+// Shortcuts of the campaign list and the queue page.
+import { bind } from "./keys.js";
+
+const start = document.querySelector("[data-start-form]");
+if (start) bind(["Enter"], { run: () => start.requestSubmit() });
+const instructions = document.querySelector("[data-instructions]");
+if (instructions) bind(["i"], { run: () => { instructions.open = !instructions.open; } });
+for (const link of document.querySelectorAll("[data-campaign-key]")) {
+  bind([link.dataset.campaignKey], { run: () => link.click() });
+}

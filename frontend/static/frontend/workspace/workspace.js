@@ -1,0 +1,274 @@
+// The annotation page: wires the form, the viewing aids, autosaved drafts, submit, skip and next.
+import { bind, renderHelp } from "./keys.js";
+import { RatingForm } from "./form.js";
+import { Compare, VisibleTimer, ZoomGroup, syncScroll } from "./media.js";
+
+const config = JSON.parse(document.getElementById("workspace-config").textContent);
+const $ = (selector, root = document) => root.querySelector(selector);
+const $$ = (selector, root = document) => [...root.querySelectorAll(selector)];
+const csrf = () => $("[name=csrfmiddlewaretoken]").value;
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+const form = new RatingForm($("[data-rating-form]"));
+const timer = new VisibleTimer(`concord:time:${config.assignment}`);
+const saveState = $("[data-save-state]");
+const submitButton = $("[data-submit]");
+const dialogs = { help: $("#shortcuts"), instructions: $("#instructions"), skip: $("#skip-dialog") };
+let phase = "rating"; // rating → submitting → done
+
+// One idempotency key per assignment, kept across reloads, so any retry names the same submission.
+function submitKey() {
+  const name = `concord:submit-key:${config.assignment}`;
+  let key = sessionStorage.getItem(name);
+  if (!key) {
+    const bytes = crypto.getRandomValues(new Uint8Array(16));
+    key = `${config.assignment}-${[...bytes].map((b) => b.toString(16).padStart(2, "0")).join("")}`;
+    sessionStorage.setItem(name, key);
+  }
+  return key;
+}
+
+async function send(method, url, body, { keepalive = false } = {}) {
+  const response = await fetch(url, {
+    method,
+    keepalive,
+    credentials: "same-origin",
+    headers: { "Content-Type": "application/json", Accept: "application/json", "X-CSRFToken": csrf() },
+    body: JSON.stringify(body),
+  });
+  let data = null;
+  try { data = await response.json(); } catch { data = null; }
+  return { ok: response.ok, status: response.status, data };
+}
+
+// Drafts: saved a moment after each change, and once more when the page is hidden or left.
+let saveTimer = null;
+let dirty = false;
+function setSaveState(text, state) {
+  saveState.textContent = text;
+  saveState.dataset.state = state;
+}
+
+// The lease is renewed by the work; show the rater until when the pair stays theirs.
+function showLease(expiresAt) {
+  const lease = $("[data-lease]");
+  const when = new Date(expiresAt || lease?.dataset.expiresAt || "");
+  if (!lease || Number.isNaN(when.getTime())) return;
+  lease.dataset.expiresAt = when.toISOString();
+  lease.textContent = `Held for you until ${when.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" })}`;
+}
+showLease();
+
+async function saveDraft({ keepalive = false } = {}) {
+  clearTimeout(saveTimer);
+  if (!dirty || phase !== "rating") return;
+  dirty = false;
+  setSaveState("Saving…", "saving");
+  let result;
+  try {
+    result = await send("PUT", config.urls.draft, { values: form.values() }, { keepalive });
+  } catch (error) {
+    result = { ok: false, status: 0, data: { message: error.message } };
+  }
+  if (result.ok) {
+    showLease(result.data?.expires_at);
+    if (phase === "rating") setSaveState(`Draft saved ${new Date().toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" })}`, "saved");
+    return;
+  }
+  dirty = true;
+  const reason = result.data?.message || `status ${result.status}`;
+  if (result.status >= 400 && result.status < 500) {
+    // Refused (the lease ended, the pair was closed): retrying cannot help; the answers stay on screen.
+    setSaveState(`Draft not saved: ${reason}`, "error");
+    return;
+  }
+  setSaveState(`Draft not saved (${reason}); retrying`, "error");
+  saveTimer = setTimeout(() => saveDraft(), 3000);
+}
+
+form.onChange = () => {
+  dirty = true;
+  setSaveState("Unsaved changes", "dirty");
+  clearTimeout(saveTimer);
+  saveTimer = setTimeout(() => saveDraft(), config.autosave_ms || 700);
+};
+document.addEventListener("visibilitychange", () => { if (document.visibilityState === "hidden") saveDraft({ keepalive: true }); });
+window.addEventListener("pagehide", () => saveDraft({ keepalive: true }));
+
+// Submit: validated here first, sent with the one key, retried on network errors, never twice at once.
+async function submit() {
+  if (phase !== "rating") return;
+  const errors = form.validate();
+  if (Object.keys(errors).length) {
+    form.showErrors(errors);
+    setSaveState("Some answers are missing; see the messages in red", "error");
+    return;
+  }
+  phase = "submitting";
+  clearTimeout(saveTimer);
+  submitButton.disabled = true;
+  setSaveState("Submitting…", "saving");
+  const body = { values: form.values(), time_on_item_ms: timer.elapsedMs(), idempotency_key: submitKey() };
+  for (let attempt = 1; ; attempt += 1) {
+    let result;
+    try {
+      result = await send("POST", config.urls.submit, body);
+    } catch (error) {
+      result = { ok: false, status: 0, data: { message: error.message } };
+    }
+    if (result.ok) return done();
+    if (result.status >= 400 && result.status < 500) {
+      phase = "rating";
+      submitButton.disabled = false;
+      form.showErrors(result.data?.extra?.fields || { __all__: result.data?.message || `Refused (status ${result.status}).` });
+      setSaveState(result.data?.message || "Not submitted", "error");
+      return;
+    }
+    if (attempt >= 4) {
+      phase = "rating";
+      submitButton.disabled = false;
+      setSaveState("Could not reach the server; your answers are kept. Press Ctrl+Enter to try again.", "error");
+      return;
+    }
+    setSaveState(`Server unreachable, retrying (${attempt})…`, "error");
+    await sleep(800 * attempt);
+  }
+}
+
+function done() {
+  phase = "done";
+  timer.pause();
+  timer.clear();
+  sessionStorage.removeItem(`concord:submit-key:${config.assignment}`);
+  form.lock();
+  setSaveState("Submitted", "saved");
+  $("[data-actions]").hidden = true;
+  const panel = $("[data-done]");
+  panel.hidden = false;
+  $("[data-next]", panel).focus();
+}
+
+function next() {
+  $("[data-next-form]").requestSubmit();
+}
+
+async function skip(reason) {
+  const result = await send("POST", config.urls.skip, { reason });
+  if (!result.ok) {
+    $("[data-skip-error]").textContent = result.data?.message || `Not skipped (status ${result.status}).`;
+    $("[data-skip-error]").hidden = false;
+    return;
+  }
+  phase = "done";
+  timer.clear();
+  next();
+}
+
+function skipReason() {
+  const picked = $("input[name=skip-reason]:checked", dialogs.skip);
+  if (!picked) return "";
+  if (picked.value !== "other") return picked.value;
+  const text = $("[data-skip-other]", dialogs.skip).value.trim();
+  return text ? `other: ${text}` : "";
+}
+
+function confirmSkip() {
+  const reason = skipReason();
+  if (!reason) {
+    $("[data-skip-error]").textContent = "Choose a reason (or write one for “other”).";
+    $("[data-skip-error]").hidden = false;
+    return;
+  }
+  skip(reason);
+}
+
+const anyDialog = () => Object.values(dialogs).some((d) => d && d.open);
+const rating = () => phase === "rating" && !anyDialog();
+function toggleDialog(dialog) {
+  if (dialog.open) dialog.close();
+  else {
+    Object.values(dialogs).forEach((d) => d && d.open && d.close());
+    dialog.showModal();
+  }
+}
+
+// Shortcuts. Choices: the key shown on each option applies to the highlighted row.
+bind(["?"], { label: "Show or hide these shortcuts", when: () => !dialogs.skip.open, run: () => toggleDialog(dialogs.help) });
+if (dialogs.instructions) bind(["i"], { label: "Show or hide the instructions", when: () => !dialogs.skip.open, run: () => toggleDialog(dialogs.instructions) });
+bind(["j", "ArrowDown"], { group: "Rating", label: "Next question", when: rating, run: () => form.move(1) });
+bind(["k", "ArrowUp"], { group: "Rating", label: "Previous question", when: rating, run: () => form.move(-1) });
+bind(["0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "y", "n"], {
+  group: "Rating", label: "Choose the option with that key in the highlighted question (then move on)", hint: ["0–9", "y", "n"],
+  when: rating, run: (event) => form.pick(event.key),
+});
+bind(["Enter"], { group: "Rating", label: "Write in the highlighted text box", when: rating, run: () => form.editCurrent() });
+bind(["r"], { group: "Rating", label: "Write the rationale", when: rating, run: () => form.focusRationale() });
+bind(["a"], { group: "Rating", label: "Add a criterion", when: () => rating() && Boolean($("[data-add-criterion]")), run: () => form.addCriterion() });
+bind(["Escape"], { group: "Rating", label: "Leave the text box", inText: true, when: (e) => rating() && e.target.closest("[data-rating-form]"), run: (e) => e.target.blur() });
+bind(["Ctrl+Enter"], { group: "Rating", label: "Submit", inText: true, when: rating, run: submit });
+bind(["x"], { group: "Rating", label: "Skip this pair (asks for a reason)", when: rating, run: () => toggleDialog(dialogs.skip) });
+bind(["Enter", "n"], { group: "Rating", label: "Next pair, once submitted", when: () => phase === "done" && !anyDialog(), run: next });
+bind(["1", "2", "3", "4", "5", "6", "7", "8", "9"], {
+  when: () => dialogs.skip.open, run: (event) => {
+    const option = $(`input[name=skip-reason][data-key="${event.key}"]`, dialogs.skip);
+    if (!option) return;
+    option.checked = true;
+    if (option.value === "other") $("[data-skip-other]", dialogs.skip).focus();
+  },
+});
+bind(["Enter", "Ctrl+Enter"], { inText: true, when: () => dialogs.skip.open, run: confirmSkip });
+
+submitButton.addEventListener("click", submit);
+$("[data-skip-open]").addEventListener("click", () => toggleDialog(dialogs.skip));
+$("[data-skip-confirm]").addEventListener("click", confirmSkip);
+$$("[data-dialog-close]").forEach((button) => button.addEventListener("click", () => button.closest("dialog").close()));
+$$("[data-open-dialog]").forEach((button) => button.addEventListener("click", () => toggleDialog($(`#${button.dataset.openDialog}`))));
+
+// Viewing aids, where the kind offers them.
+const pair = $(".pair");
+const frames = $$("[data-zoom-frame]");
+if (frames.length) {
+  const zoom = new ZoomGroup(frames, $("[data-zoom-level]"));
+  $$("[data-zoom]").forEach((button) => button.addEventListener("click", () => {
+    const action = button.dataset.zoom;
+    if (action === "reset") zoom.reset(); else zoom.zoomAt(action === "in" ? 1.25 : 0.8);
+  }));
+  bind(["+", "="], { group: "Viewing", label: "Zoom in (both sides)", hint: ["+"], when: rating, run: () => zoom.zoomAt(1.25) });
+  bind(["-"], { group: "Viewing", label: "Zoom out", when: rating, run: () => zoom.zoomAt(0.8) });
+  bind(["z"], { group: "Viewing", label: "Reset zoom", when: rating, run: () => zoom.reset() });
+  bind(["Shift+ArrowLeft", "Shift+ArrowRight", "Shift+ArrowUp", "Shift+ArrowDown"], {
+    group: "Viewing", label: "Pan the zoomed images", hint: ["Shift+←↑→↓"], when: rating,
+    run: (event) => {
+      const d = { Left: [0.1, 0], Right: [-0.1, 0], Up: [0, 0.1], Down: [0, -0.1] }[event.key.replace("Arrow", "")];
+      zoom.pan(...d);
+    },
+  });
+}
+const slider = $("[data-compare-slider]");
+if (slider) {
+  const compare = new Compare(pair, slider, $$("[data-compare-choose]"));
+  $("[data-compare-toggle]").addEventListener("click", () => compare.toggle());
+  bind(["c"], { group: "Viewing", label: "Show the output or its input image", when: rating, run: () => compare.toggle() });
+  bind(["[", "]"], { group: "Viewing", label: "Move the comparison slider", when: rating, run: (e) => compare.nudge(e.key === "]" ? 10 : -10) });
+  bind(["v"], { group: "Viewing", label: "Compare with the next input image", when: rating, run: () => compare.choose(compare.index + 1) });
+}
+const syncToggle = $("[data-sync-scroll-toggle]");
+if (syncToggle) {
+  syncScroll($$("[data-side-scroll]"), syncToggle);
+  bind(["l"], { group: "Viewing", label: "Scroll both sides together, or not", when: rating, run: () => { syncToggle.checked = !syncToggle.checked; } });
+}
+const stepsToggle = $("[data-steps-toggle]");
+if (stepsToggle) {
+  const flip = () => {
+    const steps = $$("[data-step]");
+    const open = !steps.every((step) => step.open);
+    steps.forEach((step) => { step.open = open; });
+  };
+  stepsToggle.addEventListener("click", flip);
+  bind(["e"], { group: "Viewing", label: "Collapse or expand all reasoning steps", when: rating, run: flip });
+}
+
+renderHelp($("[data-shortcut-list]"));
+form.focusRow(form.firstOpenRow(), { scroll: false });
+if (config.show_instructions && dialogs.instructions) dialogs.instructions.showModal();
+document.body.dataset.workspaceReady = "true";

@@ -1,0 +1,129 @@
+"""The annotator's pages: campaigns, a campaign's queue, the annotation page, and their own record.
+
+Views validate, call one engine service or selector, and render; the engine lives in
+``annotation.services.assignments`` and ``annotation.selectors``.
+"""
+
+from django.contrib import messages
+from django.contrib.auth.mixins import LoginRequiredMixin
+from django.http import Http404
+from django.shortcuts import get_object_or_404, redirect
+from django.urls import reverse
+from django.views import View
+from django.views.generic import TemplateView
+
+from annotation.errors import ApplicationError
+from annotation.models import Assignment, TaskKind
+from annotation.selectors import annotator_stats, assignment_for_annotator, campaigns_for_user, pair_display
+from annotation.services.assignments import assignment_claim
+
+SKIP_REASONS = [
+    ("outside_expertise", "I cannot judge this (outside my expertise or language)"),
+    ("media_broken", "An image, video or audio does not load or play"),
+    ("prompt_invalid", "The prompt is invalid, unanswerable or offensive"),
+    ("responses_identical", "The two responses are identical"),
+    ("other", "Other (say why)"),
+]
+INSTRUCTIONS_SEEN = "workspace_instructions_seen"
+
+
+def _member_campaign(user, slug: str):
+    return get_object_or_404(campaigns_for_user(user=user).filter(members=user), slug=slug)
+
+
+class CampaignListView(LoginRequiredMixin, TemplateView):
+    """The campaigns an annotator belongs to, with their own progress in each."""
+
+    template_name = "frontend/workspace/campaigns.html"
+
+    def get_context_data(self, **kwargs):
+        stats = annotator_stats(annotator=self.request.user)
+        return {**super().get_context_data(**kwargs), "stats": stats}
+
+
+class QueueView(LoginRequiredMixin, TemplateView):
+    """One campaign's queue: progress, instructions (open on the first visit), and the way in."""
+
+    template_name = "frontend/workspace/queue.html"
+
+    def get_context_data(self, **kwargs):
+        campaign = _member_campaign(self.request.user, self.kwargs["slug"])
+        stats = annotator_stats(annotator=self.request.user, campaign=campaign)
+        seen = campaign.slug in self.request.session.get(INSTRUCTIONS_SEEN, [])
+        return {
+            **super().get_context_data(**kwargs),
+            "campaign": campaign,
+            "kind_label": TaskKind(campaign.kind).label,
+            "progress": stats["campaigns"][0],
+            "show_instructions": bool(campaign.instructions) and not seen,
+        }
+
+
+class NextPairView(LoginRequiredMixin, View):
+    """POST: resume the annotator's open pair or claim the next one, then show it."""
+
+    def post(self, request, slug: str):
+        campaign = _member_campaign(request.user, slug)
+        try:
+            assignment = assignment_claim(campaign=campaign, annotator=request.user)
+        except ApplicationError as error:
+            messages.error(request, error.message)
+            return redirect("workspace-queue", slug=campaign.slug)
+        if assignment is None:
+            messages.info(request, "Nothing is left for you in this campaign. Thank you!")
+            return redirect("workspace-queue", slug=campaign.slug)
+        return redirect("workspace-annotate", assignment_id=assignment.pk)
+
+
+class AnnotateView(LoginRequiredMixin, TemplateView):
+    """The pair, blind, side by side, with the rating form; everything else happens over the API."""
+
+    template_name = "frontend/workspace/annotate.html"
+
+    def get(self, request, *args, **kwargs):
+        try:
+            self.assignment = assignment_for_annotator(assignment_id=kwargs["assignment_id"], annotator=request.user)
+        except ApplicationError as error:
+            raise Http404(error.message) from error
+        if self.assignment.status != Assignment.Status.ACTIVE:
+            messages.info(request, f"That pair is {self.assignment.get_status_display().lower()}; here is your queue.")
+            return redirect("workspace-queue", slug=self.assignment.campaign.slug)
+        return super().get(request, *args, **kwargs)
+
+    def get_context_data(self, **kwargs):
+        assignment = self.assignment
+        campaign = assignment.campaign
+        display = pair_display(assignment=assignment)
+        seen = self.request.session.get(INSTRUCTIONS_SEEN, [])
+        first_visit = bool(display["instructions"]) and campaign.slug not in seen
+        if first_visit:
+            self.request.session[INSTRUCTIONS_SEEN] = [*seen, campaign.slug]
+        progress = annotator_stats(annotator=self.request.user, campaign=campaign)["campaigns"][0]
+        config = {
+            "assignment": assignment.pk,
+            "urls": {
+                "draft": reverse("api-assignment-draft", args=[assignment.pk]),
+                "submit": reverse("api-assignment-submit", args=[assignment.pk]),
+                "skip": reverse("api-assignment-skip", args=[assignment.pk]),
+            },
+            "show_instructions": first_visit,
+        }
+        return {
+            **super().get_context_data(**kwargs),
+            "campaign": campaign,
+            "kind_label": TaskKind(campaign.kind).label,
+            "display": display,
+            "progress": progress,
+            "config": config,
+            "skip_reasons": SKIP_REASONS,
+        }
+
+
+class MyWorkView(LoginRequiredMixin, TemplateView):
+    """What the annotator did today and overall, per campaign."""
+
+    template_name = "frontend/workspace/me.html"
+
+    def get_context_data(self, **kwargs):
+        stats = annotator_stats(annotator=self.request.user)
+        return {**super().get_context_data(**kwargs), "stats": stats}
