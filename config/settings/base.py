@@ -191,6 +191,8 @@ SPECTACULAR_SETTINGS = {
     "REDOC_DIST": "SIDECAR",
     # The schema and its docs describe every endpoint; only signed-in users may read them.
     "SERVE_PERMISSIONS": ["rest_framework.permissions.IsAuthenticated"],
+    # Several models have a "status" field; each choice set gets its own component name.
+    "ENUM_NAME_OVERRIDES": {"PairStatusEnum": "annotation.models.Pair.Status"},
 }
 # Several endpoints take a side ("A" or "B"); one enum name keeps the schema from naming it twice.
 SPECTACULAR_SETTINGS["ENUM_NAME_OVERRIDES"] = {"SideEnum": ["A", "B"]}

@@ -1,5 +1,6 @@
 """Judges for curators: list, read, create, update, delete. Secrets are shown by variable name only."""
 
+from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_serializer
 from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -12,6 +13,7 @@ from curation.selectors.judges import judge_get, judges_list
 from curation.services.judges import judge_create, judge_delete, judge_update
 
 
+@extend_schema_serializer(component_name="JudgeOutput")
 class JudgeOutputSerializer(serializers.ModelSerializer):
     settings = serializers.SerializerMethodField()
     secrets = serializers.SerializerMethodField()
@@ -31,6 +33,7 @@ class JudgeOutputSerializer(serializers.ModelSerializer):
 class JudgeListApi(APIView):
     permission_classes = [IsCurator]
 
+    @extend_schema(operation_id="v1_judges_list", responses=JudgeOutputSerializer(many=True))
     def get(self, request):
         return Response(JudgeOutputSerializer(judges_list(), many=True).data)
 
@@ -38,6 +41,7 @@ class JudgeListApi(APIView):
 class JudgeDetailApi(APIView):
     permission_classes = [IsCurator]
 
+    @extend_schema(operation_id="v1_judges_retrieve", responses=JudgeOutputSerializer)
     def get(self, request, name: str):
         return Response(JudgeOutputSerializer(judge_get(name=name)).data)
 
@@ -47,12 +51,14 @@ class JudgeCreateApi(APIView):
 
     permission_classes = [IsCurator]
 
+    @extend_schema_serializer(component_name="JudgeCreateInput")
     class InputSerializer(serializers.Serializer):
         name = serializers.SlugField(max_length=100)
         backend = serializers.ChoiceField(choices=Judge.Backend.choices)
         settings = serializers.DictField(required=False, default=dict)
         enabled = serializers.BooleanField(required=False, default=True)
 
+    @extend_schema(request=InputSerializer, responses={201: JudgeOutputSerializer})
     def post(self, request):
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
@@ -63,11 +69,13 @@ class JudgeCreateApi(APIView):
 class JudgeUpdateApi(APIView):
     permission_classes = [IsCurator]
 
+    @extend_schema_serializer(component_name="JudgeUpdateInput")
     class InputSerializer(serializers.Serializer):
         backend = serializers.ChoiceField(choices=Judge.Backend.choices, required=False)
         settings = serializers.DictField(required=False)
         enabled = serializers.BooleanField(required=False)
 
+    @extend_schema(request=InputSerializer, responses=JudgeOutputSerializer)
     def post(self, request, name: str):
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
@@ -78,6 +86,7 @@ class JudgeUpdateApi(APIView):
 class JudgeDeleteApi(APIView):
     permission_classes = [IsCurator]
 
+    @extend_schema(request=None, responses={204: OpenApiResponse(description="The judge is gone.")})
     def post(self, request, name: str):
         judge_delete(judge=judge_get(name=name))
         return Response(status=status.HTTP_204_NO_CONTENT)

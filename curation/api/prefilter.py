@@ -1,6 +1,7 @@
 """Pre-filter runs for curators: start, follow, resume, cancel; a pair's verdicts; restore a pair; the rule."""
 
 from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import extend_schema, extend_schema_serializer, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -11,6 +12,7 @@ from annotation.errors import ApplicationError
 from annotation.models import Campaign, Pair
 from annotation.services.jobs import job_cancel
 from curation.models import JudgeVerdict
+from curation.prefilter.rules import RULES
 from curation.selectors.judges import pair_verdicts, prefilter_run_get
 from curation.services.prefilter import pair_restore, prefilter_resume, prefilter_rule_for, prefilter_rule_set, prefilter_start
 
@@ -20,11 +22,13 @@ class PrefilterStartApi(APIView):
 
     permission_classes = [IsCurator]
 
+    @extend_schema_serializer(component_name="PrefilterStartInput")
     class InputSerializer(serializers.Serializer):
         judges = serializers.ListField(child=serializers.SlugField(max_length=100), required=False, allow_empty=False)
         threshold = serializers.FloatField(required=False)
         force = serializers.BooleanField(required=False, default=False)
 
+    @extend_schema(request=InputSerializer, responses={202: JobOutputSerializer})
     def post(self, request, slug: str):
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
@@ -41,6 +45,7 @@ class PrefilterStartApi(APIView):
 class PrefilterRunDetailApi(APIView):
     permission_classes = [IsCurator]
 
+    @extend_schema(responses=JobOutputSerializer)
     def get(self, request, job_id: int):
         return Response(JobOutputSerializer(prefilter_run_get(job_id=job_id)).data)
 
@@ -48,6 +53,7 @@ class PrefilterRunDetailApi(APIView):
 class PrefilterRunResumeApi(APIView):
     permission_classes = [IsCurator]
 
+    @extend_schema(request=None, responses={202: JobOutputSerializer})
     def post(self, request, job_id: int):
         job = prefilter_resume(job=prefilter_run_get(job_id=job_id))
         return Response(JobOutputSerializer(job).data, status=status.HTTP_202_ACCEPTED)
@@ -56,13 +62,15 @@ class PrefilterRunResumeApi(APIView):
 class PrefilterRunCancelApi(APIView):
     permission_classes = [IsCurator]
 
+    @extend_schema(request=None, responses=JobOutputSerializer)
     def post(self, request, job_id: int):
         job = job_cancel(job_id=prefilter_run_get(job_id=job_id).pk)
         return Response(JobOutputSerializer(job).data)
 
 
+@extend_schema_serializer(component_name="PrefilterRule")
 class RuleSerializer(serializers.Serializer):
-    rule = serializers.CharField()
+    rule = serializers.ChoiceField(choices=RULES)
     threshold = serializers.FloatField()
     min_votes = serializers.IntegerField()
 
@@ -70,6 +78,7 @@ class RuleSerializer(serializers.Serializer):
 class PrefilterRuleApi(APIView):
     permission_classes = [IsCurator]
 
+    @extend_schema(responses=RuleSerializer)
     def get(self, request, slug: str):
         rule = prefilter_rule_for(campaign=get_object_or_404(Campaign, slug=slug))
         return Response(RuleSerializer(rule.as_config()).data)
@@ -80,6 +89,16 @@ class PrefilterRuleSetApi(APIView):
 
     permission_classes = [IsCurator]
 
+    # The service validates the raw object itself (unknown fields are named, not dropped), so the request
+    # body is described here rather than parsed by a serializer.
+    @extend_schema(
+        request=inline_serializer("PrefilterRuleInput", {
+            "rule": serializers.ChoiceField(choices=RULES, required=False, help_text="Defaults to majority."),
+            "threshold": serializers.FloatField(required=False, help_text="Majority: share in (0.5, 1]; margin: [0, 1)."),
+            "min_votes": serializers.IntegerField(min_value=1, required=False),
+        }),
+        responses=RuleSerializer,
+    )
     def post(self, request, slug: str):
         if not isinstance(request.data, dict):
             raise ApplicationError("expected a JSON object such as {\"rule\": \"majority\", \"threshold\": 0.9}")
@@ -87,6 +106,7 @@ class PrefilterRuleSetApi(APIView):
         return Response(RuleSerializer(campaign.prefilter_rule).data)
 
 
+@extend_schema_serializer(component_name="PairJudgeVerdict")
 class VerdictOutputSerializer(serializers.ModelSerializer):
     judge = serializers.CharField(source="judge.name")
     backend = serializers.CharField(source="judge.backend")
@@ -97,15 +117,28 @@ class VerdictOutputSerializer(serializers.ModelSerializer):
                   "prompt_tokens", "completion_tokens", "error", "created_at"]
 
 
+@extend_schema_serializer(component_name="PairPrefilterStatus")
+class PairStatusOutputSerializer(serializers.Serializer):
+    pair = serializers.IntegerField()
+    status = serializers.ChoiceField(choices=Pair.Status.choices)
+    status_reason = serializers.CharField()
+
+
+@extend_schema_serializer(component_name="PairVerdicts")
+class PairVerdictsOutputSerializer(PairStatusOutputSerializer):
+    verdicts = VerdictOutputSerializer(many=True)
+
+
 class PairVerdictsApi(APIView):
     """Every judge's verdicts on one pair, in the pair's own A/B orientation."""
 
     permission_classes = [IsCurator]
 
+    @extend_schema(responses=PairVerdictsOutputSerializer)
     def get(self, request, pair_id: int):
         pair = get_object_or_404(Pair.objects.only("pk", "status", "status_reason"), pk=pair_id)
-        verdicts = VerdictOutputSerializer(pair_verdicts(pair=pair), many=True).data
-        return Response({"pair": pair.pk, "status": pair.status, "status_reason": pair.status_reason, "verdicts": verdicts})
+        body = {"pair": pair.pk, "status": pair.status, "status_reason": pair.status_reason, "verdicts": pair_verdicts(pair=pair)}
+        return Response(PairVerdictsOutputSerializer(body).data)
 
 
 class PairRestoreApi(APIView):
@@ -113,6 +146,8 @@ class PairRestoreApi(APIView):
 
     permission_classes = [IsCurator]
 
+    @extend_schema(request=None, responses=PairStatusOutputSerializer)
     def post(self, request, pair_id: int):
         pair = pair_restore(pair=get_object_or_404(Pair, pk=pair_id), user=request.user)
-        return Response({"pair": pair.pk, "status": pair.status, "status_reason": pair.status_reason})
+        body = {"pair": pair.pk, "status": pair.status, "status_reason": pair.status_reason}
+        return Response(PairStatusOutputSerializer(body).data)

@@ -1,6 +1,7 @@
 """storage_init: the media and releases buckets exist before the first upload, over real HTTP against an S3 server."""
 
 import boto3
+import httpx
 import pytest
 from django.core.management import call_command
 from moto.server import ThreadedMotoServer
@@ -12,8 +13,11 @@ from annotation.services.storage import storage_buckets_ensure
 def s3_endpoint():
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
     server.start()
+    endpoint = f"http://127.0.0.1:{server._server.server_port}"
+    # moto keeps its buckets in process-wide state: start from an empty store whatever ran before.
+    httpx.post(f"{endpoint}/moto-api/reset", timeout=10).raise_for_status()
     try:
-        yield f"http://127.0.0.1:{server._server.server_port}"
+        yield endpoint
     finally:
         server.stop()
 

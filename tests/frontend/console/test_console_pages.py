@@ -155,3 +155,30 @@ def test_the_api_pair_detail_and_figures(curator_client, world):
     figure = curator_client.get(reverse("api-console-figure", args=["prefilter-drop-rate"]), {"campaign": world.campaign.slug})
     assert figure.json()["rows"][1]["rate"] == 0.5
     assert curator_client.get(reverse("api-console-figure", args=["nope"])).status_code == 404
+
+
+def test_the_pair_detail_draws_content_with_the_workspace_renderer(curator_client, world):
+    """Markdown, highlighted code, a reasoning step and an image, as the annotator's page draws them; markup is sanitised."""
+    import io
+
+    from PIL import Image
+
+    from annotation.services.media import media_store
+
+    png = io.BytesIO()
+    Image.new("RGB", (4, 4), (200, 10, 10)).save(png, "PNG")
+    media = media_store(data=png.getvalue(), name="picture.png")
+    pair = world.pairs["kept"]
+    response = pair.response_a
+    response.content = [
+        {"type": "text", "text": "**Bold** claim <script>alert(1)</script>", "format": "markdown"},
+        {"type": "code", "code": "def f():\n    return 1", "language": "python"},
+        {"type": "reasoning", "blocks": [{"type": "image", "media": media.sha256, "alt": "a red square"}]},
+    ]
+    response.save(update_fields=["content"])
+    pair.media.add(media)
+    html = curator_client.get(reverse("console-pair", args=[pair.pk])).content.decode()
+    assert "<strong>Bold</strong> claim" in html and "<script>alert(1)</script>" not in html
+    assert '<div class="highlight">' in html and '<span class="k">def</span>' in html
+    assert 'class="block step"' in html and f'src="/media/{media.sha256}.png" alt="a red square"' in html
+    assert "frontend/workspace/pygments.css" in html
