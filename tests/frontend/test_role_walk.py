@@ -118,6 +118,14 @@ EXPECTED: dict[str, dict[str, dict]] = {
     "api/v1/prefilter/runs/<int:job_id>/cancel/": {"POST": curator_post(200)},
     "api/v1/prefilter/pairs/<int:pair_id>/verdicts/": {"GET": CURATOR_API},
     "api/v1/prefilter/pairs/<int:pair_id>/restore/": {"POST": curator_post(409)},  # the pair is complete, not dropped
+    # Agreement and consensus (issue 4): curators only.
+    "api/v1/campaigns/<slug:slug>/agreement/jobs/": {"POST": curator_post(202)},
+    "api/v1/campaigns/<slug:slug>/agreement/": {"GET": CURATOR_API},
+    "api/v1/campaigns/<slug:slug>/agreement/history/": {"GET": CURATOR_API},
+    "api/v1/consensus/policies/": {"GET": CURATOR_API},
+    "api/v1/campaigns/<slug:slug>/consensus/jobs/": {"POST": curator_post(202)},
+    "api/v1/campaigns/<slug:slug>/adjudication/": {"GET": CURATOR_API},
+    "api/v1/pairs/<int:pair_id>/adjudicate/": {"POST": curator_post(400)},
     # Workspace (issue 3): members of campaign Y (bob) only, against bob's open lease.
     "work/": {"GET": allowed(302, 200, 200, 200, 200)},
     "work/me/": {"GET": allowed(302, 200, 200, 200, 200)},

@@ -8,8 +8,9 @@ import pytest
 from django.urls import reverse
 
 from annotation.models import Job, Pair
-from curation.models import Judge
+from curation.models import AgreementReport, ConsensusRecord, Judge
 from tests.curation import prefilter_support as support
+from tests.curation.console.world import make_world
 from tests.curation.judge_server import JudgeServer, votes_script
 from tests.factories import CuratorFactory
 
@@ -96,3 +97,64 @@ def test_a_run_in_progress_is_followed_live_on_the_overview(curator_client):
     html = curator_client.get(reverse("console-campaign", args=[campaign.slug])).content.decode()
     assert f'data-pipeline-job="{job.pk}" data-status="running"' in html
     assert "frontend/console/campaign.js" in html
+
+
+def test_compute_agreement_and_apply_consensus_from_the_overview_then_adjudicate(client, django_capture_on_commit_callbacks):
+    """On the hand-computed world: agreement is stored and shown; consensus sends the split pair to
+    adjudication; the curator's decision, with its note, goes through the agreement area's service."""
+    world = make_world()
+    client.force_login(world.curator)
+    before = AgreementReport.objects.filter(campaign=world.campaign).count()
+    with django_capture_on_commit_callbacks(execute=True):
+        assert client.post(run_url(world.campaign, "agreement")).status_code == 302
+    job = Job.objects.get(kind="agreement", campaign=world.campaign)
+    assert job.status == Job.Status.SUCCEEDED and job.created_by == world.curator
+    assert AgreementReport.objects.filter(campaign=world.campaign, job=job, slice_key="").count() == 1
+    assert AgreementReport.objects.filter(campaign=world.campaign).count() > before
+    html = client.get(reverse("console-campaign", args=[world.campaign.slug])).content.decode()
+    assert f"Agreement job #{job.pk} started." in html
+    assert f"{job.result['items']} pairs · {job.result['annotations']} annotations" in html
+    assert 'data-metric="pairwise_agreement"' in html
+
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post(run_url(world.campaign, "consensus"), {"on_dispute": "adjudicate"})
+    run = Job.objects.get(kind="consensus", campaign=world.campaign)
+    assert run.status == Job.Status.SUCCEEDED and run.params["on_dispute"] == "adjudicate"
+    split = Pair.objects.get(pk=world.pairs["split"].pk)
+    assert split.status == Pair.Status.ADJUDICATION
+    html = client.get(reverse("console-campaign", args=[world.campaign.slug])).content.decode()
+    assert f"{run.result['adjudication']} to adjudication" in html and run.result["adjudication"] >= 1
+
+    detail = client.get(reverse("console-pair", args=[split.pk])).content.decode()
+    assert "Record decision" in detail
+    action = reverse("console-pair-action", args=[split.pk, "adjudicate"])
+    refused = client.post(action, {"chosen": "B", "note": "  "}, follow=True).content.decode()
+    assert "write a note that explains the decision" in refused
+    assert Pair.objects.get(pk=split.pk).status == Pair.Status.ADJUDICATION
+    done = client.post(action, {"chosen": "B", "note": "B follows the prompt; A misses the second object"}, follow=True)
+    assert "Adjudicated: B preferred." in done.content.decode()
+    record = ConsensusRecord.objects.get(pair=split)
+    assert (record.decision, record.chosen, record.policy) == ("kept", "B", "adjudication")
+    assert record.details["note"] == "B follows the prompt; A misses the second object"
+    assert record.details["curator"] == world.curator.username
+    assert Pair.objects.get(pk=split.pk).status == Pair.Status.COMPLETE
+
+
+def test_adjudicating_a_pair_not_awaiting_it_or_with_a_bad_choice_is_refused(client):
+    world = make_world()
+    client.force_login(world.curator)
+    kept = world.pairs["kept"]
+    action = reverse("console-pair-action", args=[kept.pk, "adjudicate"])
+    wrong_state = client.post(action, {"chosen": "A", "note": "sure"}, follow=True).content.decode()
+    assert f"pair {kept.pk} is not awaiting adjudication (status complete)" in wrong_state
+    bad_choice = client.post(action, {"chosen": "C", "note": "sure"}, follow=True).content.decode()
+    assert "choose A, B, or drop the pair" in bad_choice
+    assert ConsensusRecord.objects.get(pair=kept).policy == "mmrb2-generation"
+
+
+def test_an_unknown_dispute_rule_is_refused_and_nothing_is_queued(client):
+    world = make_world()
+    client.force_login(world.curator)
+    html = client.post(run_url(world.campaign, "consensus"), {"on_dispute": "coin-flip"}, follow=True).content.decode()
+    assert "on a dispute choose one of drop, escalate, adjudicate" in html
+    assert not Job.objects.filter(kind="consensus").exists()
