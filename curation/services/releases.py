@@ -54,7 +54,7 @@ def _frozen_policies(campaigns: list[Campaign]) -> dict[str, dict]:
     """The one consensus policy and parameters each campaign's kept pairs were decided with.
 
     ApplicationError when a campaign has no kept pair or its records mix policies (recompute first).
-    Pairs a curator adjudicated count as kept under the campaign's policy (``adjudicated`` says how many).
+    Pairs a curator adjudicated count as kept under the campaign's policy (``adjudicated``, when any, says how many).
     """
     used: dict[int, list] = {c.pk: [] for c in campaigns}
     rows = (
@@ -82,8 +82,9 @@ def _frozen_policies(campaigns: list[Campaign]) -> dict[str, dict]:
                 f"campaign {campaign.slug!r} mixes consensus policies ({described}); recompute consensus with one policy",
                 code="release_mixed_policies",
             )
-        policies[campaign.slug] = {"policy": found[0]["policy"], "params": found[0]["params"],
-                                   "adjudicated": adjudicated[campaign.pk]}
+        policies[campaign.slug] = {"policy": found[0]["policy"], "params": found[0]["params"]}
+        if adjudicated[campaign.pk]:
+            policies[campaign.slug]["adjudicated"] = adjudicated[campaign.pk]
     return policies
 
 
