@@ -153,6 +153,8 @@ def test_a_curator_watches_annotation_then_runs_agreement_consensus_adjudication
     page.click("form.adjudicate button")
     assert page.locator(".messages").inner_text() == "Adjudicated: B preferred."
     assert "B preferred" in page.inner_text("[data-testid=consensus]")
+    assert page.inner_text("[data-testid=adjudication-note]") == (
+        f"Adjudicated by {world.curator.username}: “B draws both objects; A misses one”")
     shot(page, "flow-adjudicated")
 
     page.goto(f"{base}/releases/")
