@@ -120,7 +120,7 @@ def pair_display(*, assignment: Assignment) -> dict:
     """What the annotator sees, blind: sides in the order shown, media as digest URLs, no model name or external id.
 
     Precondition: ``assignment`` comes from ``assignment_for_annotator`` (its pair, prompt, responses
-    and campaign are loaded); this adds one query for the media file extensions.
+    and campaign are loaded); this adds one query for the media file extensions when the pair has media.
     """
     pair = assignment.pair
     left, right = pair.response_a, pair.response_b
@@ -128,9 +128,10 @@ def pair_display(*, assignment: Assignment) -> dict:
         left, right = right, left
     parts = [pair.prompt.content or [], left.content or [], right.content or []]
     digests = {d for blocks in parts for d in content.media_digests(blocks)}
+    # Text-only pairs (most of them) need no media lookup at all.
     urls = {
         digest: media_url(digest, PurePosixPath(name).suffix.lstrip(".").lower() or "bin")
-        for digest, name in Media.objects.filter(sha256__in=digests).values_list("sha256", "file")
+        for digest, name in (Media.objects.filter(sha256__in=digests).values_list("sha256", "file") if digests else ())
     }
     hidden = _blind_strings(assignment)
     campaign = assignment.campaign

@@ -326,7 +326,8 @@ def annotation_submit(
     """Store the answers (given as shown: left = "A") in canonical orientation; a repeat returns the same annotation.
 
     A lease that expired may still be submitted while its pair has a free slot; otherwise the
-    submission is refused with ``lease_expired`` and nothing is stored.
+    submission is refused with ``lease_expired`` and nothing is stored. Only ``assignment.pk`` is read:
+    the row is locked and checked to be ``annotator``'s here (404 otherwise), so a caller need not load it.
     """
     now = now or timezone.now()
     key = _idempotency_key(annotator, idempotency_key)
