@@ -9,7 +9,7 @@ from django.db import connection
 from django.db.models import Count, Q
 from django.utils import timezone
 
-from annotation import content
+from annotation import content, rows
 from annotation.assignment_rules import median_or_none
 from annotation.errors import ApplicationError
 from annotation.models import Annotation, Assignment, Campaign, Media, Pair, Prompt, RatingSchema, Response
@@ -65,50 +65,32 @@ def assignment_for_annotator(*, assignment_id: int, annotator, for_display: bool
 # The display read as one hand-written statement: the same rows select_related reads, but only the
 # columns pair_display uses (the others stay deferred on the instances), and no ORM compilation,
 # which cost more CPU than anything else on the claim path.
-_DISPLAY_COLUMNS = {
-    Assignment: ("a", ["id", "pair_id", "campaign_id", "annotator_id", "swapped", "draft", "status", "expires_at"]),
-    Campaign: ("c", ["id", "slug", "kind", "instructions", "rating_schema_id"]),
-    RatingSchema: ("s", ["id", "definition"]),
-    Pair: ("p", ["id", "prompt_id", "response_a_id", "response_b_id", "criteria", "external_id"]),
-    Prompt: ("q", ["id", "content", "external_id"]),
-    Response: ("ra", ["id", "content", "model_name"]),
-}
-
-def _display_sql() -> str:
-    columns = [f'{alias}."{name}"' for alias, names in _DISPLAY_COLUMNS.values() for name in names]
-    columns += [f'rb."{name}"' for name in _DISPLAY_COLUMNS[Response][1]]
-    table = {model: model._meta.db_table for model in _DISPLAY_COLUMNS}
-    return (
-        f"SELECT {', '.join(columns)} FROM {table[Assignment]} a "
-        f"JOIN {table[Campaign]} c ON c.id = a.campaign_id JOIN {table[RatingSchema]} s ON s.id = c.rating_schema_id "
-        f"JOIN {table[Pair]} p ON p.id = a.pair_id JOIN {table[Prompt]} q ON q.id = p.prompt_id "
-        f"JOIN {table[Response]} ra ON ra.id = p.response_a_id JOIN {table[Response]} rb ON rb.id = p.response_b_id "
-        "WHERE a.id = %s AND a.annotator_id = %s"
-    )
-
-
-_DISPLAY_SQL = _display_sql()
+_DISPLAY_PARTS = [
+    rows.part("a", Assignment, ["id", "pair_id", "campaign_id", "annotator_id", "swapped", "draft", "status", "expires_at"]),
+    rows.part("c", Campaign, ["id", "slug", "kind", "instructions", "rating_schema_id"]),
+    rows.part("s", RatingSchema, ["id", "definition"]),
+    rows.part("p", Pair, ["id", "prompt_id", "response_a_id", "response_b_id", "criteria", "external_id"]),
+    rows.part("q", Prompt, ["id", "content", "external_id"]),
+    rows.part("ra", Response, ["id", "content", "model_name"]),
+    rows.part("rb", Response, ["id", "content", "model_name"]),
+]
+_DISPLAY_SQL = (
+    f"SELECT {rows.select_list(_DISPLAY_PARTS)} FROM {Assignment._meta.db_table} a "
+    f"JOIN {Campaign._meta.db_table} c ON c.id = a.campaign_id JOIN {RatingSchema._meta.db_table} s ON s.id = c.rating_schema_id "
+    f"JOIN {Pair._meta.db_table} p ON p.id = a.pair_id JOIN {Prompt._meta.db_table} q ON q.id = p.prompt_id "
+    f"JOIN {Response._meta.db_table} ra ON ra.id = p.response_a_id JOIN {Response._meta.db_table} rb ON rb.id = p.response_b_id "
+    "WHERE a.id = %s AND a.annotator_id = %s"
+)
 
 
 def _assignment_for_display_postgresql(*, assignment_id: int, annotator) -> Assignment:
-    """``assignment_for_annotator(for_display=True)`` on PostgreSQL: one statement, instances built with from_db."""
+    """``assignment_for_annotator(for_display=True)`` on PostgreSQL: one statement, no ORM compilation."""
     with connection.cursor() as cursor:
         cursor.execute(_DISPLAY_SQL, [assignment_id, annotator.pk])
         row = cursor.fetchone()
     if row is None:
         raise ApplicationError("No such assignment.", code="not_found", status_code=404)
-    values = iter(row)
-    built = {}
-    for model, (alias, names) in [*_DISPLAY_COLUMNS.items(), (Response, ("rb", _DISPLAY_COLUMNS[Response][1]))]:
-        data = dict(zip(names, values, strict=False))
-        # What the ORM does per column (psycopg hands jsonb over as text: JSONField.from_db_value decodes it);
-        # from_db takes the values in the model's field order and leaves the other fields deferred.
-        fields = [f for f in model._meta.concrete_fields if f.attname in data]
-        converted = [
-            f.from_db_value(data[f.attname], None, connection) if hasattr(f, "from_db_value") else data[f.attname]
-            for f in fields
-        ]
-        built[alias] = model.from_db(connection.alias, [f.attname for f in fields], converted)
+    built = rows.instances(row, _DISPLAY_PARTS)
     assignment, campaign, pair = built["a"], built["c"], built["p"]
     campaign.rating_schema = built["s"]
     pair.prompt, pair.response_a, pair.response_b = built["q"], built["ra"], built["rb"]
