@@ -60,6 +60,23 @@ def _record(assignment: Assignment, kind: str, at: datetime, **detail) -> Assign
     )
 
 
+def _membership_sql() -> str:
+    members = Campaign.members.through._meta
+    m_campaign, m_user = members.get_field("campaign").column, members.get_field("user").column
+    table = Assignment._meta.db_table
+    own = f"FROM {table} WHERE annotator_id = %(annotator)s AND campaign_id = %(campaign)s AND status = 'active' LIMIT 1"
+    return (
+        f"SELECT (SELECT id {own}), (SELECT expires_at {own}), EXISTS (SELECT 1 FROM {table} WHERE campaign_id = "
+        "%(campaign)s AND status = 'active' AND expires_at <= %(now)s) "
+        f"FROM {members.db_table} WHERE {m_campaign} = %(campaign)s AND {m_user} = %(annotator)s"
+    )
+
+
+# The ORM query of the SQLite branch below, written by hand for PostgreSQL: compiling it cost 3.5 ms
+# of CPU on every claim, running it 0.3 ms.
+MEMBERSHIP_SQL = _membership_sql()
+
+
 def assignment_claim(*, campaign: Campaign, annotator, now: datetime | None = None, rng: random.Random | None = None):
     """The annotator's current lease in ``campaign`` if it is still valid, else a new lease on the next pair.
 
@@ -69,13 +86,18 @@ def assignment_claim(*, campaign: Campaign, annotator, now: datetime | None = No
     """
     now = now or timezone.now()
     own = Assignment.objects.filter(annotator_id=annotator.pk, campaign_id=campaign.pk, status=Assignment.Status.ACTIVE)
-    due = Assignment.objects.filter(campaign_id=campaign.pk, status=Assignment.Status.ACTIVE, expires_at__lte=now)
     # Membership, the open lease and whether any lease is due, in one round trip: this runs on every claim.
-    membership = (
-        Campaign.members.through.objects.filter(campaign_id=campaign.pk, user_id=annotator.pk)
-        .values_list(Subquery(own.values("pk")[:1]), Subquery(own.values("expires_at")[:1]), Exists(due))
-        .first()
-    )
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute(MEMBERSHIP_SQL, {"campaign": campaign.pk, "annotator": annotator.pk, "now": now})
+            membership = cursor.fetchone()
+    else:
+        due = Assignment.objects.filter(campaign_id=campaign.pk, status=Assignment.Status.ACTIVE, expires_at__lte=now)
+        membership = (
+            Campaign.members.through.objects.filter(campaign_id=campaign.pk, user_id=annotator.pk)
+            .values_list(Subquery(own.values("pk")[:1]), Subquery(own.values("expires_at")[:1]), Exists(due))
+            .first()
+        )
     if membership is None:
         raise ApplicationError("You are not a member of this campaign.", code="not_a_member", status_code=403)
     if campaign.status != Campaign.Status.ACTIVE:
@@ -92,7 +114,15 @@ def assignment_claim(*, campaign: Campaign, annotator, now: datetime | None = No
                     # The annotator's own stale lease must go whatever the batch, or the new lease cannot be written.
                     due_ids += list(own.filter(pk=current_id).select_for_update().values_list("pk", flat=True))
                 _expire_locked(ids=due_ids, now=now)
-            return _claim(campaign=campaign, annotator=annotator, now=now, gold_first=gold_first)
+            claimed = _claim(campaign=campaign, annotator=annotator, now=now, gold_first=gold_first)
+        if claimed is None and any_due:
+            # The due leases skipped above may belong to another claim that is expiring them: their slots
+            # are not back until it commits, so "nothing left" would be premature. Wait for it (holding no
+            # other lock, rows taken in one order) and look once more.
+            with transaction.atomic():
+                _expire_locked(ids=_lock_due(campaign_id=campaign.pk, now=now, limit=LAZY_EXPIRY_BATCH, wait=True), now=now)
+                claimed = _claim(campaign=campaign, annotator=annotator, now=now, gold_first=gold_first)
+        return claimed
     except IntegrityError:
         # Another claim by the same annotator (a second tab) committed first: that lease is the answer.
         current = own.first()
@@ -217,11 +247,14 @@ def claimable_pairs(*, campaign: Campaign, annotator, gold: bool):
     )
 
 
-def _lock_due(*, campaign_id: int | None, now: datetime, limit: int) -> list[int]:
+def _lock_due(*, campaign_id: int | None, now: datetime, limit: int, wait: bool = False) -> list[int]:
+    """Lock up to ``limit`` active leases past their time, oldest first; rows another transaction holds are
+    skipped, or with ``wait`` waited for (then re-checked: one that transaction expired is not returned)."""
     due = Assignment.objects.filter(status=Assignment.Status.ACTIVE, expires_at__lte=now)
     if campaign_id is not None:
         due = due.filter(campaign_id=campaign_id)
-    return list(due.order_by("expires_at").select_for_update(skip_locked=True).values_list("pk", flat=True)[:limit])
+    locking = due.order_by("expires_at", "pk").select_for_update(skip_locked=not wait)
+    return list(locking.values_list("pk", flat=True)[:limit])
 
 
 def _expire_locked(*, ids: list[int], now: datetime) -> int:
