@@ -139,30 +139,38 @@ def time_bucket_labels(edges: Sequence[float] = TIME_BUCKETS_SECONDS) -> list[st
     return [f"<{edges[0]}s"] + [f"{lo}–{hi}s" for lo, hi in zip(edges, edges[1:], strict=False)] + [f"≥{edges[-1]}s"]
 
 
-AGREEMENT_METRICS = ("pairwise_agreement", "krippendorff_alpha")
+ALPHA_LEVELS = ("ordinal", "interval", "nominal")
+
+
+def _number(value) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        return None
+    return float(value)
 
 
 def agreement_points(report: dict) -> dict[str, dict]:
-    """The headline agreement figures of one AgreementReport's JSON, each as {value, low, high}.
+    """The headline agreement figures of one AgreementReport's JSON (curation.agreement.report), as {value, low, high}.
 
-    Accepts a metric stored as a number, as {"value", "ci_low", "ci_high"}, as {"value", "ci": [lo, hi]},
-    or as {"estimate", "low", "high"}; anything else is left out rather than guessed.
+    ``pairwise_agreement``: MMRB2's pairwise agreement excluding ties, stored in percent, given here as
+    a share (0..1) with no interval (the report carries none). ``krippendorff_alpha_<level>``: alpha on
+    the primary question at the first level the question allows, ordinal before interval before
+    nominal, with its 95% bootstrap interval. A figure the report leaves null is left out.
     """
+    if not isinstance(report, dict):
+        return {}
     points = {}
-    for metric in AGREEMENT_METRICS:
-        raw = report.get(metric) if isinstance(report, dict) else None
-        if isinstance(raw, (int, float)) and not isinstance(raw, bool):
-            points[metric] = {"value": float(raw), "low": None, "high": None}
-        elif isinstance(raw, dict):
-            value = raw.get("value", raw.get("estimate"))
-            if not isinstance(value, (int, float)) or isinstance(value, bool):
+    pairwise = _number(report.get("pairwise_agreement_excluding_ties"))
+    if pairwise is not None:
+        points["pairwise_agreement"] = {"value": round(pairwise / 100, 4), "low": None, "high": None}
+    alphas, intervals = report.get("alpha"), report.get("alpha_ci95")
+    if isinstance(alphas, dict):
+        intervals = intervals if isinstance(intervals, dict) else {}
+        for level in ALPHA_LEVELS:
+            value = _number(alphas.get(level))
+            if value is None:
                 continue
-            low, high = raw.get("ci_low", raw.get("low")), raw.get("ci_high", raw.get("high"))
-            if isinstance(raw.get("ci"), (list, tuple)) and len(raw["ci"]) == 2:
-                low, high = raw["ci"]
-            points[metric] = {
-                "value": float(value),
-                "low": float(low) if isinstance(low, (int, float)) else None,
-                "high": float(high) if isinstance(high, (int, float)) else None,
-            }
+            interval = intervals.get(level)
+            low, high = interval if isinstance(interval, (list, tuple)) and len(interval) == 2 else (None, None)
+            points[f"krippendorff_alpha_{level}"] = {"value": round(value, 4), "low": _number(low), "high": _number(high)}
+            break
     return points

@@ -35,6 +35,7 @@ class CampaignFunnelApi(APIView):
         excluded = serializers.IntegerField()
         adjudication = serializers.IntegerField()
         released = serializers.DictField()
+        work = serializers.DictField(help_text="open_leases, and last_24h: claimed, submitted, skipped, expired")
 
     @extend_schema(responses=FunnelOutputSerializer)
     def get(self, request, slug: str):

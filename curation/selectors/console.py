@@ -6,12 +6,14 @@ import base64
 import binascii
 import json
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 
 from django.db.models import Count, F, FloatField, OuterRef, Q, Subquery, Sum
 from django.db.models.functions import Cast, Greatest, NullIf
+from django.utils import timezone
 
 from annotation.errors import ApplicationError
-from annotation.models import Annotation, Assignment, Campaign, Job, Pair, Prompt
+from annotation.models import Annotation, Assignment, AssignmentEvent, Campaign, Job, Pair, Prompt
 from curation import quality
 from curation.models import ConsensusRecord, JudgeVerdict, Release
 
@@ -55,7 +57,7 @@ def campaign_funnel(*, campaign: Campaign) -> dict:
         .order_by("-published_at")
         .values("name", "version", "pairs_count", "published_at")
     )
-    jobs = list(Job.objects.filter(campaign=campaign).order_by("-created_at")[:10])
+    jobs = list(Job.objects.filter(campaign=campaign).select_related("created_by").order_by("-created_at")[:10])
     return {
         "imported": imported,
         "prefilter": {
@@ -77,7 +79,41 @@ def campaign_funnel(*, campaign: Campaign) -> dict:
         "adjudication": pairs(Pair.Status.ADJUDICATION),
         "released": {"releases": releases, "pairs": releases[0]["pairs_count"] if releases else 0},
         "jobs": jobs,
+        "last_runs": last_runs(campaign=campaign),
+        "work": work_queue(campaign=campaign),
     }
+
+
+WORK_WINDOW = timedelta(hours=24)
+
+
+def work_queue(*, campaign: Campaign, now: datetime | None = None) -> dict:
+    """The work queue right now: open leases, and the assignment engine's events of the last 24 hours
+    (pairs claimed, submitted, skipped, leases expired). Two indexed queries."""
+    since = (now or timezone.now()) - WORK_WINDOW
+    events = dict(
+        AssignmentEvent.objects.filter(campaign=campaign, at__gte=since)
+        .values("kind").annotate(n=Count("id")).order_by().values_list("kind", "n")
+    )
+    return {
+        "open_leases": Assignment.objects.filter(campaign=campaign, status=Assignment.Status.ACTIVE).count(),
+        "last_24h": {label: events.get(kind, 0) for kind, label in (
+            (AssignmentEvent.Kind.CLAIM, "claimed"), (AssignmentEvent.Kind.SUBMIT, "submitted"),
+            (AssignmentEvent.Kind.SKIP, "skipped"), (AssignmentEvent.Kind.EXPIRE, "expired"),
+        )},
+    }
+
+
+PIPELINE_JOB_KINDS = ("prefilter", "agreement", "consensus")
+
+
+def last_runs(*, campaign: Campaign) -> dict[str, Job]:
+    """The newest job of each pipeline kind (pre-filter, agreement, consensus) of ``campaign``, by kind."""
+    newest = (
+        Job.objects.filter(campaign=campaign, kind=OuterRef("kind")).order_by("-created_at", "-pk").values("pk")[:1]
+    )
+    jobs = Job.objects.filter(campaign=campaign, kind__in=PIPELINE_JOB_KINDS, pk=Subquery(newest))
+    return {job.kind: job for job in jobs}
 
 
 # ---------------------------------------------------------------------------------------------

@@ -15,7 +15,7 @@ from django.db import connection
 from django.db.models import Case, Count, F, IntegerField, Max, Q, Value, When
 from django.db.models.functions import TruncDate
 
-from annotation.models import Annotation, Campaign, Pair
+from annotation.models import Annotation, AssignmentEvent, Campaign, Pair
 from curation import quality
 from curation.models import AgreementReport, ConsensusRecord, JudgeVerdict
 
@@ -48,6 +48,29 @@ def annotations_per_day(*, campaign: Campaign | None) -> Figure:
         "annotations-per-day", "Annotations per day", ("day", "annotations"),
         [{"day": r["day"].isoformat(), "annotations": r["annotations"]} for r in rows],
     )
+
+
+WORK_EVENTS = {
+    AssignmentEvent.Kind.CLAIM: "claimed", AssignmentEvent.Kind.SUBMIT: "submitted",
+    AssignmentEvent.Kind.SKIP: "skipped", AssignmentEvent.Kind.EXPIRE: "expired",
+}
+
+
+def work_per_day(*, campaign: Campaign | None) -> Figure:
+    """The work queue's throughput per calendar day (UTC), from the assignment engine's events:
+    pairs claimed, submitted, skipped and leases that expired."""
+    grouped = (
+        AssignmentEvent.objects.filter(_scope(campaign, "campaign"), kind__in=list(WORK_EVENTS))
+        .annotate(day=TruncDate("at"))
+        .values("day", "kind")
+        .annotate(n=Count("id"))
+        .order_by("day")
+    )
+    days: dict[str, dict] = {}
+    for row in grouped:
+        day = row["day"].isoformat()
+        days.setdefault(day, {"day": day, **{column: 0 for column in WORK_EVENTS.values()}})[WORK_EVENTS[row["kind"]]] = row["n"]
+    return Figure("work-per-day", "Work queue per day", ("day", *WORK_EVENTS.values()), list(days.values()))
 
 
 def annotations_per_annotator(*, campaign: Campaign | None) -> Figure:
@@ -302,6 +325,7 @@ def prefilter_drop_rate(*, campaign: Campaign | None) -> Figure:
 FIGURES: dict[str, Callable[..., Figure]] = {
     "annotations-per-day": annotations_per_day,
     "annotations-per-annotator": annotations_per_annotator,
+    "work-per-day": work_per_day,
     "agreement-over-time": agreement_over_time,
     "annotators": annotator_quality,
     "judge-human-agreement": judge_human_agreement,

@@ -35,6 +35,7 @@ from curation.releases import builder, scoring
 from curation.releases.card import card_text, changelog_between, changelog_text, parse_version
 from curation.releases.storage import default_storage_kind, file_sha256, release_storage
 from curation.selectors.releases import release_previous
+from curation.services.consensus import ADJUDICATION_POLICY
 
 NAME = re.compile(r"^[a-z0-9][a-z0-9-]{0,99}$")
 LOCK_CLASS = 7007
@@ -53,17 +54,23 @@ def _frozen_policies(campaigns: list[Campaign]) -> dict[str, dict]:
     """The one consensus policy and parameters each campaign's kept pairs were decided with.
 
     ApplicationError when a campaign has no kept pair or its records mix policies (recompute first).
+    Pairs a curator adjudicated count as kept under the campaign's policy (``adjudicated``, when any, says how many).
     """
     used: dict[int, list] = {c.pk: [] for c in campaigns}
     rows = (
         ConsensusRecord.objects.filter(pair__campaign__in=campaigns, decision=ConsensusRecord.Decision.KEPT)
         .values("pair__campaign_id", "policy", "params").annotate(n=Count("id")).order_by("pair__campaign_id", "policy")
     )
+    adjudicated: dict[int, int] = {c.pk: 0 for c in campaigns}
     for row in rows:
-        used[row["pair__campaign_id"]].append(row)
+        # A curator's adjudication settles single pairs on top of the campaign's policy; it is not a second policy.
+        if row["policy"] == ADJUDICATION_POLICY:
+            adjudicated[row["pair__campaign_id"]] += row["n"]
+        else:
+            used[row["pair__campaign_id"]].append(row)
     policies = {}
     for campaign in campaigns:
-        found = used[campaign.pk]
+        found = used[campaign.pk] or ([{"policy": ADJUDICATION_POLICY, "params": {}, "n": 0}] if adjudicated[campaign.pk] else [])
         if not found:
             raise ApplicationError(
                 f"campaign {campaign.slug!r} has no kept consensus records; run consensus before publishing",
@@ -76,6 +83,8 @@ def _frozen_policies(campaigns: list[Campaign]) -> dict[str, dict]:
                 code="release_mixed_policies",
             )
         policies[campaign.slug] = {"policy": found[0]["policy"], "params": found[0]["params"]}
+        if adjudicated[campaign.pk]:
+            policies[campaign.slug]["adjudicated"] = adjudicated[campaign.pk]
     return policies
 
 

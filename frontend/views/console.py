@@ -22,9 +22,14 @@ from django.views.generic import TemplateView
 from annotation.errors import ApplicationError
 from annotation.models import Campaign, Media, Pair
 from annotation.selectors import media_url
+from curation import quality
 from curation.selectors import console as console_selectors
 from curation.selectors.dashboards import FIGURES, annotator_quality, dashboard_figure, human_position_bias
+from curation.selectors.judges import judges_list
 from curation.services import curator_actions
+from curation.services.agreement import agreement_job_create
+from curation.services.consensus import ON_DISPUTE, consensus_job_create, pair_adjudicate
+from curation.services.prefilter import prefilter_start
 
 SLUG = re.compile(r"[-a-zA-Z0-9_]{1,100}")
 
@@ -53,11 +58,53 @@ class CampaignFunnelView(CuratorRequiredMixin, TemplateView):
 
     def get_context_data(self, **kwargs):
         campaign = campaign_or_404(self.kwargs["slug"])
+        funnel = console_selectors.campaign_funnel(campaign=campaign)
+        agreement_run = funnel["last_runs"].get("agreement")
         return {
             **super().get_context_data(**kwargs),
             "campaign": campaign,
-            "funnel": console_selectors.campaign_funnel(campaign=campaign),
+            "funnel": funnel,
+            "agreement_headline": quality.agreement_points(agreement_run.result) if agreement_run else {},
+            "judges": [judge for judge in judges_list() if judge.enabled],
+            "on_dispute": ON_DISPUTE,
         }
+
+
+class CampaignRunView(CuratorRequiredMixin, View):
+    """POST: start one pipeline job of the campaign through its area's service, then show the overview.
+
+    The overview follows the job's live progress and shows its result when it finishes. A job that
+    cannot start (no enabled judge, an unknown judge) comes back as a message, and nothing is queued.
+    """
+
+    def post(self, request, slug: str, kind: str):
+        campaign = campaign_or_404(slug)
+        try:
+            if kind == "prefilter":
+                judges = [name for name in request.POST.getlist("judge") if name]
+                job = prefilter_start(
+                    campaign=campaign, judge_names=judges or None, force=request.POST.get("force") == "on",
+                    created_by=request.user,
+                )
+                done = f"Pre-filter run #{job.pk} started."
+            elif kind == "agreement":
+                job = agreement_job_create(campaign=campaign, created_by=request.user)
+                done = f"Agreement job #{job.pk} started."
+            elif kind == "consensus":
+                on_dispute = request.POST.get("on_dispute") or None
+                if on_dispute is not None and on_dispute not in ON_DISPUTE:
+                    raise ApplicationError(f"on a dispute choose one of {', '.join(ON_DISPUTE)}", code="invalid_on_dispute")
+                job = consensus_job_create(campaign=campaign, created_by=request.user, on_dispute=on_dispute)
+                done = f"Consensus job #{job.pk} started."
+            else:
+                raise Http404("no such job")
+        except ApplicationError as exc:
+            if exc.status_code == 404 and exc.code != "unknown_judge":
+                raise Http404(exc.message) from exc
+            messages.error(request, exc.message)
+        else:
+            messages.success(request, done)
+        return HttpResponseRedirect(reverse("console-campaign", args=[campaign.slug]))
 
 
 FILTER_FIELDS = ("status", "source", "judge_agreement_min", "judge_agreement_max", "human_agreement_min",
@@ -137,7 +184,8 @@ def blocks_with_urls(blocks, media: dict[str, Media]) -> list[dict]:
     return out
 
 
-ACTIONS = ("extend-overlap", "send-to-adjudication", "mark-gold", "unmark-gold", "exclude", "restore")
+ACTIONS = ("extend-overlap", "send-to-adjudication", "adjudicate", "mark-gold", "unmark-gold", "exclude", "restore")
+ADJUDICATION_CHOICES = {"A": "A", "B": "B", "drop": None}
 
 
 class PairDetailView(CuratorRequiredMixin, TemplateView):
@@ -177,6 +225,13 @@ class PairActionView(CuratorRequiredMixin, View):
             elif action == "send-to-adjudication":
                 curator_actions.pair_send_to_adjudication(pair_id=pair_id, note=form.get("note", ""), actor=request.user)
                 done = "Sent to adjudication."
+            elif action == "adjudicate":
+                choice = form.get("chosen", "")
+                if choice not in ADJUDICATION_CHOICES:
+                    raise ApplicationError("choose A, B, or drop the pair", code="invalid_chosen")
+                pair_adjudicate(pair_id=pair_id, curator=request.user, chosen=ADJUDICATION_CHOICES[choice],
+                                note=form.get("note", ""))
+                done = f"Adjudicated: {choice} preferred." if choice != "drop" else "Adjudicated: dropped."
             elif action == "mark-gold":
                 curator_actions.pair_mark_gold(
                     pair_id=pair_id, side=form.get("side", ""), note=form.get("note", ""), actor=request.user

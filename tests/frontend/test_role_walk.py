@@ -22,7 +22,8 @@ from django.urls import URLPattern, URLResolver, get_resolver
 from django.utils import timezone
 from PIL import Image
 
-from annotation.models import Assignment, Job
+from annotation.models import Annotation, Job
+from annotation.services.assignments import assignment_claim
 from annotation.services.media import media_store
 from curation.models import Release
 from tests.curation.console.world import make_world
@@ -59,9 +60,19 @@ EXPECTED: dict[str, dict[str, dict]] = {
     "api/v1/campaigns/": {"GET": SIGNED_IN},
     "api/v1/jobs/<int:job_id>/": {"GET": CURATOR_API},
     "api/v1/jobs/<int:job_id>/cancel/": {"POST": curator_post(200)},
+    # The work queue (issue 3), against bob's open lease in campaign Y.
+    "api/v1/campaigns/<slug:slug>/claim/": {"POST": allowed(403, 403, 200, 403, 403)},
+    "api/v1/assignments/<int:assignment_id>/": {"GET": allowed(403, 404, 200, 404, 404)},
+    # The walk's empty body is refused before the id is looked at (it reveals nothing); with a valid
+    # body only bob's own lease answers: see test_only_the_holder_can_draft_submit_or_skip_a_lease.
+    "api/v1/assignments/<int:assignment_id>/draft/": {"PUT": allowed(403, 400, 400, 400, 400)},
+    "api/v1/assignments/<int:assignment_id>/submit/": {"POST": allowed(403, 400, 400, 400, 400)},
+    "api/v1/assignments/<int:assignment_id>/skip/": {"POST": allowed(403, 400, 400, 400, 400)},
+    "api/v1/me/stats/": {"GET": SIGNED_IN},
     "console/": {"GET": CURATOR_PAGE},
     "console/campaigns/<slug:slug>/": {"GET": CURATOR_PAGE},
     "console/campaigns/<slug:slug>/pairs/": {"GET": CURATOR_PAGE},
+    "console/campaigns/<slug:slug>/run/<slug:kind>/": {"POST": allowed(302, 403, 403, 302, 302)},
     "console/pairs/<int:pair_id>/": {"GET": CURATOR_PAGE},
     "console/pairs/<int:pair_id>/<slug:action>/": {"POST": allowed(302, 403, 403, 302, 302)},
     "console/dashboards/": {"GET": CURATOR_PAGE},
@@ -92,13 +103,35 @@ EXPECTED: dict[str, dict[str, dict]] = {
     "api/v1/releases/<slug:name>/<str:version>/download/": {"GET": CURATOR_API},
     "api/v1/releases/<slug:name>/<str:version>/evaluations/": {"POST": curator_post(400)},
     "api/v1/releases/<slug:name>/<str:version>/leaderboard/": {"GET": CURATOR_API},
-    # Workspace (issue 3): members of campaign Y (bob) only; the assignment is one bob submitted,
-    # so its page sends him back to his queue.
+    # Judges and the pre-filter (issue 5), against judge-1 (a python judge with verdicts) and a finished run.
+    "api/v1/judges/": {"GET": CURATOR_API},
+    "api/v1/judges/create/": {"POST": curator_post(400)},
+    "api/v1/judges/<slug:name>/": {"GET": CURATOR_API},
+    # A python judge runs code on the workers: only an admin may change it, even with an empty body.
+    "api/v1/judges/<slug:name>/update/": {"POST": allowed(403, 403, 403, 403, 200)},
+    "api/v1/judges/<slug:name>/delete/": {"POST": curator_post(409)},  # it has verdicts: disable it instead
+    "api/v1/prefilter/campaigns/<slug:slug>/start/": {"POST": curator_post(202)},
+    "api/v1/prefilter/campaigns/<slug:slug>/rule/": {"GET": CURATOR_API},
+    "api/v1/prefilter/campaigns/<slug:slug>/rule/set/": {"POST": curator_post(200)},  # {} is the default majority rule
+    "api/v1/prefilter/runs/<int:job_id>/": {"GET": CURATOR_API},
+    "api/v1/prefilter/runs/<int:job_id>/resume/": {"POST": curator_post(409)},  # a finished run is not resumed
+    "api/v1/prefilter/runs/<int:job_id>/cancel/": {"POST": curator_post(200)},
+    "api/v1/prefilter/pairs/<int:pair_id>/verdicts/": {"GET": CURATOR_API},
+    "api/v1/prefilter/pairs/<int:pair_id>/restore/": {"POST": curator_post(409)},  # the pair is complete, not dropped
+    # Agreement and consensus (issue 4): curators only.
+    "api/v1/campaigns/<slug:slug>/agreement/jobs/": {"POST": curator_post(202)},
+    "api/v1/campaigns/<slug:slug>/agreement/": {"GET": CURATOR_API},
+    "api/v1/campaigns/<slug:slug>/agreement/history/": {"GET": CURATOR_API},
+    "api/v1/consensus/policies/": {"GET": CURATOR_API},
+    "api/v1/campaigns/<slug:slug>/consensus/jobs/": {"POST": curator_post(202)},
+    "api/v1/campaigns/<slug:slug>/adjudication/": {"GET": CURATOR_API},
+    "api/v1/pairs/<int:pair_id>/adjudicate/": {"POST": curator_post(400)},
+    # Workspace (issue 3): members of campaign Y (bob) only, against bob's open lease.
     "work/": {"GET": allowed(302, 200, 200, 200, 200)},
     "work/me/": {"GET": allowed(302, 200, 200, 200, 200)},
     "work/campaigns/<slug:slug>/": {"GET": allowed(302, 404, 200, 404, 404)},
     "work/campaigns/<slug:slug>/next/": {"POST": allowed(302, 404, 302, 404, 404)},
-    "work/assignments/<int:assignment_id>/": {"GET": allowed(302, 404, 302, 404, 404)},
+    "work/assignments/<int:assignment_id>/": {"GET": allowed(302, 404, 200, 404, 404)},
 }
 
 # Django's admin site is generated from the registered models: every page is for staff only (the
@@ -153,6 +186,8 @@ def scene():
     media = media_store(data=png.getvalue(), name="secret-model-y-output.png")
     y.pairs["kept"].media.add(media)
     job = Job.objects.create(kind="import", campaign=y.campaign)
+    lease = assignment_claim(campaign=y.campaign, annotator=y.bob)
+    run = Job.objects.create(kind="prefilter", campaign=y.campaign, status=Job.Status.SUCCEEDED, finished_at=timezone.now())
     release = Release.objects.create(
         name="console-y-release", version="1.0.0", status=Release.Status.PUBLISHED, manifest_sha256="0" * 64,
         published_at=timezone.now(),
@@ -161,18 +196,21 @@ def scene():
     people = {"alice": x.alice, "bob": y.bob, "curator": x.curator, "admin": x.admin}
     params = {
         "slug": y.campaign.slug, "pair_id": y.pairs["kept"].pk, "job_id": job.pk, "user_id": y.bob.pk,
-        "name": f"{media.sha256}.png", "figure": "annotators", "action": "restore",
+        "name": f"{media.sha256}.png", "figure": "annotators", "action": "restore", "kind": "prefilter",
         "object_id": y.pairs["kept"].pk, "id": y.bob.pk, "content_type_id": 1,
         "version": release.version, "token": "forged-download-token",
-        "assignment_id": Assignment.objects.filter(annotator=y.bob, campaign=y.campaign).first().pk,
+        "assignment_id": lease.pk,
     }
     # What an annotator must never see: every model name, judge output, a co-annotator's rationale;
     # alice additionally must not see anything of campaign Y.
     never = ["secret-model-", "better_response", "judge-1", "rationale by console-y-carol"]
     secrets = {"alice": never + ["Console Y", "Draw console-y-kept-prompt", "rationale by console-y-bob"], "bob": never}
     # A parameter name that means different things on different routes, by route prefix.
-    by_prefix = {"releases/": {"name": release.name}, "api/v1/releases/": {"name": release.name}}
-    yield {"people": people, "params": params, "by_prefix": by_prefix, "secrets": secrets}
+    by_prefix = {
+        "releases/": {"name": release.name}, "api/v1/releases/": {"name": release.name},
+        "api/v1/judges/": {"name": "judge-1"}, "api/v1/prefilter/runs/": {"job_id": run.pk},
+    }
+    yield {"people": people, "params": params, "by_prefix": by_prefix, "secrets": secrets, "lease": lease}
     cache.clear()
 
 
@@ -211,6 +249,30 @@ def test_every_route_has_an_expectation_and_honours_it_for_every_role(scene):
                         failures.append(f"{method} {url} as {role}: leaks {secret!r}")
     assert walked > 100
     assert not failures, "\n".join(failures)
+
+
+@pytest.mark.parametrize("intruder", ["alice", "curator", "admin"])
+def test_only_the_holder_can_draft_submit_or_skip_a_lease(scene, intruder):
+    """With valid bodies, anyone but bob gets 404 on bob's lease, and the lease stays as it was."""
+    lease = scene["lease"]
+    client = Client()
+    client.force_login(scene["people"][intruder])
+    base = f"/api/v1/assignments/{lease.pk}/"
+    answers = {"values": {"overall": 3}, "time_on_item_ms": 4000}
+    responses = [
+        client.get(base),
+        client.put(base + "draft/", answers, content_type="application/json"),
+        client.post(base + "submit/", answers, content_type="application/json", HTTP_IDEMPOTENCY_KEY=f"{intruder}-1"),
+        client.post(base + "skip/", {"reason": "not mine"}, content_type="application/json"),
+    ]
+    assert [r.status_code for r in responses] == [404, 404, 404, 404]
+    assert all("secret-model-" not in r.content.decode() for r in responses)
+    lease.refresh_from_db()
+    assert (lease.status, lease.draft, lease.draft_saved_at) == ("active", {}, None)
+    assert not Annotation.objects.filter(assignment=lease).exists()
+    owner = Client()
+    owner.force_login(scene["people"]["bob"])
+    assert owner.put(base + "draft/", answers, content_type="application/json").status_code == 200
 
 
 def check(route, method, role, response) -> str | None:

@@ -5,6 +5,8 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from annotation.models import AssignmentEvent
+from annotation.services.assignments import annotation_submit, assignment_claim, assignment_skip
 from curation.selectors.dashboards import FIGURES, dashboard_figure
 from tests.curation.console.world import make_world
 
@@ -79,15 +81,18 @@ def test_prefilter_drop_rate_is_per_source_benchmark(world):
 
 def test_agreement_over_time_reads_report_history_with_its_interval(world):
     got = [(r["metric"], r["value"], r["low"], r["high"]) for r in rows("agreement-over-time", world.campaign)]
-    assert got == [("pairwise_agreement", 0.8, 0.7, 0.9), ("pairwise_agreement", 0.85, 0.78, 0.92)]
+    assert got == [
+        ("pairwise_agreement", 0.8, None, None), ("krippendorff_alpha_ordinal", 0.62, 0.5, 0.74),
+        ("pairwise_agreement", 0.85, None, None), ("krippendorff_alpha_ordinal", 0.7, 0.6, 0.8),
+    ]
 
 
 def test_figures_for_all_campaigns_include_every_campaign(world):
     other = make_world("console-other")
     per_annotator = rows("annotations-per-annotator", None)
     assert {r["annotator"] for r in per_annotator} >= {"console-t2i-alice", "console-other-alice"}
-    assert len(rows("agreement-over-time", None)) == 4
-    assert len(rows("agreement-over-time", other.campaign)) == 2
+    assert len(rows("agreement-over-time", None)) == 8
+    assert len(rows("agreement-over-time", other.campaign)) == 4
 
 
 @pytest.mark.parametrize("name", sorted(FIGURES))
@@ -102,3 +107,21 @@ def test_every_figure_is_empty_not_broken_for_a_campaign_without_data(name):
 
 def test_an_unknown_figure_is_none():
     assert dashboard_figure(name="nope", campaign=None) is None
+
+
+def test_work_per_day_counts_the_queue_events_by_day(world):
+    """Claims, submissions and skips come from the assignment engine; an expiry yesterday is its own day."""
+    bob_lease = assignment_claim(campaign=world.campaign, annotator=world.bob)
+    answers = {"text_faithfulness": {"A": 3, "B": 1}, "image_quality": {"A": 2, "B": 2}, "overall": 4,
+               "rationale": "left follows the prompt", "prompt_valid": True}
+    annotation_submit(assignment=bob_lease, annotator=world.bob, values=answers, time_on_item_ms=9000, idempotency_key="bob-1")
+    carol_lease = assignment_claim(campaign=world.campaign, annotator=world.carol)
+    assignment_skip(assignment=carol_lease, annotator=world.carol, reason="cannot see the image")
+    AssignmentEvent.objects.create(assignment=carol_lease, campaign=world.campaign, annotator=world.carol,
+                                   kind=AssignmentEvent.Kind.EXPIRE, at=timezone.now() - timedelta(days=1))
+    today, yesterday = timezone.now().date(), timezone.now().date() - timedelta(days=1)
+    assert rows("work-per-day", world.campaign) == [
+        {"day": yesterday.isoformat(), "claimed": 0, "submitted": 0, "skipped": 0, "expired": 1},
+        {"day": today.isoformat(), "claimed": 2, "submitted": 1, "skipped": 1, "expired": 0},
+    ]
+    assert rows("work-per-day", make_world("console-quiet").campaign) == []

@@ -71,14 +71,21 @@ def test_median_and_bucket_labels():
 @pytest.mark.parametrize(
     ("report", "expected"),
     [
-        ({"pairwise_agreement": 0.9}, {"pairwise_agreement": {"value": 0.9, "low": None, "high": None}}),
-        ({"krippendorff_alpha": {"value": 0.7, "ci": [0.6, 0.8]}},
-         {"krippendorff_alpha": {"value": 0.7, "low": 0.6, "high": 0.8}}),
-        ({"pairwise_agreement": {"estimate": 0.5, "low": 0.4, "high": 0.6}},
-         {"pairwise_agreement": {"value": 0.5, "low": 0.4, "high": 0.6}}),
-        ({"pairwise_agreement": {"value": "high"}, "krippendorff_alpha": True}, {}),
+        ({"pairwise_agreement_excluding_ties": 87.5, "alpha": {"nominal": 0.5, "ordinal": 0.7, "interval": 0.6},
+          "alpha_ci95": {"nominal": [0.4, 0.6], "ordinal": [0.6, 0.8], "interval": None}},
+         {"pairwise_agreement": {"value": 0.875, "low": None, "high": None},
+          "krippendorff_alpha_ordinal": {"value": 0.7, "low": 0.6, "high": 0.8}}),
+        # An A/B/tie question allows the nominal level only; no side pairs leave pairwise agreement null.
+        ({"pairwise_agreement_excluding_ties": None, "alpha": {"nominal": 0.3, "ordinal": None, "interval": None},
+          "alpha_ci95": {"nominal": [0.1, 0.5], "ordinal": None, "interval": None}},
+         {"krippendorff_alpha_nominal": {"value": 0.3, "low": 0.1, "high": 0.5}}),
+        # Too few ratings: alpha is defined but no bootstrap interval is.
+        ({"alpha": {"nominal": None, "ordinal": 0.2, "interval": 0.1}, "alpha_ci95": {"ordinal": None}},
+         {"krippendorff_alpha_ordinal": {"value": 0.2, "low": None, "high": None}}),
+        ({"pairwise_agreement_excluding_ties": "high", "alpha": True}, {}),
+        ({"pairwise_agreement_excluding_ties": float("nan"), "alpha": {"ordinal": float("inf")}}, {}),
         ("garbage", {}),
     ],
 )
-def test_agreement_points_read_the_known_report_shapes_and_skip_the_rest(report, expected):
+def test_agreement_points_read_the_agreement_report_and_skip_what_is_undefined(report, expected):
     assert quality.agreement_points(report) == expected

@@ -114,9 +114,12 @@ def make_world(slug: str = "console-t2i") -> World:
     verdict(pairs["split"], judges[1], "swapped", "tie")
     ConsensusRecord.objects.create(pair=pairs["kept"], policy="mmrb2-generation", decision="kept", chosen="A")
     ConsensusRecord.objects.create(pair=pairs["split"], policy="mmrb2-generation", decision="disputed", reason="spread")
-    for value, low, high in ((0.80, 0.70, 0.90), (0.85, 0.78, 0.92)):
+    # The shape curation.agreement.report writes: pairwise agreement in percent, alpha per level with 95% intervals.
+    for pairwise, alpha, low, high in ((80.0, 0.62, 0.5, 0.74), (85.0, 0.7, 0.6, 0.8)):
         AgreementReport.objects.create(
-            campaign=campaign, report={"pairwise_agreement": {"value": value, "ci_low": low, "ci_high": high}}
+            campaign=campaign,
+            report={"pairwise_agreement_excluding_ties": pairwise, "alpha": {"nominal": 0.4, "ordinal": alpha, "interval": 0.66},
+                    "alpha_ci95": {"nominal": [0.3, 0.5], "ordinal": [low, high], "interval": [0.55, 0.77]}},
         )
     for pair in pairs.values():
         pair.refresh_from_db()

@@ -7,59 +7,16 @@ numbers → CSV download. Screenshots go to test-artifacts/screenshots/console-*
 
 import csv
 import io
-import os
 from pathlib import Path
 
 import pytest
 from django.core.cache import cache
 
 from annotation.models import Pair
-from tests.conftest import require
 from tests.curation.console.world import make_pair, make_world
+from tests.frontend.console.browser import log_in, shot
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
-
-CHROMIUM = "/usr/bin/chromium"
-SHOTS = Path(__file__).resolve().parents[3] / "test-artifacts" / "screenshots"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run",
-        "--disable-sync"]
-
-
-@pytest.fixture
-def browser_page(monkeypatch):
-    require(os.path.exists(CHROMIUM), f"Chromium at {CHROMIUM}")
-    # Playwright's sync API keeps an event loop in this thread; the ORM calls the test makes are still synchronous.
-    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-    from playwright.sync_api import sync_playwright
-
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        context = browser.new_context(viewport={"width": 1400, "height": 1000}, accept_downloads=True)
-        page = context.new_page()
-        errors = []
-        page.on("pageerror", lambda exc: errors.append(str(exc)))
-        page.on("response", lambda r: record_failed_resource(errors, r))
-        yield page, errors
-        browser.close()
-
-
-def record_failed_resource(errors, response):
-    """A script, style sheet or fetch that failed; pages themselves may answer 4xx on purpose."""
-    if response.status >= 400 and response.request.resource_type != "document":
-        errors.append(f"{response.status} {response.url}")
-
-
-def shot(page, name):
-    page.screenshot(path=str(SHOTS / f"console-{name}.png"), full_page=True)
-
-
-def log_in(page, base, username):
-    page.goto(f"{base}/login/?next=/console/")
-    page.fill("input[name=username]", username)
-    page.fill("input[name=password]", "pw")
-    page.click("button[type=submit]")
-    page.wait_for_url(f"{base}/console/")
 
 
 def test_a_curator_runs_the_console_end_to_end(live_server, transactional_db, browser_page):
@@ -128,10 +85,17 @@ def test_a_curator_runs_the_console_end_to_end(live_server, transactional_db, br
             return [c.closest('[data-figure]').dataset.figure, chart.data.datasets[0].data];
         }))"""
     )
+    alpha = page.evaluate(
+        """() => Object.fromEntries(Chart.getChart(document.querySelector('[data-figure=agreement-over-time] canvas'))
+            .data.datasets.map((d) => [d.label, d.data]))"""
+    )
     assert drawn["annotations-per-annotator"] == [5, 2, 2]
     assert drawn["time-on-item"][0] == 5 and sum(drawn["time-on-item"]) == 9
     assert drawn["judge-position-bias"] == [0.6667, 0.4]
-    assert drawn["agreement-over-time"] == [0.7, 0.78]
+    assert alpha["console-t2i · pairwise_agreement"] == [0.8, 0.85]
+    assert alpha["console-t2i · krippendorff_alpha_ordinal"] == [0.62, 0.7]
+    assert alpha["console-t2i · krippendorff_alpha_ordinal (low)"] == [0.5, 0.6]
+    assert alpha["console-t2i · krippendorff_alpha_ordinal (95% band)"] == [0.74, 0.8]
     assert page.locator("tr.flagged[data-annotator=console-t2i-alice]").count() == 1
     shot(page, "dashboards")
 

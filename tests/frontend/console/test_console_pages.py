@@ -29,6 +29,18 @@ def test_the_campaign_page_shows_the_funnel(curator_client, world):
     assert "1 dropped as easy" in html and "1 disputed" in html
 
 
+def test_the_campaign_page_shows_the_work_queue_from_assignment_events(curator_client, world):
+    from annotation.services.assignments import assignment_claim, assignment_skip
+
+    assignment_claim(campaign=world.campaign, annotator=world.bob)
+    carol = assignment_claim(campaign=world.campaign, annotator=world.carol)
+    assignment_skip(assignment=carol, annotator=world.carol, reason="image does not load")
+    html = curator_client.get(reverse("console-campaign", args=[world.campaign.slug])).content.decode()
+    assert "1 open lease · last 24 h:\n      0 submitted, 1 skipped, 0 expired" in html
+    funnel = curator_client.get(f"/api/v1/console/campaigns/{world.campaign.slug}/funnel/").json()
+    assert funnel["work"] == {"open_leases": 1, "last_24h": {"claimed": 2, "submitted": 0, "skipped": 1, "expired": 0}}
+
+
 def test_the_pair_browser_filters_and_pages_with_a_next_link(curator_client, world):
     url = reverse("console-pairs", args=[world.campaign.slug])
     page = curator_client.get(url, {"source": "wise"}).content.decode()
@@ -143,3 +155,30 @@ def test_the_api_pair_detail_and_figures(curator_client, world):
     figure = curator_client.get(reverse("api-console-figure", args=["prefilter-drop-rate"]), {"campaign": world.campaign.slug})
     assert figure.json()["rows"][1]["rate"] == 0.5
     assert curator_client.get(reverse("api-console-figure", args=["nope"])).status_code == 404
+
+
+def test_the_pair_detail_draws_content_with_the_workspace_renderer(curator_client, world):
+    """Markdown, highlighted code, a reasoning step and an image, as the annotator's page draws them; markup is sanitised."""
+    import io
+
+    from PIL import Image
+
+    from annotation.services.media import media_store
+
+    png = io.BytesIO()
+    Image.new("RGB", (4, 4), (200, 10, 10)).save(png, "PNG")
+    media = media_store(data=png.getvalue(), name="picture.png")
+    pair = world.pairs["kept"]
+    response = pair.response_a
+    response.content = [
+        {"type": "text", "text": "**Bold** claim <script>alert(1)</script>", "format": "markdown"},
+        {"type": "code", "code": "def f():\n    return 1", "language": "python"},
+        {"type": "reasoning", "blocks": [{"type": "image", "media": media.sha256, "alt": "a red square"}]},
+    ]
+    response.save(update_fields=["content"])
+    pair.media.add(media)
+    html = curator_client.get(reverse("console-pair", args=[pair.pk])).content.decode()
+    assert "<strong>Bold</strong> claim" in html and "<script>alert(1)</script>" not in html
+    assert '<div class="highlight">' in html and '<span class="k">def</span>' in html
+    assert 'class="block step"' in html and f'src="/media/{media.sha256}.png" alt="a red square"' in html
+    assert "frontend/workspace/pygments.css" in html

@@ -35,6 +35,16 @@ const builders = {
     data: { labels: rows.map((r) => r.day), datasets: [{ label: "annotations", data: rows.map((r) => r.annotations), backgroundColor: accent }] },
     options: { plugins: { legend: { display: false } } },
   }),
+  "work-per-day": (rows) => ({
+    type: "bar",
+    data: {
+      labels: rows.map((r) => r.day),
+      datasets: [["submitted", accent], ["skipped", "#f79009"], ["expired", "#d92d20"], ["claimed", "#98a2b3"]].map(([key, colour]) => ({
+        label: key, data: rows.map((r) => r[key]), backgroundColor: colour, stack: key === "claimed" ? "claims" : "outcomes",
+      })),
+    },
+    options: { scales: { x: { stacked: true }, y: { stacked: true } } },
+  }),
   "annotations-per-annotator": (rows) => ({
     type: "bar",
     data: { labels: rows.map((r) => r.annotator), datasets: [{ label: "annotations", data: rows.map((r) => r.annotations), backgroundColor: accent }] },
