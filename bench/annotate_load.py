@@ -49,6 +49,8 @@ def _env(db: str) -> dict:
         "DJANGO_DEBUG": "false",
         "DATABASE_CONN_MAX_AGE": "600",
         "DJANGO_LOG_LEVEL": "ERROR",
+        # A shared cache: sessions are read from Redis (cached_db), not the database, as in production.
+        "CACHE_URL": os.environ.get("BENCH_CACHE_URL", "redis://127.0.0.1:6379/3"),
     }
 
 
@@ -121,11 +123,11 @@ def copy_campaign(slug: str, pairs: int) -> None:
         combos = ((0, 1), (2, 3), (0, 2), (1, 3))
         with cur.copy("COPY annotation_pair (campaign_id, prompt_id, response_a_id, response_b_id, external_id, criteria, "
                       "status, status_reason, priority, required_annotations, active_claims, annotations_done, is_gold, "
-                      "gold_answer, created_at) FROM STDIN") as copy:
+                      "gold_answer, metadata, created_at) FROM STDIN") as copy:
             _write(copy, _rows(
                 (campaign.pk, prompt0 + n // 4, response0 + 4 * (n // 4) + combos[n % 4][0],
                  response0 + 4 * (n // 4) + combos[n % 4][1], f"{slug}-{n}", "[]", "queued", "", 0, 3, 0, 0, "f", None,
-                 "now()")
+                 "{}", "now()")
                 for n in range(pairs)
             ))
         for _, definition in secondary:

@@ -44,6 +44,7 @@ def run_size(pairs: int, images: int, *, server: str, workdir: Path, batch_size:
     psql(f"CREATE DATABASE {database}", server)
     env = {**os.environ, "DATABASE_URL": f"{server}/{database}", "DJANGO_SETTINGS_MODULE": "config.settings.production",
            "DJANGO_SECRET_KEY": "bench-only-secret-key-bench-only-secret-key-bench-only",
+           "CONCORD_RATER_ID_SECRET": "bench-only-rater-secret",
            "DJANGO_MEDIA_ROOT": str(workdir / f"store-{pairs}"), "DJANGO_ALLOWED_HOSTS": "127.0.0.1"}
     subprocess.run([sys.executable, "manage.py", "migrate", "-v0"], cwd=ROOT, env=env, check=True)
     args = ["import_pairs", str(data.jsonl), "--campaign", "bench", "--format", "concord", "--task", "text-to-image",

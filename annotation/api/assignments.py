@@ -6,7 +6,7 @@ from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation.models import Campaign
+from annotation.models import Assignment, Campaign
 from annotation.selectors import annotator_stats, assignment_for_annotator, pair_display
 from annotation.services.assignments import (
     annotation_submit,
@@ -112,9 +112,9 @@ class AnnotationSubmitApi(APIView):
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         key = request.headers.get("Idempotency-Key") or data.validated_data.get("idempotency_key", "")
-        assignment = assignment_for_annotator(assignment_id=assignment_id, annotator=request.user, for_display=False)
+        # No read here: the service locks the row by id and answers 404 unless it is this annotator's.
         annotation = annotation_submit(
-            assignment=assignment,
+            assignment=Assignment(pk=assignment_id),
             annotator=request.user,
             values=data.validated_data["values"],
             time_on_item_ms=data.validated_data.get("time_on_item_ms"),

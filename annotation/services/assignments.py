@@ -25,7 +25,7 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import Case, Exists, F, OuterRef, Q, Subquery, Value, When
 from django.utils import timezone
 
-from annotation import schemas
+from annotation import rows, schemas
 from annotation.assignment_rules import gold_matches, orientation_swapped
 from annotation.errors import ApplicationError
 from annotation.models import (
@@ -36,6 +36,7 @@ from annotation.models import (
     AssignmentEvent,
     Campaign,
     Pair,
+    RatingSchema,
 )
 
 LAZY_EXPIRY_BATCH = 20
@@ -59,6 +60,23 @@ def _record(assignment: Assignment, kind: str, at: datetime, **detail) -> Assign
     )
 
 
+def _membership_sql() -> str:
+    members = Campaign.members.through._meta
+    m_campaign, m_user = members.get_field("campaign").column, members.get_field("user").column
+    table = Assignment._meta.db_table
+    own = f"FROM {table} WHERE annotator_id = %(annotator)s AND campaign_id = %(campaign)s AND status = 'active' LIMIT 1"
+    return (
+        f"SELECT (SELECT id {own}), (SELECT expires_at {own}), EXISTS (SELECT 1 FROM {table} WHERE campaign_id = "
+        "%(campaign)s AND status = 'active' AND expires_at <= %(now)s) "
+        f"FROM {members.db_table} WHERE {m_campaign} = %(campaign)s AND {m_user} = %(annotator)s"
+    )
+
+
+# The ORM query of the SQLite branch below, written by hand for PostgreSQL: compiling it cost 3.5 ms
+# of CPU on every claim, running it 0.3 ms.
+MEMBERSHIP_SQL = _membership_sql()
+
+
 def assignment_claim(*, campaign: Campaign, annotator, now: datetime | None = None, rng: random.Random | None = None):
     """The annotator's current lease in ``campaign`` if it is still valid, else a new lease on the next pair.
 
@@ -68,13 +86,18 @@ def assignment_claim(*, campaign: Campaign, annotator, now: datetime | None = No
     """
     now = now or timezone.now()
     own = Assignment.objects.filter(annotator_id=annotator.pk, campaign_id=campaign.pk, status=Assignment.Status.ACTIVE)
-    due = Assignment.objects.filter(campaign_id=campaign.pk, status=Assignment.Status.ACTIVE, expires_at__lte=now)
     # Membership, the open lease and whether any lease is due, in one round trip: this runs on every claim.
-    membership = (
-        Campaign.members.through.objects.filter(campaign_id=campaign.pk, user_id=annotator.pk)
-        .values_list(Subquery(own.values("pk")[:1]), Subquery(own.values("expires_at")[:1]), Exists(due))
-        .first()
-    )
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute(MEMBERSHIP_SQL, {"campaign": campaign.pk, "annotator": annotator.pk, "now": now})
+            membership = cursor.fetchone()
+    else:
+        due = Assignment.objects.filter(campaign_id=campaign.pk, status=Assignment.Status.ACTIVE, expires_at__lte=now)
+        membership = (
+            Campaign.members.through.objects.filter(campaign_id=campaign.pk, user_id=annotator.pk)
+            .values_list(Subquery(own.values("pk")[:1]), Subquery(own.values("expires_at")[:1]), Exists(due))
+            .first()
+        )
     if membership is None:
         raise ApplicationError("You are not a member of this campaign.", code="not_a_member", status_code=403)
     if campaign.status != Campaign.Status.ACTIVE:
@@ -91,7 +114,15 @@ def assignment_claim(*, campaign: Campaign, annotator, now: datetime | None = No
                     # The annotator's own stale lease must go whatever the batch, or the new lease cannot be written.
                     due_ids += list(own.filter(pk=current_id).select_for_update().values_list("pk", flat=True))
                 _expire_locked(ids=due_ids, now=now)
-            return _claim(campaign=campaign, annotator=annotator, now=now, gold_first=gold_first)
+            claimed = _claim(campaign=campaign, annotator=annotator, now=now, gold_first=gold_first)
+        if claimed is None and any_due:
+            # The due leases skipped above may belong to another claim that is expiring them: their slots
+            # are not back until it commits, so "nothing left" would be premature. Wait for it (holding no
+            # other lock, rows taken in one order) and look once more.
+            with transaction.atomic():
+                _expire_locked(ids=_lock_due(campaign_id=campaign.pk, now=now, limit=LAZY_EXPIRY_BATCH, wait=True), now=now)
+                claimed = _claim(campaign=campaign, annotator=annotator, now=now, gold_first=gold_first)
+        return claimed
     except IntegrityError:
         # Another claim by the same annotator (a second tab) committed first: that lease is the answer.
         current = own.first()
@@ -216,11 +247,14 @@ def claimable_pairs(*, campaign: Campaign, annotator, gold: bool):
     )
 
 
-def _lock_due(*, campaign_id: int | None, now: datetime, limit: int) -> list[int]:
+def _lock_due(*, campaign_id: int | None, now: datetime, limit: int, wait: bool = False) -> list[int]:
+    """Lock up to ``limit`` active leases past their time, oldest first; rows another transaction holds are
+    skipped, or with ``wait`` waited for (then re-checked: one that transaction expired is not returned)."""
     due = Assignment.objects.filter(status=Assignment.Status.ACTIVE, expires_at__lte=now)
     if campaign_id is not None:
         due = due.filter(campaign_id=campaign_id)
-    return list(due.order_by("expires_at").select_for_update(skip_locked=True).values_list("pk", flat=True)[:limit])
+    locking = due.order_by("expires_at", "pk").select_for_update(skip_locked=not wait)
+    return list(locking.values_list("pk", flat=True)[:limit])
 
 
 def _expire_locked(*, ids: list[int], now: datetime) -> int:
@@ -259,8 +293,29 @@ def assignments_expire(*, now: datetime | None = None) -> int:
             return total
 
 
+# _locked_own on PostgreSQL: the same rows and lock as the ORM query below, every column, written by hand
+# (compiling that select_related query cost more CPU than the rest of a submission).
+_LOCKED_PARTS = [rows.part("a", Assignment), rows.part("p", Pair), rows.part("c", Campaign), rows.part("s", RatingSchema)]
+_LOCKED_SQL = (
+    f"SELECT {rows.select_list(_LOCKED_PARTS)} FROM {Assignment._meta.db_table} a "
+    f"JOIN {Pair._meta.db_table} p ON p.id = a.pair_id JOIN {Campaign._meta.db_table} c ON c.id = a.campaign_id "
+    f"JOIN {RatingSchema._meta.db_table} s ON s.id = c.rating_schema_id "
+    "WHERE a.id = %s AND a.annotator_id = %s FOR UPDATE OF a"
+)
+
+
 def _locked_own(assignment: Assignment, annotator) -> Assignment:
     """The assignment's row, locked, with its pair and campaign. Precondition: inside a transaction."""
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute(_LOCKED_SQL, [assignment.pk, annotator.pk])
+            row = cursor.fetchone()
+        if row is None:
+            raise ApplicationError("No such assignment.", code="not_found", status_code=404)
+        built = rows.instances(row, _LOCKED_PARTS)
+        built["c"].rating_schema = built["s"]
+        built["a"].pair, built["a"].campaign = built["p"], built["c"]
+        return built["a"]
     locked = (
         Assignment.objects.select_for_update(of=("self",))
         .select_related("pair", "campaign__rating_schema")
@@ -326,7 +381,8 @@ def annotation_submit(
     """Store the answers (given as shown: left = "A") in canonical orientation; a repeat returns the same annotation.
 
     A lease that expired may still be submitted while its pair has a free slot; otherwise the
-    submission is refused with ``lease_expired`` and nothing is stored.
+    submission is refused with ``lease_expired`` and nothing is stored. Only ``assignment.pk`` is read:
+    the row is locked and checked to be ``annotator``'s here (404 otherwise), so a caller need not load it.
     """
     now = now or timezone.now()
     key = _idempotency_key(annotator, idempotency_key)

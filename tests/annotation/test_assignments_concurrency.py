@@ -10,12 +10,12 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from django.db import connection
+from django.db import connection, transaction
 from django.db.models import Count
 from django.utils import timezone
 
 from annotation.models import Annotation, Assignment, AssignmentEvent, Pair
-from annotation.services.assignments import annotation_submit, assignment_claim
+from annotation.services.assignments import annotation_submit, assignment_claim, assignments_expire
 from tests.annotation.assignment_helpers import AB_TIE_ANSWER, ab_tie_campaign
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -82,6 +82,33 @@ def test_fifty_annotators_racing_on_postgresql_never_exceed_overlap_or_lose_a_cl
     assert not Pair.objects.exclude(status=Pair.Status.COMPLETE).exists()
     assert Annotation.objects.count() == PAIRS * OVERLAP
     assert not Annotation.objects.values("pair", "annotator").annotate(n=Count("pk")).filter(n__gt=1).exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_claim_waits_for_leases_another_transaction_is_expiring_instead_of_answering_nothing_left(postgres_only):
+    """The last slot is held by a due lease that another transaction has locked and is expiring: bob gets it."""
+    campaign, (alice, bob), (pair,) = ab_tie_campaign(overlap=1, pairs=1, members=2, lease_minutes=30)
+    assert assignment_claim(campaign=campaign, annotator=alice).pair_id == pair.pk
+    later = timezone.now() + timedelta(minutes=31)
+    expiring, release = threading.Event(), threading.Event()
+
+    def expire_slowly():
+        try:
+            with transaction.atomic():
+                assert assignments_expire(now=later) == 1
+                expiring.set()
+                release.wait(timeout=10)
+        finally:
+            connection.close()
+
+    expirer = threading.Thread(target=expire_slowly)
+    expirer.start()
+    assert expiring.wait(timeout=10)
+    threading.Timer(0.3, release.set).start()
+    claimed = assignment_claim(campaign=campaign, annotator=bob, now=later)
+    expirer.join(timeout=10)
+    assert claimed is not None and claimed.pair_id == pair.pk
+    assert Assignment.objects.get(annotator=alice).status == Assignment.Status.EXPIRED
 
 
 @pytest.mark.slow

@@ -84,7 +84,10 @@ def test_s3_failing_mid_upload_leaves_the_release_failed_and_invisible_and_a_ret
     assert not release.manifest_sha256 and not ReleaseFile.objects.filter(release=release).exists()
     assert len(uploads) <= 3
     left = keys(s3_releases["client"])
-    assert left == {f"releases/fox-bench/1.0.0/{key.split('/', 2)[2]}" for key in uploads}
+    stored_as = lambda batch: {f"releases/fox-bench/1.0.0/{key.split('/', 2)[2]}" for key in batch}  # noqa: E731
+    # An upload in flight when the link drops may land on the server even though its client saw an error:
+    # what is stored lies between what the client saw succeed and what it attempted.
+    assert stored_as(uploads) <= left <= stored_as(calls)
     assert "releases/fox-bench/1.0.0/manifest.json" not in left, "no manifest: nothing is visible"
     with pytest.raises(ApplicationError, match="is failed, not published"):
         release_get(name="fox-bench", version="1.0.0", published=True)
