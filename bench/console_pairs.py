@@ -62,10 +62,11 @@ def fill(pairs: int) -> Campaign:
         )
         cur.execute(
             """INSERT INTO annotation_pair (campaign_id, prompt_id, response_a_id, response_b_id, external_id, criteria, status,
-                   status_reason, priority, required_annotations, active_claims, annotations_done, is_gold, created_at)
+                   status_reason, priority, required_annotations, active_claims, annotations_done, is_gold, metadata,
+                   created_at)
                SELECT %s, p.id, min(r.id), max(r.id), 'pair-' || p.external_id, '[]',
                       (ARRAY['queued','complete','dropped_easy','pending','queued','complete'])[1 + p.id %% 6], '', (p.id %% 3),
-                      3, 0, 0, p.id %% 50 = 0, now()
+                      3, 0, 0, p.id %% 50 = 0, '{}', now()
                FROM annotation_prompt p JOIN annotation_response r ON r.prompt_id = p.id WHERE p.campaign_id = %s
                GROUP BY p.id""",
             [campaign.pk, campaign.pk],

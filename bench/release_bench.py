@@ -65,8 +65,8 @@ CROSS JOIN LATERAL (SELECT jsonb_build_array(jsonb_build_object(
 WHERE p.campaign_id = %(campaign)s;
 
 INSERT INTO annotation_pair (campaign_id, prompt_id, response_a_id, response_b_id, external_id, criteria, status, status_reason,
-                             priority, required_annotations, active_claims, annotations_done, is_gold, created_at)
-SELECT %(campaign)s, p.id, a.id, b.id, 'pair-' || substr(p.external_id, 8), '[]', 'complete', '', 0, 3, 0, 3, false, now()
+                             priority, required_annotations, active_claims, annotations_done, is_gold, metadata, created_at)
+SELECT %(campaign)s, p.id, a.id, b.id, 'pair-' || substr(p.external_id, 8), '[]', 'complete', '', 0, 3, 0, 3, false, '{}', now()
 FROM annotation_prompt p
 JOIN annotation_response a ON a.prompt_id = p.id AND a.model_name = 'imagen4'
 JOIN annotation_response b ON b.prompt_id = p.id AND b.model_name = 'gpt-image'
