@@ -13,7 +13,7 @@ class UserFactory(factory.django.DjangoModelFactory):
 
     username = factory.Sequence(lambda n: f"rater{n}")
     role = Role.ANNOTATOR
-    password = factory.PostGenerationMethodCall("set_password", "pw")
+    password = factory.django.Password("pw")
 
 
 class CuratorFactory(UserFactory):
