@@ -11,7 +11,7 @@ from rest_framework.test import APIClient
 
 from annotation.models import Job, Media, Pair
 from tests.annotation.import_helpers import concord_pair, png_bytes
-from tests.conftest import port_open, require
+from tests.celery_worker import threaded_worker
 from tests.factories import CuratorFactory, UserFactory
 
 REDIS_DB_URL = "redis://127.0.0.1:6379/1"
@@ -37,28 +37,10 @@ def jsonl(records) -> bytes:
 @pytest.fixture
 def celery_worker():
     """A real Celery worker (in a thread) consuming the imports queue from Redis db 1."""
-    require(port_open("127.0.0.1", 6379), "Redis on 127.0.0.1:6379")
-    import redis
-    from celery.contrib.testing.worker import start_worker
+    from config.celery import Queue
 
-    from config.celery import Queue, app
-
-    redis.Redis.from_url(REDIS_DB_URL).flushdb()
-    saved = {key: app.conf[key] for key in ("broker_url", "task_always_eager", "result_backend")}
-    app.conf.update(broker_url=REDIS_DB_URL, task_always_eager=False, result_backend=None)
-    forget_connections(app)
-    try:
-        with start_worker(app, pool="solo", perform_ping_check=False, queues=[Queue.IMPORTS], shutdown_timeout=10):
-            yield app
-    finally:
-        app.conf.update(saved)
-        forget_connections(app)
-
-
-def forget_connections(app) -> None:
-    """Drop pooled broker connections made under the previous settings, as Celery does after a fork."""
-    app._pool = None
-    app.amqp._producer_pool = None
+    with threaded_worker(redis_url=REDIS_DB_URL, queue=Queue.IMPORTS) as app:
+        yield app
 
 
 @pytest.mark.django_db(transaction=True)

@@ -9,7 +9,7 @@ from rest_framework.test import APIClient
 
 from annotation.models import Job
 from curation.models import AgreementReport, ConsensusRecord
-from tests.conftest import port_open, require
+from tests.celery_worker import threaded_worker
 from tests.curation.agreement.conftest import add_pairs, make_campaign
 from tests.factories import CuratorFactory
 
@@ -19,28 +19,10 @@ REDIS_DB_URL = "redis://127.0.0.1:6379/5"
 @pytest.fixture
 def analytics_worker():
     """A real Celery worker (in a thread) consuming the analytics queue from Redis db 5."""
-    require(port_open("127.0.0.1", 6379), "Redis on 127.0.0.1:6379")
-    import redis
-    from celery.contrib.testing.worker import start_worker
+    from config.celery import Queue
 
-    from config.celery import Queue, app
-
-    redis.Redis.from_url(REDIS_DB_URL).flushdb()
-    saved = {key: app.conf[key] for key in ("broker_url", "task_always_eager", "result_backend")}
-    app.conf.update(broker_url=REDIS_DB_URL, task_always_eager=False, result_backend=None)
-    forget_connections(app)
-    try:
-        with start_worker(app, pool="solo", perform_ping_check=False, queues=[Queue.ANALYTICS], shutdown_timeout=10):
-            yield app
-    finally:
-        app.conf.update(saved)
-        forget_connections(app)
-
-
-def forget_connections(app) -> None:
-    """Drop pooled broker connections made under the previous settings, as Celery does after a fork."""
-    app._pool = None
-    app.amqp._producer_pool = None
+    with threaded_worker(redis_url=REDIS_DB_URL, queue=Queue.ANALYTICS) as app:
+        yield app
 
 
 def wait_for(client, job_id: int, seconds: float = 60) -> dict:

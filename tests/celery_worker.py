@@ -1,0 +1,32 @@
+"""A real Celery worker in a thread, consuming one queue from its own Redis database, for tests."""
+
+from contextlib import contextmanager
+
+from tests.conftest import port_open, require
+
+
+@contextmanager
+def threaded_worker(*, redis_url: str, queue: str):
+    """Run the app's tasks on a real worker over Redis at ``redis_url``; restores eager settings afterwards."""
+    require(port_open("127.0.0.1", 6379), "Redis on 127.0.0.1:6379")
+    import redis
+    from celery.contrib.testing.worker import start_worker
+
+    from config.celery import app
+
+    redis.Redis.from_url(redis_url).flushdb()
+    saved = {key: app.conf[key] for key in ("broker_url", "task_always_eager", "result_backend")}
+    app.conf.update(broker_url=redis_url, task_always_eager=False, result_backend=None)
+    _forget_connections(app)
+    try:
+        with start_worker(app, pool="solo", perform_ping_check=False, queues=[queue], shutdown_timeout=10):
+            yield app
+    finally:
+        app.conf.update(saved)
+        _forget_connections(app)
+
+
+def _forget_connections(app) -> None:
+    """Drop pooled broker connections made under the previous settings, as Celery does after a fork."""
+    app._pool = None
+    app.amqp._producer_pool = None
