@@ -58,7 +58,12 @@ def test_fifty_annotators_racing_on_postgresql_never_exceed_overlap_or_lose_a_cl
     campaign, raters, pairs = ab_tie_campaign(overlap=OVERLAP, pairs=PAIRS, members=ANNOTATORS, lease_minutes=30)
     abandon = frozenset(r.pk for r in raters[::10])
 
-    claims, errors = race(raters, campaign, abandon=abandon)
+    # The leases that will be abandoned are taken first (racing among themselves), so that every
+    # abandoner surely holds one while the other 45 race over the rest of the pool.
+    held, errors = race([r for r in raters if r.pk in abandon], campaign, abandon=abandon)
+    assert errors == [] and all(len(leases) == 1 for leases in held.values())
+    claims, errors = race([r for r in raters if r.pk not in abandon], campaign)
+    claims.update(held)
     assert errors == []
     for pk, seen in claims.items():
         assert len(seen) == len(set(seen)), f"annotator {pk} saw a pair twice"
