@@ -1,5 +1,6 @@
 """A real Celery worker in a thread, consuming one queue from its own Redis database, for tests."""
 
+import time
 from contextlib import contextmanager
 
 from tests.conftest import port_open, require
@@ -30,3 +31,17 @@ def _forget_connections(app) -> None:
     """Drop pooled broker connections made under the previous settings, as Celery does after a fork."""
     app._pool = None
     app.amqp._producer_pool = None
+
+
+def wait_for_job(client, job_id: int, seconds: float = 60) -> dict:
+    """Poll the job API as a page's progress bar does until the job leaves queued/running (or time runs out)."""
+    from django.urls import reverse
+
+    from annotation.models import Job
+
+    deadline = time.monotonic() + seconds
+    detail = client.get(reverse("api-job-detail", args=[job_id])).json()
+    while detail["status"] in (Job.Status.QUEUED, Job.Status.RUNNING) and time.monotonic() < deadline:
+        time.sleep(0.2)
+        detail = client.get(reverse("api-job-detail", args=[job_id])).json()
+    return detail

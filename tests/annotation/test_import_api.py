@@ -2,7 +2,6 @@
 
 import io
 import json
-import time
 import zipfile
 
 import pytest
@@ -11,7 +10,7 @@ from rest_framework.test import APIClient
 
 from annotation.models import Job, Media, Pair
 from tests.annotation.import_helpers import concord_pair, png_bytes
-from tests.celery_worker import threaded_worker
+from tests.celery_worker import threaded_worker, wait_for_job
 from tests.factories import CuratorFactory, UserFactory
 
 REDIS_DB_URL = "redis://127.0.0.1:6379/1"
@@ -51,11 +50,7 @@ def test_a_curator_upload_is_imported_by_a_worker_with_progress_to_100_percent(c
     assert response.status_code == 202, response.content
     job_id = response.json()["id"]
     assert response.json()["status"] == Job.Status.QUEUED
-    deadline = time.monotonic() + 60
-    detail = client_for(curator).get(reverse("api-job-detail", args=[job_id])).json()
-    while detail["status"] in (Job.Status.QUEUED, Job.Status.RUNNING) and time.monotonic() < deadline:
-        time.sleep(0.2)
-        detail = client_for(curator).get(reverse("api-job-detail", args=[job_id])).json()
+    detail = wait_for_job(client_for(curator), job_id)
     assert detail["status"] == Job.Status.SUCCEEDED, detail
     assert detail["percent"] == 100.0
     assert detail["progress_done"] == detail["progress_total"] == len(data)

@@ -1,6 +1,5 @@
 """Agreement and consensus as background jobs on a real Celery worker over Redis, with live progress."""
 
-import time
 
 import pytest
 from django.conf import settings
@@ -9,7 +8,7 @@ from rest_framework.test import APIClient
 
 from annotation.models import Job
 from curation.models import AgreementReport, ConsensusRecord
-from tests.celery_worker import threaded_worker
+from tests.celery_worker import threaded_worker, wait_for_job
 from tests.curation.agreement.conftest import add_pairs, make_campaign
 from tests.factories import CuratorFactory
 
@@ -25,15 +24,6 @@ def analytics_worker():
         yield app
 
 
-def wait_for(client, job_id: int, seconds: float = 60) -> dict:
-    deadline = time.monotonic() + seconds
-    detail = client.get(reverse("api-job-detail", args=[job_id])).json()
-    while detail["status"] in (Job.Status.QUEUED, Job.Status.RUNNING) and time.monotonic() < deadline:
-        time.sleep(0.2)
-        detail = client.get(reverse("api-job-detail", args=[job_id])).json()
-    return detail
-
-
 @pytest.mark.django_db(transaction=True)
 def test_a_worker_computes_the_agreement_job_a_curator_started_and_then_applies_consensus(analytics_worker):
     campaign = make_campaign(consensus_policy="mmrb2-generation")
@@ -44,7 +34,7 @@ def test_a_worker_computes_the_agreement_job_a_curator_started_and_then_applies_
 
     started = client.post(reverse("api-agreement-job-start", args=[campaign.slug]), {"bootstrap": 200}, format="json")
     assert started.status_code == 202
-    detail = wait_for(client, started.json()["job_id"])
+    detail = wait_for_job(client, started.json()["job_id"])
     assert detail["status"] == Job.Status.SUCCEEDED, detail
     assert detail["percent"] == 100.0 and detail["progress_done"] == detail["progress_total"]
     stored = AgreementReport.objects.filter(job_id=detail["id"])
@@ -52,7 +42,7 @@ def test_a_worker_computes_the_agreement_job_a_curator_started_and_then_applies_
     assert detail["result"]["items"] == 22 and detail["result"]["alpha"]["ordinal"] is not None
 
     started = client.post(reverse("api-consensus-job-start", args=[campaign.slug]), {}, format="json")
-    detail = wait_for(client, started.json()["job_id"])
+    detail = wait_for_job(client, started.json()["job_id"])
     assert detail["status"] == Job.Status.SUCCEEDED, detail
     assert (detail["result"]["kept"], detail["result"]["chosen"]) == (12, {"A": 6, "B": 6})
     assert ConsensusRecord.objects.filter(pair__campaign=campaign).count() == 22
