@@ -6,12 +6,8 @@ import pytest
 from django.urls import reverse
 
 from tests.annotation.import_helpers import concord_pair
-from tests.conftest import require
+from tests.browser import chromium, log_in
 from tests.factories import CuratorFactory
-
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-        "--no-first-run", "--disable-sync"]
 
 
 @pytest.fixture
@@ -22,17 +18,8 @@ def curator():
 
 @pytest.fixture
 def browser_page():
-    import os
-
-    require(os.path.exists(CHROMIUM), f"Chromium at {CHROMIUM}")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        try:
-            yield browser.new_page()
-        finally:
-            browser.close()
+    with chromium() as browser:
+        yield browser.new_page()
 
 
 @pytest.mark.browser
@@ -41,11 +28,7 @@ def test_a_curator_uploads_a_file_and_sees_progress_and_failed_lines(curator, li
     data = tmp_path / "pairs.jsonl"
     data.write_text("".join(json.dumps(r) + "\n" for r in [concord_pair(0), concord_pair(1), {"id": "x"}]))
     page = browser_page
-    page.goto(live_server.url + reverse("login"))
-    page.fill("input[name=username]", "curie")
-    page.fill("input[name=password]", "pw")
-    page.click("button[type=submit], input[type=submit]")
-    page.goto(live_server.url + reverse("imports-upload"))
+    log_in(page, live_server.url, "curie", then=reverse("imports-upload"))
     page.set_input_files("input[name=file]", str(data))
     page.select_option("select[name=format]", "concord")
     page.fill("input[name=campaign]", "from-the-page")

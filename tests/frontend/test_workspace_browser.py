@@ -11,18 +11,16 @@ import os
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import expect
 
 from annotation import schemas
 from annotation.models import Annotation, Assignment
-from tests.conftest import require
+from tests.browser import chromium
 from tests.factories import UserFactory
 from tests.frontend.workspace_pairs import SECRET, add_pair, make_pair
 
 # Playwright's sync API runs an event loop in this thread; the ORM calls of the test itself are safe.
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-sync_api = pytest.importorskip("playwright.sync_api")
-
-CHROMIUM = "/usr/bin/chromium"
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "screenshots"
 TIMEOUT_MS = 15_000
 
@@ -75,15 +73,8 @@ PLANS = {
 
 @pytest.fixture(scope="module")
 def browser():
-    require(Path(CHROMIUM).exists(), f"Chromium at {CHROMIUM}")
-    with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=CHROMIUM,
-            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-                  "--no-first-run", "--disable-sync"],
-        )
+    with chromium() as browser:
         yield browser
-        browser.close()
 
 
 class Recorder:
@@ -145,6 +136,7 @@ def test_an_annotator_rates_one_pair_of_every_kind_with_the_keyboard_blind(live_
     html_seen = []
 
     page.goto(f"{live_server.url}/login/")
+    expect(page.locator("input[name=username]")).to_be_focused()  # the form opens with the cursor in it
     page.keyboard.type("rater-ws")
     page.keyboard.press("Tab")
     page.keyboard.type("pw")

@@ -1,43 +1,28 @@
 """The releases page in headless Chromium: publish from the form and watch the live progress bar finish."""
 
-import os
-
 import pytest
 
 from curation.models import Release
-from tests.conftest import require
+from tests.browser import chromium, log_in
 from tests.factories import CuratorFactory
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run",
-        "--disable-sync"]
 
 
 @pytest.fixture
 def page(live_server, monkeypatch):
-    require(os.path.exists(CHROMIUM), f"Chromium at {CHROMIUM}")
-    from playwright.sync_api import sync_playwright
-
     # Playwright's sync API runs an event loop in this thread; the test's own ORM calls are synchronous.
     monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        page = browser.new_page()
-        yield page
-        browser.close()
+    with chromium() as browser:
+        yield browser.new_page()
 
 
 def test_publishing_from_the_page_shows_progress_and_then_the_published_release(
     release_data, releases_root, live_server, page
 ):
     CuratorFactory(username="curie")
-    page.goto(f"{live_server.url}/login/?next=/releases/")
-    page.fill("input[name=username]", "curie")
-    page.fill("input[name=password]", "pw")
-    page.click("button[type=submit]")
-    page.wait_for_url(f"{live_server.url}/releases/")
+    log_in(page, live_server.url, "curie", then="/releases/")
     page.fill("input[name=name]", "fox-bench")
     page.fill("input[name=version]", "1.0.0")
     page.check("input[value=t2i-wave]")

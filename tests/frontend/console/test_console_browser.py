@@ -26,7 +26,7 @@ def test_a_curator_runs_the_console_end_to_end(live_server, transactional_db, br
     for i in range(55):
         make_pair(world.campaign, f"bulk{i:02}", source="oneig")
     base = live_server.url
-    log_in(page, base, world.curator.username)
+    log_in(page, base, world.curator.username, then="/console/")
     assert page.locator("text=Console T2I").count() == 1
     shot(page, "home")
 
