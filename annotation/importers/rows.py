@@ -65,6 +65,13 @@ class PairRow:
     priority: int = 0
     metadata: dict = field(default_factory=dict)
     annotations: list[AnnotationRow] = field(default_factory=list)
+    digests: list[str] | None = field(default=None, repr=False)
+
+    def media_digests(self) -> list[str]:
+        """The media the pair shows, each once, in reading order; computed once, after media are resolved."""
+        if self.digests is None:
+            self.digests = _media_of(self.prompt.content, self.response_a.content, self.response_b.content)
+        return self.digests
 
 
 @dataclass
@@ -74,6 +81,17 @@ class ResponseOnlyRow:
     line: int
     prompt: PromptRow
     response: ResponseRow
+    digests: list[str] | None = field(default=None, repr=False)
+
+    def media_digests(self) -> list[str]:
+        """The media the prompt and the response show, each once; computed once, after media are resolved."""
+        if self.digests is None:
+            self.digests = _media_of(self.prompt.content, self.response.content)
+        return self.digests
+
+
+def _media_of(*contents: list[dict]) -> list[str]:
+    return list(dict.fromkeys(digest for blocks in contents for digest in content.media_digests(blocks)))
 
 
 @dataclass(frozen=True)

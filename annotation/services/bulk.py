@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
+import orjson
 from django.db import connection, models
 from django.utils import timezone
 from psycopg import sql
@@ -51,18 +52,50 @@ def insert(model: type[models.Model], columns: Sequence[str], rows: Sequence[tup
         _copy(cursor, model, list(columns), rows)
 
 
+def insert_ignoring_conflicts(model: type[models.Model], columns: Sequence[str], rows: Sequence[tuple]) -> None:
+    """Insert ``rows`` and skip those a unique constraint already holds (another import stored them first).
+
+    On PostgreSQL the rows travel as one JSON parameter (``jsonb_populate_recordset``), which
+    costs the client a fraction of ``bulk_create``'s per-value preparation.
+    """
+    if not rows:
+        return
+    if not _copy_available():
+        model.objects.bulk_create([model(**dict(zip(columns, row, strict=True))) for row in rows],
+                                  ignore_conflicts=True)
+        return
+    fields = {f.attname: f for f in model._meta.concrete_fields}
+    defaults = _defaults(fields, columns)
+    names = [*columns, *defaults]
+    tail = tuple(defaults.values())
+    records = [dict(zip(names, (*row, *tail), strict=True)) for row in rows]
+    table = sql.Identifier(model._meta.db_table)
+    listed = sql.SQL(", ").join(sql.Identifier(fields[n].column) for n in names)
+    statement = sql.SQL(
+        "INSERT INTO {table} ({columns}) SELECT {columns} FROM jsonb_populate_recordset(NULL::{table}, %s::jsonb) "
+        "ON CONFLICT DO NOTHING"
+    ).format(table=table, columns=listed)
+    with connection.cursor() as cursor:
+        cursor.execute(statement.as_string(cursor.cursor), [_json(records)])
+
+
+def _defaults(fields: dict, columns: Sequence[str]) -> dict:
+    """The value each field not in ``columns`` gets, as bulk_create would give it (timestamps: now)."""
+    now = timezone.now()
+    return {
+        name: now if getattr(field, "auto_now", False) or getattr(field, "auto_now_add", False) else field.get_default()
+        for name, field in fields.items()
+        if name not in columns and not field.primary_key
+    }
+
+
 def _copy_available() -> bool:
     return USE_COPY and connection.vendor == "postgresql"
 
 
 def _copy(cursor, model: type[models.Model], columns: list[str], rows) -> None:
     fields = {f.attname: f for f in model._meta.concrete_fields}
-    now = timezone.now()
-    defaults = {
-        name: now if getattr(field, "auto_now", False) or getattr(field, "auto_now_add", False) else field.get_default()
-        for name, field in fields.items()
-        if name not in columns and not field.primary_key
-    }
+    defaults = _defaults(fields, columns)
     names = [*columns, *defaults]
     json_positions = [i for i, name in enumerate(names) if isinstance(fields[name], models.JSONField)]
     tail = tuple(defaults.values())
@@ -74,5 +107,13 @@ def _copy(cursor, model: type[models.Model], columns: list[str], rows) -> None:
             values = [*row, *tail]
             for i in json_positions:
                 if values[i] is not None:
-                    values[i] = json.dumps(values[i], ensure_ascii=False, separators=(",", ":"))
+                    values[i] = _json(values[i])
             copy.write_row(values)
+
+
+def _json(value) -> str:
+    """``value`` as JSON text; orjson for speed, the standard library for what orjson refuses (integers over 64 bits)."""
+    try:
+        return orjson.dumps(value).decode()
+    except orjson.JSONEncodeError:
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)

@@ -1,23 +1,20 @@
 """Importing pairs from files: stream, validate, resolve media, insert in batches; and the upload job.
 
 Rows are read one at a time and written in batches (``pairs_create_many``), so memory stays flat
-whatever the file size. Each row is all-or-nothing: a bad row is reported with its line and
-skipped, and its media are stored only when the whole row is good.
+whatever the file size. Reading and checking happen in a forked child (``import_reader``) while
+this process writes the batch before, so the two overlap on two cores. Each row is all-or-nothing:
+a bad row is reported with its line and skipped, and its media are stored only when the whole row
+is good.
 """
 
 from __future__ import annotations
 
-import functools
-import hashlib
-import os
 import shutil
 import stat
 import tempfile
 import uuid
 import zipfile
-from collections import OrderedDict
-from collections.abc import Callable, Iterable
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
@@ -26,20 +23,28 @@ from django.core.files import File
 from django.core.files.storage import default_storage
 from django.db import transaction
 
-from annotation import content, schemas
 from annotation.errors import ApplicationError
 from annotation.importers import FORMATS, rows
 from annotation.importers.streams import CountingReader
 from annotation.models import Campaign, Job, Media, Pair
-from annotation.services import jobs
+from annotation.services import bulk, jobs
 from annotation.services.campaigns import campaign_get_or_create
-from annotation.services.media import MediaError, resolve_under, sniff, storage_name
+from annotation.services.import_reader import (
+    CACHE_ENTRIES,
+    HASH_CHUNK,
+    FileInfo,
+    Lru,
+    PreparedBatch,
+    fewer_collections,
+    in_child,
+    pool,
+    prepared_batches,
+)
+from annotation.services.media import storage_name
 from annotation.services.pairs import BatchOutcome, pairs_create_many
 
 BATCH_SIZE = 2000
 MAX_LISTED_ERRORS = 1000
-CACHE_ENTRIES = 100_000
-HASH_CHUNK = 1024 * 1024
 UPLOAD_SUFFIXES = (".jsonl", ".json", ".zip")
 IMPORT_JOB = "import"
 
@@ -76,108 +81,18 @@ class ImportResult:
                 "annotations_imported": self.annotations_imported, "errors": self.errors}
 
 
-@dataclass(frozen=True)
-class FileInfo:
-    digest: str
-    kind: str
-    mime_type: str
-    extension: str
-    size: int
-    width: int | None
-    height: int | None
-    path: str
+class MediaStore:
+    """Stores the files a batch's rows name, each once under its digest, and knows the ids of stored media."""
 
-
-class _Lru(OrderedDict):
-    """A bounded cache, so a file with millions of distinct media does not grow memory without end."""
-
-    def __init__(self, limit: int):
-        super().__init__()
-        self.limit = limit
-
-    def put(self, key, value) -> None:
-        self[key] = value
-        if len(self) > self.limit:
-            self.popitem(last=False)
-
-
-class MediaResolver:
-    """Turns ``file`` media blocks into stored media, checking each file's path, size and bytes once."""
-
-    def __init__(self, *, root: Path | None):
-        self.root = root.resolve() if root else None
-        self.files = _Lru(CACHE_ENTRIES)
-        self.media_ids = _Lru(CACHE_ENTRIES)
-
-    def check(self, blocks: Iterable[tuple[str, list[dict]]]) -> dict[str, FileInfo]:
-        """Every file a row names, by relative path; RowError for the first one that is refused."""
-        found = {}
-        for where, value in blocks:
-            for block in content.iter_media(value):
-                if "file" not in block:
-                    continue
-                info = self.file_info(block["file"])
-                if info.kind != block["type"]:
-                    raise rows.RowError(f"{where}: {block['file']} is {info.mime_type}, not the {block['type']} "
-                                        f"the block says")
-                found[block["file"]] = info
-        return found
-
-    def prefetch(self, batch: list) -> None:
-        """Inspect the files a batch names, several at once: the work is mostly waiting on the disk."""
-        todo = list(dict.fromkeys(
-            block["file"] for row in batch for _, value in _row_blocks(row)
-            for block in content.iter_media(value) if "file" in block and block["file"] not in self.files
-        ))
-        if len(todo) < 8:
-            return
-        for relative, found in zip(todo, _pool().map(self._inspect_or_error, todo), strict=True):
-            self.files.put(relative, found)
-
-    def file_info(self, relative: str) -> FileInfo:
-        cached = self.files.get(relative)
-        if cached is None:
-            cached = self._inspect_or_error(relative)
-            self.files.put(relative, cached)
-        if isinstance(cached, MediaError):
-            raise rows.RowError(cached.message)
-        return cached
-
-    def _inspect_or_error(self, relative: str) -> FileInfo | MediaError:
-        try:
-            return self._inspect(relative)
-        except MediaError as exc:
-            return exc
-
-    def _inspect(self, relative: str) -> FileInfo:
-        if self.root is None:
-            raise MediaError(f"{relative}: media files need a media root (--media-root)", code="media_no_root")
-        path = resolve_under(root=self.root, relative=relative)
-        size = path.stat().st_size
-        limit = settings.CONCORD_MAX_MEDIA_BYTES
-        if size > limit:
-            raise MediaError(f"{relative}: {size:,} bytes exceeds the limit of {limit:,}", code="media_too_large")
-        with path.open("rb") as handle:
-            head = handle.read(64)
-            if _is_av(head):
-                # audio, video and 3D are known by their first bytes; hash the rest without holding it
-                found = sniff(head, name=relative)
-                hasher = hashlib.sha256(head)
-                while chunk := handle.read(HASH_CHUNK):
-                    hasher.update(chunk)
-                digest = hasher.hexdigest()
-            else:
-                data = head + handle.read()
-                found = sniff(data, name=relative)
-                digest = hashlib.sha256(data).hexdigest()
-        return FileInfo(digest, found.kind, found.mime_type, found.extension, size, found.width, found.height, str(path))
+    def __init__(self):
+        self.media_ids = Lru(CACHE_ENTRIES)
 
     def stored_ids(self, digests: set[str]) -> dict[str, int]:
         """Ids of media already stored, among ``digests``."""
         out = {d: self.media_ids[d] for d in digests if d in self.media_ids}
         missing = digests - out.keys()
         if missing:
-            for digest, pk in Media.objects.filter(sha256__in=missing).values_list("sha256", "id"):
+            for digest, pk in Media.objects.filter(sha256__any=missing).values_list("sha256", "id"):
                 out[digest] = pk
                 self.media_ids.put(digest, pk)
         return out
@@ -187,12 +102,12 @@ class MediaResolver:
         by_digest = {info.digest: info for info in infos}
         ids = self.stored_ids(set(by_digest))
         new = [info for digest, info in by_digest.items() if digest not in ids]
-        list(_pool().map(_save_file, new))
+        list(pool().map(_save_file, new))
         if new:
-            Media.objects.bulk_create(
-                [Media(sha256=i.digest, kind=i.kind, mime_type=i.mime_type, size=i.size, width=i.width,
-                       height=i.height, file=storage_name(i.digest, i.extension)) for i in new],
-                ignore_conflicts=True,
+            bulk.insert_ignoring_conflicts(
+                Media, ["sha256", "kind", "mime_type", "size", "width", "height", "file"],
+                [(i.digest, i.kind, i.mime_type, i.size, i.width, i.height, storage_name(i.digest, i.extension))
+                 for i in new],
             )
             ids.update(self.stored_ids({info.digest for info in new}))
         return ids
@@ -208,135 +123,80 @@ def _save_file(info: FileInfo) -> None:
         default_storage.delete(saved)
 
 
-@functools.cache
-def _pool() -> ThreadPoolExecutor:
-    """Threads for file work (reading, sniffing, storing); the database is only used by the caller's thread."""
-    return ThreadPoolExecutor(max_workers=min(8, (os.cpu_count() or 2) * 2), thread_name_prefix="concord-media")
-
-
-# a forked process (a Celery prefork worker) must not inherit a pool whose threads stayed in the parent
-os.register_at_fork(after_in_child=_pool.cache_clear)
-
-
-def _is_av(head: bytes) -> bool:
-    """True for audio, video and 3D files, which are recognised by their first bytes alone."""
-    return head[4:8] == b"ftyp" or head.startswith(
-        (b"\x1a\x45\xdf\xa3", b"fLaC", b"OggS", b"ID3", b"\xff\xfb", b"\xff\xf3", b"\xff\xf2", b"glTF", b"ply\n", b"ply\r\n")
-    ) or (head.startswith(b"RIFF") and head[8:12] == b"WAVE")
-
-
 def relaxed_schema(definition: dict) -> dict:
     """The campaign's schema with nothing required: an imported rating may answer only some questions."""
     return {**definition, "questions": [{**q, "required": False} for q in definition["questions"]]}
 
 
-def _row_blocks(row) -> list[tuple[str, list[dict]]]:
-    if isinstance(row, rows.PairRow):
-        return [("prompt.content", row.prompt.content), ("response_a.content", row.response_a.content),
-                ("response_b.content", row.response_b.content)]
-    return [("prompt.content", row.prompt.content), ("response.content", row.response.content)]
-
-
 class _Importer:
-    """One run over one file; ``dry_run`` checks everything and writes nothing."""
+    """One run over one file; ``dry_run`` checks everything and writes nothing.
+
+    A forked child reads, parses and checks the file (``import_reader``); this process classifies
+    the rows (new, duplicate, refused) and writes them, one transaction per batch.
+    """
 
     def __init__(self, *, campaign: Campaign, fmt, media_root: Path | None, with_annotations: bool, dry_run: bool,
                  batch_size: int):
         self.campaign = campaign
         self.fmt = fmt
         self.options = rows.ParseOptions(with_annotations=with_annotations)
-        self.resolver = MediaResolver(root=media_root)
+        self.media_root = media_root
+        self.media = MediaStore()
         self.schema = relaxed_schema(campaign.rating_schema.definition)
         self.dry_run = dry_run
         self.batch_size = batch_size
         self.result = ImportResult()
 
     def run(self, reader: CountingReader, progress: Callable[[int], None]) -> ImportResult:
-        batch = []
-        for record in self.fmt.records(reader):
-            if record.error:
-                self.result.add_error(record.line, record.error + ("; the rest of the file was not read" if record.fatal else ""))
-                if record.fatal:
-                    break
-                continue
-            try:
-                batch.append(self.fmt.parse(record.value, line=record.line, options=self.options))
-            except rows.RowError as exc:
-                self.result.add_error(record.line, str(exc))
-            if len(batch) >= self.batch_size:
-                self.flush(batch)
-                batch = []
-                progress(reader.bytes_read)
-        self.flush(batch)
-        progress(reader.bytes_read)
+        def read() -> Iterator[PreparedBatch]:
+            return prepared_batches(fmt=self.fmt, reader=reader, options=self.options, media_root=self.media_root,
+                                    schema=self.schema, batch_size=self.batch_size)
+
+        with fewer_collections():
+            for batch in in_child(read):
+                self.write(batch)
+                progress(batch.bytes_read)
         return self.result
 
-    def flush(self, batch: list) -> None:
-        if not batch:
+    def write(self, batch: PreparedBatch) -> None:
+        for line, message in batch.parse_errors:
+            self.result.add_error(line, message)
+        if not batch.checked:
             return
-        pair_ids = [row.external_id for row in batch if isinstance(row, rows.PairRow)]
+        pair_ids = {c.row.external_id for c in batch.checked if isinstance(c.row, rows.PairRow)}
         existing = set(
-            Pair.objects.filter(campaign=self.campaign, external_id__in=pair_ids).values_list("external_id", flat=True)
+            Pair.objects.filter(campaign=self.campaign, external_id__any=pair_ids).values_list("external_id", flat=True)
         )
-        self.resolver.prefetch([row for row in batch if getattr(row, "external_id", None) not in existing])
         good, infos, seen = [], [], set()
-        for row in batch:
+        for checked in batch.checked:
+            row = checked.row
             if isinstance(row, rows.PairRow):
                 if row.external_id in existing or row.external_id in seen:
                     self.result.duplicates += 1
                     continue
                 seen.add(row.external_id)
-            try:
-                infos.append(self.check(row))
+            if checked.error:
+                self.result.add_error(row.line, checked.error)
+            else:
                 good.append(row)
-            except rows.RowError as exc:
-                self.result.add_error(row.line, str(exc))
+                infos.append(checked.files)
         good, infos = self.check_stored_digests(good, infos)
         if self.dry_run:
             self.result.created += len(good)
             self.result.annotations_imported += sum(len(getattr(row, "annotations", [])) for row in good)
             return
-        media_ids = self.resolver.store(info for found in infos for info in found.values())
-        media_ids.update(self.resolver.stored_ids({d for row in good for _, b in _row_blocks(row)
-                                                   for d in content.media_digests(b)} - media_ids.keys()))
+        media_ids = self.media.store(info for found in infos for info in found.values())
+        media_ids.update(self.media.stored_ids({d for row in good for d in row.media_digests()} - media_ids.keys()))
         self.result.add_batch(pairs_create_many(campaign=self.campaign, batch=good, media_ids=media_ids))
-
-    def check(self, row) -> dict[str, FileInfo]:
-        """Check one row's media and ratings, and resolve its media blocks to digests in place."""
-        found = self.resolver.check(_row_blocks(row))
-
-        def digest_of(kind: str, file: str) -> str:
-            return found[file].digest
-
-        row.prompt.content = content.resolve_files(row.prompt.content, digest_of)
-        if isinstance(row, rows.ResponseOnlyRow):
-            row.response.content = content.resolve_files(row.response.content, digest_of)
-            return found
-        row.response_a.content = content.resolve_files(row.response_a.content, digest_of)
-        row.response_b.content = content.resolve_files(row.response_b.content, digest_of)
-        if (row.response_a.model_name, row.response_a.content_digest()) == (
-            row.response_b.model_name, row.response_b.content_digest()
-        ):
-            raise rows.RowError("response_a and response_b are the same response (same model and content)")
-        labels = set()
-        for i, annotation in enumerate(row.annotations):
-            if annotation.rater_label in labels:
-                raise rows.RowError(f"annotations[{i}]: rater {annotation.rater_label!r} appears twice")
-            labels.add(annotation.rater_label)
-            problems = schemas.validate_answers(self.schema, annotation.values, criteria=row.criteria)
-            if problems:
-                detail = "; ".join(f"{qid}: {message}" for qid, message in problems.items())
-                raise rows.RowError(f"annotations[{i}] ({annotation.rater_label}): {detail}")
-        return found
 
     def check_stored_digests(self, good: list, infos: list) -> tuple[list, list]:
         """Drop rows whose blocks name a media digest that Concord does not hold."""
-        named = {row.line: {d for _, b in _row_blocks(row) for d in content.media_digests(b)} - {
-            info.digest for info in found.values()} for row, found in zip(good, infos, strict=True)}
+        named = {row.line: set(row.media_digests()) - {info.digest for info in found.values()}
+                 for row, found in zip(good, infos, strict=True)}
         wanted = set().union(*named.values()) if named else set()
         if not wanted:
             return good, infos
-        stored = self.resolver.stored_ids(wanted)
+        stored = self.media.stored_ids(wanted)
         kept_rows, kept_infos = [], []
         for row, found in zip(good, infos, strict=True):
             missing = sorted(named[row.line] - stored.keys())

@@ -64,7 +64,7 @@ def _insert(campaign: Campaign, batch, media_ids: dict[str, int]) -> BatchOutcom
     pair_rows = [row for row in batch if isinstance(row, rows.PairRow)]
     response_rows = [row for row in batch if isinstance(row, rows.ResponseOnlyRow)]
     existing = set(
-        Pair.objects.filter(campaign=campaign, external_id__in=[row.external_id for row in pair_rows]).values_list(
+        Pair.objects.filter(campaign=campaign, external_id__any={row.external_id for row in pair_rows}).values_list(
             "external_id", flat=True
         )
     )
@@ -103,10 +103,7 @@ def _insert(campaign: Campaign, batch, media_ids: dict[str, int]) -> BatchOutcom
         pair_values,
     )
     for pair_id, row in zip(pair_ids, fresh, strict=True):
-        shown = dict.fromkeys(itertools.chain(content.media_digests(row.prompt.content),
-                                              content.media_digests(row.response_a.content),
-                                              content.media_digests(row.response_b.content)))
-        links.extend((pair_id, media_ids[digest]) for digest in shown)
+        links.extend((pair_id, media_ids[digest]) for digest in row.media_digests())
         annotations.extend(
             (pair_id, Annotation.Source.IMPORTED, a.rater_label, a.values, a.rationale, now) for a in row.annotations
         )
@@ -124,7 +121,7 @@ def _prompts(campaign: Campaign, prompts: list[rows.PromptRow], now) -> dict[str
     wanted = {}
     for prompt in prompts:
         wanted.setdefault(prompt.external_id, prompt)
-    ids = dict(Prompt.objects.filter(campaign=campaign, external_id__in=list(wanted)).values_list("external_id", "id"))
+    ids = dict(Prompt.objects.filter(campaign=campaign, external_id__any=wanted.keys()).values_list("external_id", "id"))
     new = [p for key, p in wanted.items() if key not in ids]
     new_ids = bulk.insert_returning_ids(
         Prompt,
@@ -147,7 +144,7 @@ def _responses(wanted: list[tuple[int, rows.ResponseRow]], now) -> tuple[dict[tu
     ids = {
         (prompt_id, model, digest): pk
         for pk, prompt_id, model, digest in Response.objects.filter(
-            prompt_id__in={key[0] for key in by_key}, content_sha256__in={key[2] for key in by_key}
+            prompt_id__any={key[0] for key in by_key}, content_sha256__any={key[2] for key in by_key}
         ).values_list("id", "prompt_id", "model_name", "content_sha256")
     }
     new = [(key, response) for key, response in by_key.items() if key not in ids]
@@ -238,12 +235,12 @@ class _Planner:
 def _build_chunk(campaign: Campaign, chunk: list[tuple[int, str, list]], planner: _Planner, outcome: BuildOutcome) -> None:
     prompt_ids = [pid for pid, _, _ in chunk]
     responses: dict[int, list[dict]] = {pid: [] for pid in prompt_ids}
-    for response in Response.objects.filter(prompt_id__in=prompt_ids).order_by("prompt_id", "id").values(
+    for response in Response.objects.filter(prompt_id__any=prompt_ids).order_by("prompt_id", "id").values(
         "id", "prompt_id", "model_name", "content"
     ):
         responses[response["prompt_id"]].append(response)
     taken: dict[int, set[frozenset]] = {pid: set() for pid in prompt_ids}
-    for prompt_id, a, b in Pair.objects.filter(campaign=campaign, prompt_id__in=prompt_ids).values_list(
+    for prompt_id, a, b in Pair.objects.filter(campaign=campaign, prompt_id__any=prompt_ids).values_list(
         "prompt_id", "response_a_id", "response_b_id"
     ):
         taken[prompt_id].add(frozenset((a, b)))
@@ -264,7 +261,7 @@ def _build_chunk(campaign: Campaign, chunk: list[tuple[int, str, list]], planner
     if not planned:
         return
     digests = {d for _, _, pc, a, b in planned for c in (pc, a["content"], b["content"]) for d in content.media_digests(c)}
-    media_ids = dict(Media.objects.filter(sha256__in=digests).values_list("sha256", "id"))
+    media_ids = dict(Media.objects.filter(sha256__any=digests).values_list("sha256", "id"))
     pairs = [
         Pair(
             campaign=campaign,

@@ -1,0 +1,329 @@
+"""Reading an import file into checked rows: parse, validate, inspect media. No database.
+
+``prepared_batches`` is the whole reading side of an import as one generator; ``in_child`` runs
+such a generator in a forked child process and hands its batches to the caller as they arrive, so
+that parsing and checking the next batch overlaps the caller writing the last one to the database
+(and the database doing its part) on another core. The child never touches the database: the
+caller keeps every query, and so its transaction, to itself.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import gc
+import hashlib
+import multiprocessing
+import os
+import traceback
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import NamedTuple
+
+from django.conf import settings
+from django.db import connections
+
+from annotation import content, schemas
+from annotation.importers import rows
+from annotation.importers.streams import CountingReader
+from annotation.services.media import MediaError, resolve_under, sniff
+
+CACHE_ENTRIES = 100_000
+HASH_CHUNK = 1024 * 1024
+
+
+class FileInfo(NamedTuple):
+    """What a media file is; a named tuple, which crosses the pipe from the reader child cheaply."""
+
+    digest: str
+    kind: str
+    mime_type: str
+    extension: str
+    size: int
+    width: int | None
+    height: int | None
+    path: str
+
+
+@dataclass
+class Checked:
+    """One row that parsed; ``error`` is the first problem its media or ratings have.
+
+    The writer reports the error only when the row is not a duplicate: a row already imported is
+    a duplicate even when its media have since gone.
+    """
+
+    row: rows.PairRow | rows.ResponseOnlyRow
+    files: dict[str, FileInfo] = field(default_factory=dict)
+    error: str | None = None
+
+
+@dataclass
+class PreparedBatch:
+    """The rows read since the last batch, in file order, and the records that did not parse."""
+
+    checked: list[Checked]
+    parse_errors: list[tuple[int, str]]
+    bytes_read: int
+
+
+class Lru(OrderedDict):
+    """A bounded cache, so a file with millions of distinct media does not grow memory without end."""
+
+    def __init__(self, limit: int):
+        super().__init__()
+        self.limit = limit
+
+    def put(self, key, value) -> None:
+        self[key] = value
+        if len(self) > self.limit:
+            self.popitem(last=False)
+
+
+def prepared_batches(*, fmt, reader: CountingReader, options: rows.ParseOptions, media_root: Path | None,
+                     schema: dict, batch_size: int) -> Iterator[PreparedBatch]:
+    """Every record of the file, parsed and checked, in batches of at most ``batch_size`` rows or errors."""
+    inspector = MediaInspector(root=media_root)
+    parsed, errors = [], []
+    for record in fmt.records(reader):
+        if record.error:
+            errors.append((record.line, record.error + ("; the rest of the file was not read" if record.fatal else "")))
+            if record.fatal:
+                break
+        else:
+            try:
+                parsed.append(fmt.parse(record.value, line=record.line, options=options))
+            except rows.RowError as exc:
+                errors.append((record.line, str(exc)))
+        if len(parsed) >= batch_size or len(errors) >= batch_size:
+            yield PreparedBatch(inspector.check_batch(parsed, schema), errors, reader.bytes_read)
+            parsed, errors = [], []
+    yield PreparedBatch(inspector.check_batch(parsed, schema), errors, reader.bytes_read)
+
+
+def row_blocks(row) -> list[tuple[str, list[dict]]]:
+    if isinstance(row, rows.PairRow):
+        return [("prompt.content", row.prompt.content), ("response_a.content", row.response_a.content),
+                ("response_b.content", row.response_b.content)]
+    return [("prompt.content", row.prompt.content), ("response.content", row.response.content)]
+
+
+class MediaInspector:
+    """Checks each file a row names once (path, size, what the bytes are) and resolves the row's blocks."""
+
+    def __init__(self, *, root: Path | None):
+        self.root = root.resolve() if root else None
+        self.files = Lru(CACHE_ENTRIES)
+
+    def check_batch(self, batch: list, schema: dict) -> list[Checked]:
+        self.prefetch(batch)
+        return [self.check_row(row, schema) for row in batch]
+
+    def check_row(self, row, schema: dict) -> Checked:
+        """The row with its media blocks resolved to digests, or the first problem it has."""
+        try:
+            found = self.files_of(row_blocks(row))
+            _resolve(row, found)
+            if isinstance(row, rows.PairRow):
+                _check_pair(row, schema)
+        except rows.RowError as exc:
+            return Checked(row, error=str(exc))
+        row.media_digests()  # computed here, on the reader's core, and carried to the writer
+        return Checked(row, files=found)
+
+    def files_of(self, blocks: Iterable[tuple[str, list[dict]]]) -> dict[str, FileInfo]:
+        """Every file the blocks name, by relative path; RowError for the first one that is refused."""
+        found = {}
+        for where, value in blocks:
+            for block in content.iter_media(value):
+                if "file" not in block:
+                    continue
+                info = self.file_info(block["file"])
+                if info.kind != block["type"]:
+                    raise rows.RowError(f"{where}: {block['file']} is {info.mime_type}, not the {block['type']} "
+                                        f"the block says")
+                found[block["file"]] = info
+        return found
+
+    def prefetch(self, batch: list) -> None:
+        """Inspect the files a batch names, several at once: the work is mostly waiting on the disk."""
+        todo = list(dict.fromkeys(
+            block["file"] for row in batch for _, value in row_blocks(row)
+            for block in content.iter_media(value) if "file" in block and block["file"] not in self.files
+        ))
+        if len(todo) < 8:
+            return
+        for relative, found in zip(todo, pool().map(self._inspect_or_error, todo), strict=True):
+            self.files.put(relative, found)
+
+    def file_info(self, relative: str) -> FileInfo:
+        cached = self.files.get(relative)
+        if cached is None:
+            cached = self._inspect_or_error(relative)
+            self.files.put(relative, cached)
+        if isinstance(cached, MediaError):
+            raise rows.RowError(cached.message)
+        return cached
+
+    def _inspect_or_error(self, relative: str) -> FileInfo | MediaError:
+        try:
+            return self._inspect(relative)
+        except MediaError as exc:
+            return exc
+
+    def _inspect(self, relative: str) -> FileInfo:
+        if self.root is None:
+            raise MediaError(f"{relative}: media files need a media root (--media-root)", code="media_no_root")
+        path = resolve_under(root=self.root, relative=relative)
+        size = path.stat().st_size
+        limit = settings.CONCORD_MAX_MEDIA_BYTES
+        if size > limit:
+            raise MediaError(f"{relative}: {size:,} bytes exceeds the limit of {limit:,}", code="media_too_large")
+        with path.open("rb") as handle:
+            head = handle.read(64)
+            if _is_av(head):
+                # audio, video and 3D are known by their first bytes; hash the rest without holding it
+                found = sniff(head, name=relative)
+                hasher = hashlib.sha256(head)
+                while chunk := handle.read(HASH_CHUNK):
+                    hasher.update(chunk)
+                digest = hasher.hexdigest()
+            else:
+                data = head + handle.read()
+                found = sniff(data, name=relative)
+                digest = hashlib.sha256(data).hexdigest()
+        return FileInfo(digest, found.kind, found.mime_type, found.extension, size, found.width, found.height, str(path))
+
+
+def _resolve(row, found: dict[str, FileInfo]) -> None:
+    def digest_of(kind: str, file: str) -> str:
+        return found[file].digest
+
+    row.prompt.content = content.resolve_files(row.prompt.content, digest_of)
+    if isinstance(row, rows.ResponseOnlyRow):
+        row.response.content = content.resolve_files(row.response.content, digest_of)
+        return
+    row.response_a.content = content.resolve_files(row.response_a.content, digest_of)
+    row.response_b.content = content.resolve_files(row.response_b.content, digest_of)
+
+
+def _check_pair(row: rows.PairRow, schema: dict) -> None:
+    if (row.response_a.model_name, row.response_a.content_digest()) == (
+        row.response_b.model_name, row.response_b.content_digest()
+    ):
+        raise rows.RowError("response_a and response_b are the same response (same model and content)")
+    labels = set()
+    for i, annotation in enumerate(row.annotations):
+        if annotation.rater_label in labels:
+            raise rows.RowError(f"annotations[{i}]: rater {annotation.rater_label!r} appears twice")
+        labels.add(annotation.rater_label)
+        problems = schemas.validate_answers(schema, annotation.values, criteria=row.criteria)
+        if problems:
+            detail = "; ".join(f"{qid}: {message}" for qid, message in problems.items())
+            raise rows.RowError(f"annotations[{i}] ({annotation.rater_label}): {detail}")
+
+
+def _is_av(head: bytes) -> bool:
+    """True for audio, video and 3D files, which are recognised by their first bytes alone."""
+    return head[4:8] == b"ftyp" or head.startswith(
+        (b"\x1a\x45\xdf\xa3", b"fLaC", b"OggS", b"ID3", b"\xff\xfb", b"\xff\xf3", b"\xff\xf2", b"glTF", b"ply\n", b"ply\r\n")
+    ) or (head.startswith(b"RIFF") and head[8:12] == b"WAVE")
+
+
+@functools.cache
+def pool() -> ThreadPoolExecutor:
+    """Threads for file work (reading, sniffing, storing); never for the database."""
+    return ThreadPoolExecutor(max_workers=min(8, (os.cpu_count() or 2) * 2), thread_name_prefix="concord-media")
+
+
+# a forked process (the reader child, a Celery prefork worker) must not inherit a pool whose threads stayed in the parent
+os.register_at_fork(after_in_child=pool.cache_clear)
+
+
+@contextlib.contextmanager
+def fewer_collections():
+    """Collect garbage less often while a batch job runs.
+
+    An import allocates millions of short-lived objects without cycles (reference counting frees
+    them); at the default thresholds the collector keeps rescanning everything the process holds,
+    which cost a third of the writer's time. The thresholds come back afterwards.
+    """
+    threshold = gc.get_threshold()
+    gc.freeze()  # what the process held before the job is not rescanned
+    gc.set_threshold(100_000, 50, 100)
+    try:
+        yield
+    finally:
+        gc.set_threshold(*threshold)
+        gc.unfreeze()
+
+
+class ReaderFailed(RuntimeError):
+    """The reader child raised or died; the message carries its traceback or exit code."""
+
+
+@dataclass(frozen=True)
+class _Failure:
+    traceback: str
+
+
+def in_child(produce: Callable[[], Iterator]) -> Iterator:
+    """The items of ``produce()``, computed in a forked child process while the caller uses the last one.
+
+    The pipe holds about one item ahead, so memory stays bounded. When the caller stops early (an
+    error, a cancelled job) the child is stopped too. Where fork is not available it runs inline.
+    """
+    if "fork" not in multiprocessing.get_all_start_methods():
+        yield from produce()
+        return
+    context = multiprocessing.get_context("fork")
+    receiver, sender = context.Pipe(duplex=False)
+    child = context.Process(target=_child_main, args=(produce, receiver, sender), name="concord-import-reader",
+                            daemon=True)
+    child.start()
+    sender.close()
+    try:
+        while True:
+            try:
+                item = receiver.recv()
+            except EOFError:
+                child.join()
+                raise ReaderFailed(f"the import's reader process ended unexpectedly (exit code {child.exitcode})") from None
+            if item is None:
+                return
+            if isinstance(item, _Failure):
+                raise ReaderFailed(f"the import's reader failed:\n{item.traceback}")
+            yield item
+    finally:
+        receiver.close()  # a child blocked on sending gets a broken pipe and ends
+        child.join(timeout=5)
+        if child.is_alive():
+            child.kill()
+            child.join()
+
+
+_inherited = []
+
+
+def _child_main(produce: Callable[[], Iterator], receiver, sender) -> None:
+    receiver.close()
+    # The parent's database connections live on in its process: never use them here, and never let
+    # them be finalised (that would end the parent's session). Anything that did reach for the
+    # database here would open a connection of its own.
+    for connection in connections.all(initialized_only=True):
+        _inherited.append(connection.connection)
+        connection.connection = None
+    try:
+        for item in produce():
+            sender.send(item)
+        sender.send(None)
+    except BrokenPipeError:
+        pass  # the parent stopped reading
+    except BaseException:
+        with contextlib.suppress(OSError):
+            sender.send(_Failure(traceback.format_exc()))
+    finally:
+        sender.close()
