@@ -2,8 +2,10 @@
 
 ``field__in`` resolves, prepares and binds every value on its own, which for the thousands of ids
 an import batch checks costs more client CPU than the query itself. On PostgreSQL ``__any`` sends
-the values as one JSON array (encoded in C) and compares with ``= ANY(array)``, which uses the
-column's index; other databases get the plain ``IN``. Pass a set (or any iterable): Django resolves
+the values as one JSON array (encoded in C) and matches them with ``IN (SELECT ...)``, a join the
+planner can run on the column's index or as a hash: ``= ANY(array)`` would compare every row
+against the whole list whenever the planner chose a sequential scan (as it does on a table still
+growing since its last ANALYZE). Other databases get the plain ``IN``. Pass a set (or any iterable): Django resolves
 list and tuple values element by element before a lookup sees them.
 """
 
@@ -30,8 +32,8 @@ class AnyOf(Lookup):
         field = self.lhs.output_field
         field = getattr(field, "target_field", field)  # a foreign key compares as the column it points to
         array = "bigint" if field.get_internal_type() in INTEGER_TYPES else "text"
-        rhs = f"ANY(ARRAY(SELECT jsonb_array_elements_text(%s::jsonb))::{array}[])"
-        return f"{lhs} = {rhs}", (*params, json.dumps(self.rhs))
+        values = f"SELECT value::{array} FROM jsonb_array_elements_text(%s::jsonb) AS value"
+        return f"{lhs} IN ({values})", (*params, json.dumps(self.rhs))
 
 
 Field.register_lookup(AnyOf)

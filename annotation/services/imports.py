@@ -15,6 +15,7 @@ import tempfile
 import uuid
 import zipfile
 from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
@@ -97,12 +98,16 @@ class MediaStore:
                 self.media_ids.put(digest, pk)
         return out
 
-    def store(self, infos: Iterable[FileInfo]) -> dict[str, int]:
-        """Media ids for ``infos``, storing each file not stored yet (once, under its digest)."""
+    def store(self, infos: Iterable[FileInfo]) -> tuple[dict[str, int], list[Future]]:
+        """Media ids for ``infos``; each file not stored yet gets its row now and starts saving (once, under its digest).
+
+        Precondition: inside a transaction, which the caller commits only after every returned
+        future has finished: the files save in threads while the caller writes its rows.
+        """
         by_digest = {info.digest: info for info in infos}
         ids = self.stored_ids(set(by_digest))
         new = [info for digest, info in by_digest.items() if digest not in ids]
-        list(pool().map(_save_file, new))
+        saving = [pool().submit(_save_file, info) for info in new]
         if new:
             bulk.insert_ignoring_conflicts(
                 Media, ["sha256", "kind", "mime_type", "size", "width", "height", "file"],
@@ -110,7 +115,7 @@ class MediaStore:
                  for i in new],
             )
             ids.update(self.stored_ids({info.digest for info in new}))
-        return ids
+        return ids, saving
 
 
 def _save_file(info: FileInfo) -> None:
@@ -185,9 +190,15 @@ class _Importer:
             self.result.created += len(good)
             self.result.annotations_imported += sum(len(getattr(row, "annotations", [])) for row in good)
             return
-        media_ids = self.media.store(info for found in infos for info in found.values())
-        media_ids.update(self.media.stored_ids({d for row in good for d in row.media_digests()} - media_ids.keys()))
-        self.result.add_batch(pairs_create_many(campaign=self.campaign, batch=good, media_ids=media_ids))
+        with transaction.atomic():
+            media_ids, saving = self.media.store(info for found in infos for info in found.values())
+            try:
+                media_ids.update(self.media.stored_ids({d for row in good for d in row.media_digests()} - media_ids.keys()))
+                outcome = pairs_create_many(campaign=self.campaign, batch=good, media_ids=media_ids)
+            finally:
+                for future in saving:  # every file is in storage before its row commits
+                    future.result()
+        self.result.add_batch(outcome)
 
     def check_stored_digests(self, good: list, infos: list) -> tuple[list, list]:
         """Drop rows whose blocks name a media digest that Concord does not hold."""

@@ -141,11 +141,12 @@ def _responses(wanted: list[tuple[int, rows.ResponseRow]], now) -> tuple[dict[tu
     by_key = {}
     for prompt_id, response in wanted:
         by_key.setdefault(_response_key(prompt_id, response), response)
+    # by prompt alone: a prompt has a handful of responses, and a second list on the index's last
+    # column would make PostgreSQL probe every combination of the two lists
     ids = {
         (prompt_id, model, digest): pk
-        for pk, prompt_id, model, digest in Response.objects.filter(
-            prompt_id__any={key[0] for key in by_key}, content_sha256__any={key[2] for key in by_key}
-        ).values_list("id", "prompt_id", "model_name", "content_sha256")
+        for pk, prompt_id, model, digest in Response.objects.filter(prompt_id__any={key[0] for key in by_key})
+        .values_list("id", "prompt_id", "model_name", "content_sha256")
     }
     new = [(key, response) for key, response in by_key.items() if key not in ids]
     new_ids = bulk.insert_returning_ids(
