@@ -1,0 +1,82 @@
+"""The import's reading side runs in a forked child: it overlaps the writer, fails loudly, never touches the database."""
+
+import os
+import signal
+
+import pytest
+
+from annotation.models import Pair, Prompt
+from annotation.services.import_reader import ReaderFailed, in_child
+from tests.annotation.import_helpers import concord_pair, run_import_json, write_jsonl
+from tests.factories import CampaignFactory
+
+
+def test_the_items_are_made_in_another_process_and_arrive_in_order():
+    def produce():
+        for i in range(5):
+            yield (os.getpid(), i)
+
+    got = list(in_child(produce))
+    assert [i for _, i in got] == [0, 1, 2, 3, 4]
+    assert {pid for pid, _ in got} != {os.getpid()}
+
+
+def test_an_exception_in_the_child_reaches_the_caller_with_its_traceback():
+    def produce():
+        yield 1
+        raise ValueError("the reader tripped on line 7")
+
+    items = in_child(produce)
+    assert next(items) == 1
+    with pytest.raises(ReaderFailed, match="ValueError: the reader tripped on line 7"):
+        next(items)
+
+
+def test_a_child_killed_mid_file_is_reported_not_mistaken_for_the_end():
+    def produce():
+        yield 1
+        os.kill(os.getpid(), signal.SIGKILL)
+        yield 2
+
+    items = in_child(produce)
+    assert next(items) == 1
+    with pytest.raises(ReaderFailed, match="ended unexpectedly"):
+        next(items)
+
+
+def test_a_caller_that_stops_early_stops_the_child():
+    pids = []
+
+    def produce():
+        i = 0
+        while True:  # endless: only the caller's stopping ends it
+            yield (os.getpid(), "x" * 100_000, i)
+            i += 1
+
+    items = in_child(produce)
+    pid, _, _ = next(items)
+    pids.append(pid)
+    items.close()  # what an error or a cancelled job does to the loop
+    with pytest.raises(ProcessLookupError):
+        os.kill(pids[0], 0)
+
+
+@pytest.mark.django_db
+def test_the_parents_database_session_survives_the_child(tmp_path):
+    """The child inherits the open connection; it must neither use nor close it."""
+    campaign = CampaignFactory(slug="survives", kind="text-to-text")
+    path = write_jsonl(tmp_path / "pairs.jsonl", [concord_pair(i) for i in range(6)])
+    code, summary = run_import_json(path, "--campaign", "survives", "--format", "concord")
+    assert (code, summary["created"]) == (0, 6)
+    # the same connection (and transaction) goes on working after the child has exited
+    assert Pair.objects.filter(campaign=campaign).count() == 6
+    assert Prompt.objects.filter(campaign=campaign).count() == 3
+
+
+@pytest.mark.django_db
+def test_metadata_with_integers_beyond_64_bits_is_stored_exactly(tmp_path):
+    CampaignFactory(slug="bigint", kind="text-to-text")
+    path = write_jsonl(tmp_path / "pairs.jsonl", [concord_pair(0, metadata={"seed": 2**80, "name": "é"})])
+    code, summary = run_import_json(path, "--campaign", "bigint", "--format", "concord")
+    assert (code, summary["created"]) == (0, 1)
+    assert Pair.objects.get().metadata == {"seed": 2**80, "name": "é"}
