@@ -125,7 +125,8 @@ class Media(models.Model):
 
 
 class Prompt(models.Model):
-    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="prompts")
+    # no index of its own: prompt_campaign_external_id starts with it
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="prompts", db_index=False)
     external_id = models.CharField(max_length=300)
     source = models.CharField(max_length=100, blank=True, help_text="Source benchmark, e.g. oneigbench.")
     source_task = models.CharField(max_length=100, blank=True)
@@ -141,7 +142,8 @@ class Prompt(models.Model):
 
 
 class Response(models.Model):
-    prompt = models.ForeignKey(Prompt, on_delete=models.CASCADE, related_name="responses")
+    # no index of its own: response_unique_content starts with it
+    prompt = models.ForeignKey(Prompt, on_delete=models.CASCADE, related_name="responses", db_index=False)
     model_name = models.CharField(max_length=200, help_text="Visible to curators only.")
     content = models.JSONField(help_text="Ordered content blocks.")
     content_sha256 = models.CharField(max_length=64)
@@ -170,7 +172,8 @@ class Pair(models.Model):
         ADJUDICATION = "adjudication", "Awaiting adjudication"
         EXCLUDED = "excluded", "Excluded by a curator"
 
-    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="pairs")
+    # no index of its own: pair_campaign_external_id and the queue indexes start with it
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="pairs", db_index=False)
     prompt = models.ForeignKey(Prompt, on_delete=models.CASCADE, related_name="pairs")
     response_a = models.ForeignKey(Response, on_delete=models.CASCADE, related_name="+")
     response_b = models.ForeignKey(Response, on_delete=models.CASCADE, related_name="+")

@@ -106,7 +106,8 @@ class MediaStore:
         """
         by_digest = {info.digest: info for info in infos}
         ids = self.stored_ids(set(by_digest))
-        new = [info for digest, info in by_digest.items() if digest not in ids]
+        # in digest order, so two imports inserting the same files lock them in the same order (no deadlock)
+        new = sorted((info for digest, info in by_digest.items() if digest not in ids), key=lambda info: info.digest)
         saving = [pool().submit(_save_file, info) for info in new]
         if new:
             bulk.insert_ignoring_conflicts(
@@ -194,7 +195,7 @@ class _Importer:
             media_ids, saving = self.media.store(info for found in infos for info in found.values())
             try:
                 media_ids.update(self.media.stored_ids({d for row in good for d in row.media_digests()} - media_ids.keys()))
-                outcome = pairs_create_many(campaign=self.campaign, batch=good, media_ids=media_ids)
+                outcome = pairs_create_many(campaign=self.campaign, batch=good, media_ids=media_ids, checked_new=True)
             finally:
                 for future in saving:  # every file is in storage before its row commits
                     future.result()

@@ -40,16 +40,20 @@ def initial_status(*, campaign: Campaign, annotations: int) -> str:
 
 
 def pairs_create_many(
-    *, campaign: Campaign, batch: list[rows.PairRow | rows.ResponseOnlyRow], media_ids: dict[str, int]
+    *, campaign: Campaign, batch: list[rows.PairRow | rows.ResponseOnlyRow], media_ids: dict[str, int],
+    checked_new: bool = False,
 ) -> BatchOutcome:
     """Store a batch of rows whose content is resolved (media blocks carry digests present in ``media_ids``).
 
     The batch is written in one transaction; when the database refuses it, each row is retried
-    alone so one bad row cannot take good ones down, and no row is ever half-written.
+    alone so one bad row cannot take good ones down, and no row is ever half-written. Pairs
+    already stored count as duplicates; ``checked_new`` says the caller has just looked them up
+    and left none in the batch (a concurrent import that stores one first makes the batch fail on
+    the unique constraint, and the row-by-row retry looks again).
     """
     try:
         with transaction.atomic():
-            return _insert(campaign, batch, media_ids)
+            return _insert(campaign, batch, media_ids, look_up_existing=not checked_new)
     except DatabaseError as exc:
         if len(batch) == 1:
             return BatchOutcome(errors=[(batch[0].line, f"the database refused the row: {str(exc).strip()[:300]}")])
@@ -59,7 +63,7 @@ def pairs_create_many(
     return outcome
 
 
-def _insert(campaign: Campaign, batch, media_ids: dict[str, int]) -> BatchOutcome:
+def _insert(campaign: Campaign, batch, media_ids: dict[str, int], *, look_up_existing: bool) -> BatchOutcome:
     outcome = BatchOutcome()
     pair_rows = [row for row in batch if isinstance(row, rows.PairRow)]
     response_rows = [row for row in batch if isinstance(row, rows.ResponseOnlyRow)]
@@ -67,7 +71,7 @@ def _insert(campaign: Campaign, batch, media_ids: dict[str, int]) -> BatchOutcom
         Pair.objects.filter(campaign=campaign, external_id__any={row.external_id for row in pair_rows}).values_list(
             "external_id", flat=True
         )
-    )
+    ) if look_up_existing else set()
     fresh, seen = [], set()
     for row in pair_rows:
         if row.external_id in existing or row.external_id in seen:

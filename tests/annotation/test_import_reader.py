@@ -80,3 +80,39 @@ def test_metadata_with_integers_beyond_64_bits_is_stored_exactly(tmp_path):
     code, summary = run_import_json(path, "--campaign", "bigint", "--format", "concord")
     assert (code, summary["created"]) == (0, 1)
     assert Pair.objects.get().metadata == {"seed": 2**80, "name": "é"}
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_imports_of_one_file_at_once_store_each_pair_and_file_once(tmp_path):
+    """Both writers see the pairs as new; the unique constraint and the row-by-row retry sort it out."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from django.db import connection
+
+    from annotation.models import Media
+    from annotation.services.imports import pairs_import
+    from tests.annotation.import_helpers import png_bytes
+
+    if connection.vendor != "postgresql":
+        pytest.skip("SQLite serialises writers; the race needs PostgreSQL")
+    campaign = CampaignFactory(slug="race", kind="text-to-image")
+    (tmp_path / "img").mkdir()
+    for i in range(40):
+        (tmp_path / "img" / f"{i}.png").write_bytes(png_bytes(i))
+    path = write_jsonl(tmp_path / "pairs.jsonl", [
+        concord_pair(i, a_file=f"img/{i % 40}.png", b_file=f"img/{(i + 1) % 40}.png") for i in range(300)])
+
+    def run(_):
+        try:
+            with path.open("rb") as stream:
+                return pairs_import(campaign=campaign, stream=stream, fmt="concord", media_root=tmp_path, batch_size=50)
+        finally:
+            connection.close()
+
+    with ThreadPoolExecutor(2) as pool:
+        results = list(pool.map(run, range(2)))
+    assert [r.errors for r in results] == [[], []]
+    assert sum(r.created for r in results) == 300
+    assert sum(r.created + r.duplicates for r in results) == 600
+    assert Pair.objects.filter(campaign=campaign).count() == 300
+    assert Media.objects.count() == 40
