@@ -29,6 +29,7 @@ from django.db import connections
 from annotation import content, schemas
 from annotation.importers import rows
 from annotation.importers.streams import CountingReader
+from annotation.services.bulk import Json
 from annotation.services.media import MediaError, resolve_under, sniff
 
 CACHE_ENTRIES = 100_000
@@ -131,7 +132,7 @@ class MediaInspector:
                 _check_pair(row, schema)
         except rows.RowError as exc:
             return Checked(row, error=str(exc))
-        row.media_digests()  # computed here, on the reader's core, and carried to the writer
+        _encode_for_writing(row)
         return Checked(row, files=found)
 
     def files_of(self, blocks: Iterable[tuple[str, list[dict]]]) -> dict[str, FileInfo]:
@@ -208,6 +209,27 @@ def _resolve(row, found: dict[str, FileInfo]) -> None:
         return
     row.response_a.content = content.resolve_files(row.response_a.content, digest_of)
     row.response_b.content = content.resolve_files(row.response_b.content, digest_of)
+
+
+def _encode_for_writing(row) -> None:
+    """Do the writer's per-row work here, on the reader's core: digests, and JSON fields encoded as text.
+
+    The digests are taken first, from the content itself; afterwards the JSON fields hold
+    ``bulk.Json`` text, which the writer streams to the database as it is (and which crosses the
+    pipe as one string instead of a tree of objects).
+    """
+    row.media_digests()
+    row.prompt.content, row.prompt.metadata = Json.of(row.prompt.content), Json.of(row.prompt.metadata)
+    if isinstance(row, rows.ResponseOnlyRow):
+        row.response.content_digest()
+        row.response.content = Json.of(row.response.content)
+        return
+    for response in (row.response_a, row.response_b):
+        response.content_digest()
+        response.content = Json.of(response.content)
+    row.criteria, row.metadata = Json.of(row.criteria), Json.of(row.metadata)
+    for annotation in row.annotations:
+        annotation.values = Json.of(annotation.values)
 
 
 def _check_pair(row: rows.PairRow, schema: dict) -> None:

@@ -45,6 +45,7 @@ from annotation.services.media import storage_name
 from annotation.services.pairs import BatchOutcome, pairs_create_many
 
 BATCH_SIZE = 2000
+SAVE_CHUNK = 50  # files per task of the saving threads: few enough tasks, enough of them to run side by side
 MAX_LISTED_ERRORS = 1000
 UPLOAD_SUFFIXES = (".jsonl", ".json", ".zip")
 IMPORT_JOB = "import"
@@ -108,7 +109,7 @@ class MediaStore:
         ids = self.stored_ids(set(by_digest))
         # in digest order, so two imports inserting the same files lock them in the same order (no deadlock)
         new = sorted((info for digest, info in by_digest.items() if digest not in ids), key=lambda info: info.digest)
-        saving = [pool().submit(_save_file, info) for info in new]
+        saving = [pool().submit(_save_files, new[i:i + SAVE_CHUNK]) for i in range(0, len(new), SAVE_CHUNK)]
         if new:
             bulk.insert_ignoring_conflicts(
                 Media, ["sha256", "kind", "mime_type", "size", "width", "height", "file"],
@@ -117,6 +118,11 @@ class MediaStore:
             )
             ids.update(self.stored_ids({info.digest for info in new}))
         return ids, saving
+
+
+def _save_files(infos: list[FileInfo]) -> None:
+    for info in infos:
+        _save_file(info)
 
 
 def _save_file(info: FileInfo) -> None:
