@@ -10,7 +10,7 @@ from annotation.models import Assignment, Campaign
 from annotation.selectors import annotator_stats, assignment_for_annotator, pair_display
 from annotation.services.assignments import (
     annotation_submit,
-    assignment_claim,
+    assignment_claim_by_slug,
     assignment_save_draft,
     assignment_skip,
 )
@@ -46,8 +46,7 @@ class AssignmentClaimApi(APIView):
         responses={200: DisplaySerializer, 204: OpenApiResponse(description="No pair is left for you.")},
     )
     def post(self, request, slug: str):
-        campaign = get_object_or_404(Campaign, slug=slug)
-        assignment = assignment_claim(campaign=campaign, annotator=request.user)
+        assignment = assignment_claim_by_slug(slug=slug, annotator=request.user)
         if assignment is None:
             return Response(status=status.HTTP_204_NO_CONTENT)
         return Response(_display(assignment.pk, request.user))
