@@ -65,6 +65,7 @@ def recreate_database(db: str) -> None:
 
 def make_annotators(count: int) -> list[tuple[str, str]]:
     """Annotators with a logged-in session each: (session key, CSRF token)."""
+    from django.conf import settings
     from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
     from django.contrib.sessions.backends.db import SessionStore
 
@@ -75,7 +76,7 @@ def make_annotators(count: int) -> list[tuple[str, str]]:
     for user in users:
         store = SessionStore()
         store[SESSION_KEY] = str(user.pk)
-        store[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
+        store[BACKEND_SESSION_KEY] = settings.AUTHENTICATION_BACKENDS[0]
         store[HASH_SESSION_KEY] = user.get_session_auth_hash()
         store.create()
         sessions.append((store.session_key, secrets.token_hex(16)))

@@ -45,6 +45,7 @@ MIDDLEWARE = [
 ROOT_URLCONF = "config.urls"
 WSGI_APPLICATION = "config.wsgi.application"
 AUTH_USER_MODEL = "annotation.User"
+AUTHENTICATION_BACKENDS = ["annotation.backends.UserBackend"]
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "login"
@@ -147,12 +148,12 @@ FILE_UPLOAD_HANDLERS = [
 # every web process shares the counts; the embedded default keeps them in process memory.
 CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 if env("CACHE_URL", default="") or env("REDIS_URL", default=""):
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache",
+    CACHES = {"default": {"BACKEND": "config.cache.RedisCache",
                           "LOCATION": env("CACHE_URL", default="") or env("REDIS_URL")}}
 # With a shared cache, sessions are read from it (written through to the database): one query less
 # on every signed-in request. A per-process cache would let a logged-out session live on in other
 # processes, so the embedded default keeps database sessions.
-if CACHES["default"]["BACKEND"].endswith("RedisCache"):
+if CACHES["default"]["BACKEND"] == "config.cache.RedisCache":
     SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
 CONCORD_LOGIN_FAILURES = env.int("CONCORD_LOGIN_FAILURES", default=5)
 CONCORD_LOGIN_FAILURES_PER_ADDRESS = env.int("CONCORD_LOGIN_FAILURES_PER_ADDRESS", default=30)
