@@ -128,7 +128,7 @@ def _membership_postgresql(*, by: str, campaign, annotator, now: datetime) -> tu
 
 
 def _membership_portable(*, campaign: Campaign, annotator, now: datetime) -> tuple | None:
-    own = Assignment.objects.filter(annotator_id=annotator.pk, campaign_id=campaign.pk, status=Assignment.Status.ACTIVE)
+    own = _own(campaign, annotator)
     due = Assignment.objects.filter(campaign_id=campaign.pk, status=Assignment.Status.ACTIVE, expires_at__lte=now)
     return (
         Campaign.members.through.objects.filter(campaign_id=campaign.pk, user_id=annotator.pk)
