@@ -102,7 +102,7 @@ REDACTED = "[hidden]"
 _FILE_NAME = re.compile(r"[\\/]|\.[A-Za-z0-9]{2,5}$")
 
 
-def _blind_strings(assignment: Assignment) -> list[str]:
+def _blind_patterns(assignment: Assignment) -> list[re.Pattern]:
     """What must never reach an annotator: model names and external ids (which often contain model names)."""
     pair = assignment.pair
     candidates = {
@@ -111,16 +111,18 @@ def _blind_strings(assignment: Assignment) -> list[str]:
         pair.external_id,
         pair.prompt.external_id,
     }
-    return sorted((c for c in candidates if c and len(c) >= 3), key=len, reverse=True)
+    found = sorted((c for c in candidates if c and len(c) >= 3), key=len, reverse=True)
+    # Compiled once per display: every string of the pair is searched for each of them.
+    return [re.compile(re.escape(secret), re.IGNORECASE) for secret in found]
 
 
-def _redact(text: str, hidden: list[str]) -> str:
+def _redact(text: str, hidden: list[re.Pattern]) -> str:
     for secret in hidden:
-        text = re.sub(re.escape(secret), REDACTED, text, flags=re.IGNORECASE)
+        text = secret.sub(REDACTED, text)
     return text
 
 
-def _blind_value(value, hidden: list[str]):
+def _blind_value(value, hidden: list[re.Pattern]):
     if isinstance(value, str):
         return _redact(value, hidden)
     if isinstance(value, list):
@@ -130,7 +132,7 @@ def _blind_value(value, hidden: list[str]):
     return value
 
 
-def _display_blocks(blocks: list[dict], urls: dict[str, str], hidden: list[str]) -> list[dict]:
+def _display_blocks(blocks: list[dict], urls: dict[str, str], hidden: list[re.Pattern]) -> list[dict]:
     out = []
     for block in blocks:
         kind = block.get("type")
@@ -172,7 +174,7 @@ def pair_display(*, assignment: Assignment) -> dict:
         digest: media_url(digest, PurePosixPath(name).suffix.lstrip(".").lower() or "bin")
         for digest, name in (Media.objects.filter(sha256__in=digests).values_list("sha256", "file") if digests else ())
     }
-    hidden = _blind_strings(assignment)
+    hidden = _blind_patterns(assignment)
     campaign = assignment.campaign
     return {
         "assignment": assignment.pk,

@@ -3,6 +3,7 @@
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_serializer
 from rest_framework import serializers, status
+from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -40,6 +41,9 @@ def _display(assignment_id: int, user) -> dict:
 
 class AssignmentClaimApi(APIView):
     """Your current pair in the campaign, or the next one; 204 when nothing is left for you."""
+
+    # The work queue's loop runs claim → submit: JSON only, no browsable-API renderer to negotiate.
+    renderer_classes = [JSONRenderer]
 
     @extend_schema(
         request=None,
@@ -85,6 +89,8 @@ class AssignmentDraftApi(APIView):
 
 class AnnotationSubmitApi(APIView):
     """Submit your answers (as shown: left is "A"); the same Idempotency-Key (or a resubmit) returns the same annotation."""
+
+    renderer_classes = [JSONRenderer]
 
     @extend_schema_serializer(component_name="AnnotationSubmitInput")
     class InputSerializer(serializers.Serializer):

@@ -374,19 +374,26 @@ def _locked_own(assignment: Assignment, annotator) -> Assignment:
     return locked
 
 
-def _locked_from_row(row) -> Assignment:
-    built = rows.instances(row, _LOCKED_PARTS)
+def _locked_from_row(row, parts=_LOCKED_PARTS) -> Assignment:
+    built = rows.instances(row, parts)
     built["c"].rating_schema = built["s"]
     built["a"].pair, built["a"].campaign = built["p"], built["c"]
     return built["a"]
 
 
 # The submission's locked read and its idempotency lookup in one round trip: the annotation already stored
-# for this assignment if any, else one stored under the same key (for another assignment).
-_EARLIER_PART = rows.part("n", Annotation)
+# for this assignment if any, else one stored under the same key (for another assignment). Only the columns
+# a submission reads; the others stay deferred.
+_EARLIER_PART = rows.part("n", Annotation, ["id", "assignment_id", "created_at"])
+_SUBMIT_PARTS = [
+    rows.part("a", Assignment, ["id", "pair_id", "campaign_id", "annotator_id", "status", "swapped"]),
+    rows.part("p", Pair, ["id", "criteria", "is_gold", "gold_answer"]),
+    rows.part("c", Campaign, ["id", "rating_schema_id"]),
+    rows.part("s", RatingSchema, ["id", "definition"]),
+]
 _LOCKED_SUBMIT_SQL = (
-    f"SELECT {rows.select_list([_EARLIER_PART, *_LOCKED_PARTS])} {_LOCKED_FROM} "
-    f"LEFT JOIN LATERAL (SELECT * FROM {Annotation._meta.db_table} n WHERE n.assignment_id = a.id "
+    f"SELECT {rows.select_list([_EARLIER_PART, *_SUBMIT_PARTS])} {_LOCKED_FROM} "
+    f"LEFT JOIN LATERAL (SELECT id, assignment_id, created_at FROM {Annotation._meta.db_table} n WHERE n.assignment_id = a.id "
     f"OR n.idempotency_key = %s ORDER BY n.assignment_id = a.id DESC NULLS LAST LIMIT 1) n ON true {_LOCKED_WHERE}"
 )
 
@@ -404,7 +411,7 @@ def _locked_for_submit(assignment: Assignment, annotator, key: str) -> tuple[Ass
             raise ApplicationError("No such assignment.", code="not_found", status_code=404)
         width = len(_EARLIER_PART[2])
         earlier = rows.instances(row[:width], [_EARLIER_PART])["n"] if row[0] is not None else None
-        return _locked_from_row(row[width:]), earlier
+        return _locked_from_row(row[width:], _SUBMIT_PARTS), earlier
     locked = _locked_own(assignment, annotator)
     earlier = sorted(
         Annotation.objects.filter(Q(assignment=locked) | Q(idempotency_key=key)),
