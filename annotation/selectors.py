@@ -74,13 +74,20 @@ _DISPLAY_PARTS = [
     rows.part("ra", Response, ["id", "content", "model_name"]),
     rows.part("rb", Response, ["id", "content", "model_name"]),
 ]
+_PAIR_JOINS = (
+    f"JOIN {Pair._meta.db_table} p ON p.id = {{pair}} JOIN {Prompt._meta.db_table} q ON q.id = p.prompt_id "
+    f"JOIN {Response._meta.db_table} ra ON ra.id = p.response_a_id JOIN {Response._meta.db_table} rb ON rb.id = p.response_b_id"
+)
 _DISPLAY_SQL = (
     f"SELECT {rows.select_list(_DISPLAY_PARTS)} FROM {Assignment._meta.db_table} a "
     f"JOIN {Campaign._meta.db_table} c ON c.id = a.campaign_id JOIN {RatingSchema._meta.db_table} s ON s.id = c.rating_schema_id "
-    f"JOIN {Pair._meta.db_table} p ON p.id = a.pair_id JOIN {Prompt._meta.db_table} q ON q.id = p.prompt_id "
-    f"JOIN {Response._meta.db_table} ra ON ra.id = p.response_a_id JOIN {Response._meta.db_table} rb ON rb.id = p.response_b_id "
-    "WHERE a.id = %s AND a.annotator_id = %s"
+    f"{_PAIR_JOINS.format(pair='a.pair_id')} WHERE a.id = %s AND a.annotator_id = %s"
 )
+# For a statement that has just written the assignment (the claim): the rest of the display read, to be
+# selected from the pair id ``pair`` (an SQL expression) and the schema id parameter %(schema)s.
+DISPLAY_PAIR_PARTS = _DISPLAY_PARTS[2:]
+DISPLAY_PAIR_COLUMNS = rows.select_list(DISPLAY_PAIR_PARTS)
+DISPLAY_PAIR_JOINS = f"{_PAIR_JOINS} JOIN {RatingSchema._meta.db_table} s ON s.id = %(schema)s"
 
 
 def _assignment_for_display_postgresql(*, assignment_id: int, annotator) -> Assignment:
@@ -91,10 +98,25 @@ def _assignment_for_display_postgresql(*, assignment_id: int, annotator) -> Assi
     if row is None:
         raise ApplicationError("No such assignment.", code="not_found", status_code=404)
     built = rows.instances(row, _DISPLAY_PARTS)
-    assignment, campaign, pair = built["a"], built["c"], built["p"]
+    assignment, campaign = built["a"], built["c"]
     campaign.rating_schema = built["s"]
+    assignment.campaign, assignment.pair = campaign, _display_pair(built)
+    return assignment
+
+
+def _display_pair(built: dict) -> Pair:
+    pair = built["p"]
     pair.prompt, pair.response_a, pair.response_b = built["q"], built["ra"], built["rb"]
-    assignment.campaign, assignment.pair = campaign, pair
+    return pair
+
+
+def attach_display_rows(assignment: Assignment, row) -> Assignment:
+    """Attach the pair, prompt, responses and schema selected with ``DISPLAY_PAIR_COLUMNS`` (``row``) to
+    ``assignment``, whose campaign is loaded, as ``pair_display`` needs them."""
+    built = rows.instances(row, DISPLAY_PAIR_PARTS)
+    if not Campaign.rating_schema.is_cached(assignment.campaign):
+        assignment.campaign.rating_schema = built["s"]
+    assignment.pair = _display_pair(built)
     return assignment
 
 

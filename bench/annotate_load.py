@@ -406,7 +406,7 @@ def explain_claim(slug: str) -> str:
     rater = User.objects.get(username="bench-rater-0")
     now = timezone.now()
     params = {"campaign": campaign.pk, "annotator": rater.pk, "gold": False, "seed_prefix": "s:", "seed_suffix": ":1",
-              "now": now, "expires": now}
+              "now": now, "expires": now, "schema": campaign.rating_schema_id}
     with transaction.atomic(), connection.cursor() as cursor:
         cursor.execute("EXPLAIN (ANALYZE, BUFFERS) " + CLAIM_SQL, params)
         plan = "\n".join(row[0] for row in cursor.fetchall())

@@ -53,7 +53,7 @@ class AssignmentClaimApi(APIView):
         assignment = assignment_claim_by_slug(slug=slug, annotator=request.user)
         if assignment is None:
             return Response(status=status.HTTP_204_NO_CONTENT)
-        return Response(_display(assignment.pk, request.user))
+        return Response(DisplaySerializer(pair_display(assignment=assignment)).data)
 
 
 class AssignmentDetailApi(APIView):

@@ -26,7 +26,7 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import Case, Exists, F, OuterRef, Q, Subquery, Value, When
 from django.utils import timezone
 
-from annotation import rows, schemas
+from annotation import rows, schemas, selectors
 from annotation.assignment_rules import gold_matches, orientation_swapped
 from annotation.errors import ApplicationError
 from annotation.models import (
@@ -87,8 +87,9 @@ def assignment_claim(*, campaign: Campaign, annotator, now: datetime | None = No
     """The annotator's current lease in ``campaign`` if it is still valid, else a new lease on the next pair.
 
     Returns None when the campaign is not active or no pair is left for this annotator. Only members
-    get work (ApplicationError 403). ``rng`` decides whether this claim looks for a gold pair first
-    (probability ``campaign.gold_rate``); tests pass a seeded one.
+    get work (ApplicationError 403). The lease comes with what ``selectors.pair_display`` reads loaded.
+    ``rng`` decides whether this claim looks for a gold pair first (probability ``campaign.gold_rate``);
+    tests pass a seeded one.
     """
     now = now or timezone.now()
     if connection.vendor == "postgresql":
@@ -144,7 +145,7 @@ def _claim_for_member(*, campaign: Campaign, annotator, membership: tuple | None
         return None
     current_id, current_expires_at, any_due = membership
     if current_id is not None and current_expires_at > now:
-        return Assignment.objects.get(pk=current_id)
+        return selectors.assignment_for_annotator(assignment_id=current_id, annotator=annotator)
     gold_first = campaign.gold_rate > 0 and (rng or _rng).random() < campaign.gold_rate
     # Each PostgreSQL claim statement is atomic on its own: with nothing to expire, outside any transaction,
     # it needs none (BEGIN and COMMIT are two round trips of the four a claim had). SQLite needs the
@@ -172,7 +173,7 @@ def _claim_for_member(*, campaign: Campaign, annotator, membership: tuple | None
         # Another claim by the same annotator (a second tab) committed first: that lease is the answer.
         current = _own(campaign, annotator).first()
         if current is not None and current.expires_at > now:
-            return current
+            return selectors.assignment_for_annotator(assignment_id=current.pk, annotator=annotator)
         raise ApplicationError(
             "Another claim for you in this campaign was being made at the same moment; try again.",
             code="claim_conflict",
@@ -196,7 +197,8 @@ def _claim(*, campaign: Campaign, annotator, now: datetime, gold_first: bool) ->
 
 
 # The claim in one round trip: pick the first claimable pair in pair_claim_idx order that this
-# annotator never had (skipping rows other claims hold), take a slot, write the lease and its event.
+# annotator never had (skipping rows other claims hold), take a slot, write the lease and its event,
+# and read what the display needs of the pair (the rows written are not read back: the lease's are known).
 # The WHERE and ORDER BY repeat PAIR_CLAIMABLE and the index expressions verbatim so the planner
 # walks the partial index; the orientation bit is assignment_rules.orientation_swapped in SQL.
 # OFFSET 0 keeps "never had it" a per-candidate probe of the (pair, annotator) unique index: left to
@@ -227,8 +229,10 @@ WITH picked AS (
     INSERT INTO annotation_assignmentevent (assignment_id, campaign_id, annotator_id, kind, at, detail)
     SELECT id, %(campaign)s, %(annotator)s, 'claim', %(now)s, '{}'::jsonb FROM leased
 )
-SELECT id, pair_id, swapped FROM leased
-"""
+SELECT leased.id, leased.pair_id, leased.swapped, DISPLAY_PAIR_COLUMNS FROM leased DISPLAY_PAIR_JOINS
+""".replace("DISPLAY_PAIR_COLUMNS", selectors.DISPLAY_PAIR_COLUMNS).replace(
+    "DISPLAY_PAIR_JOINS", selectors.DISPLAY_PAIR_JOINS.format(pair="leased.pair_id")
+)
 
 
 def _lease_postgresql(*, campaign: Campaign, annotator, gold: bool, now: datetime) -> Assignment | None:
@@ -245,6 +249,7 @@ def _lease_postgresql(*, campaign: Campaign, annotator, gold: bool, now: datetim
                 "seed_suffix": f":{annotator.pk}",
                 "now": now,
                 "expires": expires,
+                "schema": campaign.rating_schema_id,
             },
         )
         row = cursor.fetchone()
@@ -256,7 +261,7 @@ def _lease_postgresql(*, campaign: Campaign, annotator, gold: bool, now: datetim
     )
     assignment._state.adding = False
     assignment._state.db = connection.alias
-    return assignment
+    return selectors.attach_display_rows(assignment, row[3:])
 
 
 def _lease_portable(*, campaign: Campaign, annotator, gold: bool, now: datetime) -> Assignment | None:
@@ -279,7 +284,7 @@ def _lease_portable(*, campaign: Campaign, annotator, gold: bool, now: datetime)
         expires_at=now + timedelta(minutes=campaign.lease_minutes),
     )
     _record(assignment, AssignmentEvent.Kind.CLAIM, now)
-    return assignment
+    return selectors.assignment_for_annotator(assignment_id=assignment.pk, annotator=annotator)
 
 
 def claimable_pairs(*, campaign: Campaign, annotator, gold: bool):

@@ -14,8 +14,9 @@ from tests.factories import UserFactory
 pytestmark = pytest.mark.django_db
 
 # On PostgreSQL: the campaign with the membership, the open lease and any lease due; the one-statement
-# claim (in a savepoint here, the test being a transaction; alone when serving); the display. Elsewhere the
-# campaign, the membership, the transaction and four ORM statements for the claim, the display.
+# claim, which also reads the display (in a savepoint here, the test being a transaction; alone when
+# serving). Elsewhere the campaign, the membership, the transaction and four ORM statements for the
+# claim, the display.
 CLAIM_QUERY_BOUND = 5 if connection.vendor == "postgresql" else 11
 
 
