@@ -74,13 +74,20 @@ _DISPLAY_PARTS = [
     rows.part("ra", Response, ["id", "content", "model_name"]),
     rows.part("rb", Response, ["id", "content", "model_name"]),
 ]
+_PAIR_JOINS = (
+    f"JOIN {Pair._meta.db_table} p ON p.id = {{pair}} JOIN {Prompt._meta.db_table} q ON q.id = p.prompt_id "
+    f"JOIN {Response._meta.db_table} ra ON ra.id = p.response_a_id JOIN {Response._meta.db_table} rb ON rb.id = p.response_b_id"
+)
 _DISPLAY_SQL = (
     f"SELECT {rows.select_list(_DISPLAY_PARTS)} FROM {Assignment._meta.db_table} a "
     f"JOIN {Campaign._meta.db_table} c ON c.id = a.campaign_id JOIN {RatingSchema._meta.db_table} s ON s.id = c.rating_schema_id "
-    f"JOIN {Pair._meta.db_table} p ON p.id = a.pair_id JOIN {Prompt._meta.db_table} q ON q.id = p.prompt_id "
-    f"JOIN {Response._meta.db_table} ra ON ra.id = p.response_a_id JOIN {Response._meta.db_table} rb ON rb.id = p.response_b_id "
-    "WHERE a.id = %s AND a.annotator_id = %s"
+    f"{_PAIR_JOINS.format(pair='a.pair_id')} WHERE a.id = %s AND a.annotator_id = %s"
 )
+# For a statement that has just written the assignment (the claim): the rest of the display read, to be
+# selected from the pair id ``pair`` (an SQL expression) and the schema id parameter %(schema)s.
+DISPLAY_PAIR_PARTS = _DISPLAY_PARTS[2:]
+DISPLAY_PAIR_COLUMNS = rows.select_list(DISPLAY_PAIR_PARTS)
+DISPLAY_PAIR_JOINS = f"{_PAIR_JOINS} JOIN {RatingSchema._meta.db_table} s ON s.id = %(schema)s"
 
 
 def _assignment_for_display_postgresql(*, assignment_id: int, annotator) -> Assignment:
@@ -91,10 +98,25 @@ def _assignment_for_display_postgresql(*, assignment_id: int, annotator) -> Assi
     if row is None:
         raise ApplicationError("No such assignment.", code="not_found", status_code=404)
     built = rows.instances(row, _DISPLAY_PARTS)
-    assignment, campaign, pair = built["a"], built["c"], built["p"]
+    assignment, campaign = built["a"], built["c"]
     campaign.rating_schema = built["s"]
+    assignment.campaign, assignment.pair = campaign, _display_pair(built)
+    return assignment
+
+
+def _display_pair(built: dict) -> Pair:
+    pair = built["p"]
     pair.prompt, pair.response_a, pair.response_b = built["q"], built["ra"], built["rb"]
-    assignment.campaign, assignment.pair = campaign, pair
+    return pair
+
+
+def attach_display_rows(assignment: Assignment, row) -> Assignment:
+    """Attach the pair, prompt, responses and schema selected with ``DISPLAY_PAIR_COLUMNS`` (``row``) to
+    ``assignment``, whose campaign is loaded, as ``pair_display`` needs them."""
+    built = rows.instances(row, DISPLAY_PAIR_PARTS)
+    if not Campaign.rating_schema.is_cached(assignment.campaign):
+        assignment.campaign.rating_schema = built["s"]
+    assignment.pair = _display_pair(built)
     return assignment
 
 
@@ -102,7 +124,7 @@ REDACTED = "[hidden]"
 _FILE_NAME = re.compile(r"[\\/]|\.[A-Za-z0-9]{2,5}$")
 
 
-def _blind_strings(assignment: Assignment) -> list[str]:
+def _blind_patterns(assignment: Assignment) -> list[re.Pattern]:
     """What must never reach an annotator: model names and external ids (which often contain model names)."""
     pair = assignment.pair
     candidates = {
@@ -111,16 +133,18 @@ def _blind_strings(assignment: Assignment) -> list[str]:
         pair.external_id,
         pair.prompt.external_id,
     }
-    return sorted((c for c in candidates if c and len(c) >= 3), key=len, reverse=True)
+    found = sorted((c for c in candidates if c and len(c) >= 3), key=len, reverse=True)
+    # Compiled once per display: every string of the pair is searched for each of them.
+    return [re.compile(re.escape(secret), re.IGNORECASE) for secret in found]
 
 
-def _redact(text: str, hidden: list[str]) -> str:
+def _redact(text: str, hidden: list[re.Pattern]) -> str:
     for secret in hidden:
-        text = re.sub(re.escape(secret), REDACTED, text, flags=re.IGNORECASE)
+        text = secret.sub(REDACTED, text)
     return text
 
 
-def _blind_value(value, hidden: list[str]):
+def _blind_value(value, hidden: list[re.Pattern]):
     if isinstance(value, str):
         return _redact(value, hidden)
     if isinstance(value, list):
@@ -130,7 +154,7 @@ def _blind_value(value, hidden: list[str]):
     return value
 
 
-def _display_blocks(blocks: list[dict], urls: dict[str, str], hidden: list[str]) -> list[dict]:
+def _display_blocks(blocks: list[dict], urls: dict[str, str], hidden: list[re.Pattern]) -> list[dict]:
     out = []
     for block in blocks:
         kind = block.get("type")
@@ -172,7 +196,7 @@ def pair_display(*, assignment: Assignment) -> dict:
         digest: media_url(digest, PurePosixPath(name).suffix.lstrip(".").lower() or "bin")
         for digest, name in (Media.objects.filter(sha256__in=digests).values_list("sha256", "file") if digests else ())
     }
-    hidden = _blind_strings(assignment)
+    hidden = _blind_patterns(assignment)
     campaign = assignment.campaign
     return {
         "assignment": assignment.pk,

@@ -3,6 +3,7 @@
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_serializer
 from rest_framework import serializers, status
+from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -10,7 +11,7 @@ from annotation.models import Assignment, Campaign
 from annotation.selectors import annotator_stats, assignment_for_annotator, pair_display
 from annotation.services.assignments import (
     annotation_submit,
-    assignment_claim,
+    assignment_claim_by_slug,
     assignment_save_draft,
     assignment_skip,
 )
@@ -41,16 +42,18 @@ def _display(assignment_id: int, user) -> dict:
 class AssignmentClaimApi(APIView):
     """Your current pair in the campaign, or the next one; 204 when nothing is left for you."""
 
+    # The work queue's loop runs claim → submit: JSON only, no browsable-API renderer to negotiate.
+    renderer_classes = [JSONRenderer]
+
     @extend_schema(
         request=None,
         responses={200: DisplaySerializer, 204: OpenApiResponse(description="No pair is left for you.")},
     )
     def post(self, request, slug: str):
-        campaign = get_object_or_404(Campaign, slug=slug)
-        assignment = assignment_claim(campaign=campaign, annotator=request.user)
+        assignment = assignment_claim_by_slug(slug=slug, annotator=request.user)
         if assignment is None:
             return Response(status=status.HTTP_204_NO_CONTENT)
-        return Response(_display(assignment.pk, request.user))
+        return Response(DisplaySerializer(pair_display(assignment=assignment)).data)
 
 
 class AssignmentDetailApi(APIView):
@@ -86,6 +89,8 @@ class AssignmentDraftApi(APIView):
 
 class AnnotationSubmitApi(APIView):
     """Submit your answers (as shown: left is "A"); the same Idempotency-Key (or a resubmit) returns the same annotation."""
+
+    renderer_classes = [JSONRenderer]
 
     @extend_schema_serializer(component_name="AnnotationSubmitInput")
     class InputSerializer(serializers.Serializer):

@@ -23,7 +23,7 @@ def _local_postgres_url() -> str | None:
 if not env("DATABASE_URL", default=""):
     _url = _local_postgres_url()
     if _url:
-        DATABASES = {"default": {**env.db_url_config(_url), "CONN_MAX_AGE": 0}}
+        DATABASES = {"default": {**env.db_url_config(_url), "CONN_MAX_AGE": 0, "OPTIONS": postgresql_options()}}  # noqa: F405
     elif env.bool("CI", default=False):
         raise RuntimeError("CI=true but PostgreSQL does not answer on 127.0.0.1:5432")
     else:

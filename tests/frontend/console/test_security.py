@@ -92,7 +92,7 @@ def test_http_basic_auth_shares_the_lock(client):
 def test_failures_are_shared_through_redis_between_processes(settings):
     require(port_open("127.0.0.1", 6379), "Redis on 127.0.0.1:6379")
     settings.CACHES = {
-        "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": "redis://127.0.0.1:6379/8"}
+        "default": {"BACKEND": "config.cache.RedisCache", "LOCATION": "redis://127.0.0.1:6379/8"}
     }
     caches["default"].clear()
     for _ in range(5):
