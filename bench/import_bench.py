@@ -61,7 +61,7 @@ def run_size(pairs: int, images: int, *, server: str, workdir: Path, batch_size:
 @dataclass
 class Measured:
     seconds: float
-    peak_mb: float
+    peak_mb: float  # the import process and its reader child together
     client_cpu: float
     server_cpu: float
     stdout: str
@@ -97,6 +97,49 @@ class ServerCpu(threading.Thread):
         return sum(self.ticks.values()) / os.sysconf("SC_CLK_TCK")
 
 
+class TreeMemory(threading.Thread):
+    """Samples the memory of a process and its descendants together (the import forks a reader): the sum of their PSS."""
+
+    def __init__(self, pid: int):
+        super().__init__(daemon=True)
+        self.pid, self.peak = pid, 0
+        self.done = threading.Event()
+
+    def run(self) -> None:
+        while not self.done.is_set():
+            self.peak = max(self.peak, sum(_rss(pid) for pid in _tree(self.pid)))
+            time.sleep(0.05)
+
+    def peak_mb(self) -> float:
+        self.done.set()
+        self.join()
+        return self.peak / 2**20
+
+
+def _tree(pid: int) -> list[int]:
+    out, todo = [], [pid]
+    while todo:
+        current = todo.pop()
+        out.append(current)
+        try:
+            for task in Path(f"/proc/{current}/task").iterdir():
+                todo.extend(int(c) for c in (task / "children").read_text().split())
+        except OSError:
+            continue
+    return out
+
+
+def _rss(pid: int) -> int:
+    """The process's proportional share of resident memory (pages shared with its parent counted once in the sum)."""
+    try:
+        for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+            if line.startswith("Pss:"):
+                return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 0
+
+
 def rusage_child(args: list[str], env: dict, database: str, server: str) -> Measured:
     """Run ``manage.py ARGS`` and measure that one child: wall time, peak RSS, its CPU and the server's."""
     sampler = ServerCpu(database, server)
@@ -104,15 +147,21 @@ def rusage_child(args: list[str], env: dict, database: str, server: str) -> Meas
     started = time.perf_counter()
     process = subprocess.Popen([sys.executable, "manage.py", *args], cwd=ROOT, env=env, stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE)
+    memory = TreeMemory(process.pid)
+    memory.start()
     out = process.stdout.read()
     err = process.stderr.read()
     _, status, usage = os.wait4(process.pid, 0)
     seconds = time.perf_counter() - started
     server_cpu = sampler.seconds()
+    tree_peak = memory.peak_mb()
     code = os.waitstatus_to_exitcode(status)
     if code not in (0, 2):
         raise SystemExit(f"manage.py {' '.join(args[:2])} exited {code}:\n{err.decode()[-3000:]}")
-    return Measured(seconds, usage.ru_maxrss / 1024, usage.ru_utime + usage.ru_stime, server_cpu, out.decode())
+    # ru_maxrss is the largest single process; the import's reader child adds its own, so report the larger
+    # of that and the sampled sum of both processes' PSS
+    return Measured(seconds, max(usage.ru_maxrss / 1024, tree_peak), usage.ru_utime + usage.ru_stime, server_cpu,
+                    out.decode())
 
 
 def main() -> None:

@@ -9,6 +9,7 @@ not give get their model default, as bulk_create would, so a field added later n
 from __future__ import annotations
 
 import datetime
+import functools
 import json
 from collections.abc import Sequence
 
@@ -108,15 +109,17 @@ def _copy(cursor, model: type[models.Model], columns: list[str], rows) -> None:
     fields = {f.attname: f for f in model._meta.concrete_fields}
     defaults = _defaults(fields, columns)
     names = [*columns, *defaults]
-    formats = [_json_field if isinstance(fields[name], models.JSONField) else _text_field for name in names]
-    tail = tuple(defaults.values())
+    formats = [_json_field if isinstance(fields[name], models.JSONField) else _text_field for name in columns]
+    # the defaults are the same on every row: formatted once
+    tail = "".join("\t" + (_json_field if isinstance(fields[name], models.JSONField) else _text_field)(value)
+                   for name, value in defaults.items())
     statement = sql.SQL("COPY {} ({}) FROM STDIN").format(
         sql.Identifier(model._meta.db_table), sql.SQL(", ").join(sql.Identifier(fields[n].column) for n in names)
     )
     with connection.wrap_database_errors, cursor.cursor.copy(statement) as copy:
         lines = []
         for row in rows:
-            lines.append("\t".join([fmt(value) for fmt, value in zip(formats, (*row, *tail), strict=True)]))
+            lines.append("\t".join([fmt(value) for fmt, value in zip(formats, row, strict=True)]) + tail)
             if len(lines) == COPY_CHUNK_ROWS:
                 copy.write("\n".join(lines) + "\n")
                 lines = []
@@ -129,15 +132,24 @@ COPY_CHUNK_ROWS = 1000
 
 
 def _text_field(value) -> str:
+    kind = type(value)
+    if kind is int:
+        return str(value)
+    if kind is str:
+        return _escaped(value)
     if value is None:
         return "\\N"
-    if isinstance(value, str):
-        return _escaped(value)
-    if isinstance(value, bool):
+    if kind is bool:
         return "t" if value else "f"
     if isinstance(value, datetime.datetime):
-        return value.isoformat()
+        return _timestamp(value)
     return _escaped(str(value))
+
+
+@functools.lru_cache(maxsize=8)
+def _timestamp(value: datetime.datetime) -> str:
+    """A batch stamps every row with the same time: formatted once."""
+    return value.isoformat()
 
 
 def _json_field(value) -> str:

@@ -4,6 +4,7 @@ import json
 import sys
 from pathlib import Path
 
+from django.core.checks import Tags
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation.cli import progress_bar
@@ -23,6 +24,9 @@ class Command(BaseCommand):
         "Good rows are imported and bad rows reported (exit status 2 when any row failed); "
         "importing the same file again creates nothing new."
     )
+    # The model checks only: the URL checks import every view, and with them the analysis libraries
+    # the dashboards use (~200 MB that the import, and the reader child it forks, would carry).
+    requires_system_checks = [Tags.models]
 
     def add_arguments(self, parser):
         parser.add_argument("path", type=Path, help="The file to import (streamed, never loaded whole).")
