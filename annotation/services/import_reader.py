@@ -15,6 +15,8 @@ import gc
 import hashlib
 import multiprocessing
 import os
+import signal
+import time
 import traceback
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator
@@ -297,23 +299,29 @@ def in_child(produce: Callable[[], Iterator]) -> Iterator:
 
     The pipe holds about one item ahead, so memory stays bounded. When the caller stops early (an
     error, a cancelled job) the child is stopped too. Where fork is not available it runs inline.
+    A plain ``os.fork``, not ``multiprocessing.Process``: Celery's pool processes are daemonic, and
+    multiprocessing refuses to start children from those.
     """
-    if "fork" not in multiprocessing.get_all_start_methods():
+    if not hasattr(os, "fork"):
         yield from produce()
         return
-    context = multiprocessing.get_context("fork")
-    receiver, sender = context.Pipe(duplex=False)
-    child = context.Process(target=_child_main, args=(produce, receiver, sender), name="concord-import-reader",
-                            daemon=True)
-    child.start()
+    receiver, sender = multiprocessing.Pipe(duplex=False)
+    pid = os.fork()
+    if pid == 0:  # the child: run, then leave without the parent's exit handlers or finally blocks
+        status = 1
+        try:
+            _child_main(produce, receiver, sender)
+            status = 0
+        finally:
+            os._exit(status)
     sender.close()
+    child = _Child(pid)
     try:
         while True:
             try:
                 item = receiver.recv()
             except EOFError:
-                child.join()
-                raise ReaderFailed(f"the import's reader process ended unexpectedly (exit code {child.exitcode})") from None
+                raise ReaderFailed(f"the import's reader process ended unexpectedly ({child.wait()})") from None
             if item is None:
                 return
             if isinstance(item, _Failure):
@@ -321,10 +329,37 @@ def in_child(produce: Callable[[], Iterator]) -> Iterator:
             yield item
     finally:
         receiver.close()  # a child blocked on sending gets a broken pipe and ends
-        child.join(timeout=5)
-        if child.is_alive():
-            child.kill()
-            child.join()
+        child.stop()
+
+
+class _Child:
+    """A forked child to reap: its exit status, and a stop that never leaves a zombie behind."""
+
+    def __init__(self, pid: int):
+        self.pid = pid
+        self.status: str | None = None
+
+    def wait(self, *, timeout: float | None = None) -> str:
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while self.status is None:
+            try:
+                pid, status = os.waitpid(self.pid, 0 if deadline is None else os.WNOHANG)
+            except ChildProcessError:  # reaped by someone else (a SIGCHLD handler)
+                self.status = "exit status unknown"
+                break
+            if pid:
+                code = os.waitstatus_to_exitcode(status)
+                self.status = f"killed by signal {-code}" if code < 0 else f"exit code {code}"
+            elif time.monotonic() >= deadline:
+                break
+            else:
+                time.sleep(0.01)
+        return self.status or "still running"
+
+    def stop(self) -> None:
+        if self.wait(timeout=5) == "still running":
+            os.kill(self.pid, signal.SIGKILL)
+            self.wait()
 
 
 _inherited = []

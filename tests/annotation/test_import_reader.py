@@ -40,7 +40,7 @@ def test_a_child_killed_mid_file_is_reported_not_mistaken_for_the_end():
 
     items = in_child(produce)
     assert next(items) == 1
-    with pytest.raises(ReaderFailed, match="ended unexpectedly"):
+    with pytest.raises(ReaderFailed, match="ended unexpectedly .killed by signal 9."):
         next(items)
 
 
@@ -116,3 +116,21 @@ def test_two_imports_of_one_file_at_once_store_each_pair_and_file_once(tmp_path)
     assert sum(r.created + r.duplicates for r in results) == 600
     assert Pair.objects.filter(campaign=campaign).count() == 300
     assert Media.objects.count() == 40
+
+
+def _read_in_a_daemon(queue):
+    try:
+        queue.put(list(in_child(lambda: iter(["a", "b"]))))
+    except BaseException as exc:  # reported to the test, which fails on it
+        queue.put(repr(exc))
+
+
+def test_the_reader_starts_inside_a_daemonic_celery_pool_process():
+    """Celery's prefork pool runs tasks in daemonic billiard processes; the upload import runs there."""
+    import billiard
+
+    queue = billiard.Queue()
+    worker = billiard.Process(target=_read_in_a_daemon, args=(queue,), daemon=True)
+    worker.start()
+    assert queue.get(timeout=30) == ["a", "b"]
+    worker.join(timeout=10)
