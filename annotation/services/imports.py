@@ -126,12 +126,12 @@ def _save_files(infos: list[FileInfo]) -> None:
 
 
 def _save_file(info: FileInfo) -> None:
+    """Store one file under its digest. Files saved here have no media row yet, so they are almost never
+    in storage already: no existence check first, and the rare copy saved under another name goes."""
     name = storage_name(info.digest, info.extension)
-    if default_storage.exists(name):
-        return
     with open(info.path, "rb") as handle:
         saved = default_storage.save(name, File(handle))
-    if saved != name:  # a concurrent writer stored it first; keep one copy
+    if saved != name:  # already stored (a concurrent import, or an earlier attempt): keep one copy
         default_storage.delete(saved)
 
 
