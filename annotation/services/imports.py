@@ -36,6 +36,7 @@ from annotation.services.import_reader import (
     FileInfo,
     Lru,
     PreparedBatch,
+    ReaderFailed,
     fewer_collections,
     in_child,
     pool,
@@ -338,6 +339,9 @@ def import_job_run(*, job_id: int) -> None:
         return
     except ApplicationError as exc:
         jobs.job_fail(job_id=job_id, error=exc.message)
+        return
+    except ReaderFailed as exc:  # what was committed stays; importing the file again completes it
+        jobs.job_fail(job_id=job_id, error=str(exc)[-4000:])
         return
     finally:
         shutil.rmtree(workdir, ignore_errors=True)

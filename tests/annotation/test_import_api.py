@@ -148,3 +148,19 @@ def test_the_upload_page_is_for_curators(client):
     page = client.get(reverse("imports-upload"))
     assert page.status_code == 200
     assert b'id="import-form"' in page.content and b"frontend/imports/upload.js" in page.content
+
+
+@pytest.mark.django_db
+def test_a_reader_that_dies_fails_the_job_with_its_reason(monkeypatch, django_capture_on_commit_callbacks):
+    from annotation.services import imports
+
+    def broken_reader(**kwargs):
+        raise OSError("disk read error at byte 4096")
+        yield  # a generator, as the real reader
+
+    monkeypatch.setattr(imports, "prepared_batches", broken_reader)
+    with django_capture_on_commit_callbacks(execute=True):
+        response = upload(client_for(CuratorFactory()), "pairs.jsonl", jsonl([concord_pair(0)]))
+    job = Job.objects.get(pk=response.json()["id"])
+    assert job.status == Job.Status.FAILED
+    assert "the import's reader failed" in job.error and "OSError: disk read error at byte 4096" in job.error

@@ -13,6 +13,7 @@ from annotation.importers import FORMATS
 from annotation.models import TaskKind
 from annotation.schemas import PRESETS
 from annotation.services.campaigns import campaign_get_or_create
+from annotation.services.import_reader import ReaderFailed
 from annotation.services.imports import pairs_import
 
 ROW_FAILED = 2
@@ -67,6 +68,8 @@ class Command(BaseCommand):
                     media_root=(media_root or path.parent), with_annotations=with_annotations, strict=strict,
                     reopen=lambda: path.open("rb"), size=size, progress=report, batch_size=batch_size,
                 )
+        except ReaderFailed as exc:  # what was committed stays; importing the file again completes it
+            raise CommandError(str(exc)) from exc
         except ApplicationError as exc:
             if as_json:
                 self.stdout.write(json.dumps({"created": 0, "duplicates": 0, "annotations_imported": 0,
