@@ -3,6 +3,7 @@
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_serializer
 from rest_framework import serializers, status
+from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -39,11 +40,24 @@ def _display(assignment_id: int, user) -> dict:
     return DisplaySerializer(pair_display(assignment=assignment_for_annotator(assignment_id=assignment_id, annotator=user))).data
 
 
-class AssignmentClaimApi(APIView):
-    """Your current pair in the campaign, or the next one; 204 when nothing is left for you."""
+class JSONOnlyNegotiation(DefaultContentNegotiation):
+    """JSON whatever the Accept header says: the default parses that header on every request to choose among
+    one renderer."""
 
-    # The work queue's loop runs claim → submit: JSON only, no browsable-API renderer to negotiate.
+    def select_renderer(self, request, renderers, format_suffix=None):
+        return renderers[0], renderers[0].media_type
+
+
+class AssignmentClaimApi(APIView):
+    """Your current pair in the campaign, or the next one; 204 when nothing is left for you.
+
+    The work queue's loop runs claim → submit: JSON only, and the display goes out as ``pair_display``
+    builds it (plain JSON values; DisplaySerializer describes it, and a test holds the two equal).
+    Instantiating the serializer deep-copied its sixteen fields on every claim.
+    """
+
     renderer_classes = [JSONRenderer]
+    content_negotiation_class = JSONOnlyNegotiation
 
     @extend_schema(
         request=None,
@@ -53,7 +67,7 @@ class AssignmentClaimApi(APIView):
         assignment = assignment_claim_by_slug(slug=slug, annotator=request.user)
         if assignment is None:
             return Response(status=status.HTTP_204_NO_CONTENT)
-        return Response(DisplaySerializer(pair_display(assignment=assignment)).data)
+        return Response(pair_display(assignment=assignment))
 
 
 class AssignmentDetailApi(APIView):
@@ -88,9 +102,13 @@ class AssignmentDraftApi(APIView):
 
 
 class AnnotationSubmitApi(APIView):
-    """Submit your answers (as shown: left is "A"); the same Idempotency-Key (or a resubmit) returns the same annotation."""
+    """Submit your answers (as shown: left is "A"); the same Idempotency-Key (or a resubmit) returns the same annotation.
+
+    JSON only, and the output is written by hand from OutputSerializer's three fields, as on claim.
+    """
 
     renderer_classes = [JSONRenderer]
+    content_negotiation_class = JSONOnlyNegotiation
 
     @extend_schema_serializer(component_name="AnnotationSubmitInput")
     class InputSerializer(serializers.Serializer):
@@ -125,7 +143,9 @@ class AnnotationSubmitApi(APIView):
             time_on_item_ms=data.validated_data.get("time_on_item_ms"),
             idempotency_key=key,
         )
-        return Response(self.OutputSerializer(annotation).data)
+        return Response(
+            {"annotation": annotation.pk, "assignment": annotation.assignment_id, "submitted_at": annotation.created_at}
+        )
 
 
 class AssignmentSkipApi(APIView):

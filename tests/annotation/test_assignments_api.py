@@ -40,6 +40,27 @@ def test_claim_returns_blind_display_data_and_resumes_the_same_pair():
     assert api.get(f"/api/v1/assignments/{body['assignment']}/").json() == body
 
 
+def test_claim_and_submit_send_exactly_what_their_documented_serializers_describe():
+    """The two hot endpoints write their payloads without instantiating a serializer; the schema's serializers
+    must still render the very same JSON from the same data."""
+    from rest_framework.renderers import JSONRenderer
+
+    from annotation.api.assignments import AnnotationSubmitApi, DisplaySerializer
+    from annotation.selectors import assignment_for_annotator, pair_display
+
+    campaign, (rater, *_), _ = ab_tie_campaign(pairs=1)
+    api = client_for(rater)
+    claimed = api.post(f"/api/v1/campaigns/{campaign.slug}/claim/", HTTP_ACCEPT="text/html")
+    assert claimed["Content-Type"] == "application/json"
+    display = pair_display(assignment=assignment_for_annotator(assignment_id=claimed.json()["assignment"], annotator=rater))
+    assert claimed.json() == json.loads(JSONRenderer().render(DisplaySerializer(display).data))
+    assert set(claimed.json()) == set(DisplaySerializer().fields)
+    submitted = api.post(f"/api/v1/assignments/{claimed.json()['assignment']}/submit/", {"values": AB_TIE_ANSWER},
+                         format="json", HTTP_IDEMPOTENCY_KEY="doc")
+    documented = AnnotationSubmitApi.OutputSerializer(Annotation.objects.get())
+    assert submitted.json() == json.loads(JSONRenderer().render(documented.data))
+
+
 def test_the_claim_runs_a_bounded_number_of_queries_whatever_the_pool():
     campaign, raters, _ = ab_tie_campaign(pairs=3, members=3)
     api = client_for(raters[0])
