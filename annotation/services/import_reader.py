@@ -63,6 +63,37 @@ class Checked:
     files: dict[str, FileInfo] = field(default_factory=dict)
     error: str | None = None
 
+    def __reduce__(self):
+        # A checked row crosses the pipe as one tuple of strings and numbers, which pickle handles in
+        # C: as dataclasses (five objects, six JSON texts) the batch cost the reader 40 ms to pickle
+        # and the writer 24 ms to unpickle, against 20 ms and 9 ms this way.
+        if self.error is None and isinstance(self.row, rows.PairRow):
+            return _unpack_pair, (_pack_pair(self.row), tuple(self.files.items()))
+        return Checked, (self.row, self.files, self.error)
+
+
+def _pack_pair(row: rows.PairRow) -> tuple:
+    p, a, b = row.prompt, row.response_a, row.response_b
+    return (row.line, row.external_id, p.external_id, p.source, p.source_task, str(p.metadata), str(p.content),
+            a.model_name, str(a.content), a.digest, b.model_name, str(b.content), b.digest, str(row.criteria),
+            row.priority, str(row.metadata), tuple((n.rater_label, str(n.values), n.rationale) for n in row.annotations),
+            tuple(row.digests))
+
+
+def _unpack_pair(packed: tuple, files: tuple) -> Checked:
+    (line, external_id, prompt_id, source, task, prompt_metadata, prompt_content, a_model, a_content, a_digest,
+     b_model, b_content, b_digest, criteria, priority, metadata, annotations, digests) = packed
+    row = rows.PairRow(
+        line=line, external_id=external_id,
+        prompt=rows.PromptRow(prompt_id, source, task, Json(prompt_metadata), Json(prompt_content)),
+        response_a=rows.ResponseRow(a_model, Json(a_content), a_digest),
+        response_b=rows.ResponseRow(b_model, Json(b_content), b_digest),
+        criteria=Json(criteria), priority=priority, metadata=Json(metadata),
+        annotations=[rows.AnnotationRow(rater, Json(values), rationale) for rater, values, rationale in annotations],
+        digests=list(digests),
+    )
+    return Checked(row, dict(files))
+
 
 @dataclass
 class PreparedBatch:

@@ -134,3 +134,32 @@ def test_the_reader_starts_inside_a_daemonic_celery_pool_process():
     worker.start()
     assert queue.get(timeout=30) == ["a", "b"]
     worker.join(timeout=10)
+
+
+def test_a_checked_row_crosses_the_pipe_unchanged(tmp_path):
+    """Good pairs travel packed as one tuple; what arrives equals what was sent, JSON text still marked as such."""
+    import pickle
+
+    from annotation import schemas
+    from annotation.importers import FORMATS, rows
+    from annotation.importers.streams import CountingReader
+    from annotation.services.bulk import Json
+    from annotation.services.import_reader import prepared_batches
+    from annotation.services.imports import relaxed_schema
+    from tests.annotation.import_helpers import png_bytes
+
+    (tmp_path / "a.png").write_bytes(png_bytes(3))
+    annotations = [{"rater": "r1", "values": {"preference": "A"}, "rationale": "sharper"}]
+    path = write_jsonl(tmp_path / "pairs.jsonl", [concord_pair(0, a_file="a.png", annotations=annotations,
+                                                               criteria=["Is it red?"], priority=2), {"id": 1}])
+    with path.open("rb") as stream:
+        (batch,) = prepared_batches(fmt=FORMATS["concord"], reader=CountingReader(stream),
+                                    options=rows.ParseOptions(with_annotations=True), media_root=tmp_path,
+                                    schema=relaxed_schema(schemas.preset("ab-tie", "text-to-image")), batch_size=10)
+    assert [error for _, error in batch.parse_errors] == ["prompt: expected an object, got null"]
+    sent = batch.checked[0]
+    assert sent.error is None
+    arrived = pickle.loads(pickle.dumps(sent))
+    assert arrived == sent
+    assert isinstance(arrived.row.response_a.content, Json) and isinstance(arrived.row.annotations[0].values, Json)
+    assert arrived.row.media_digests() == sent.row.media_digests() and len(arrived.row.media_digests()) == 1
