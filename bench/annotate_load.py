@@ -136,9 +136,10 @@ def copy_campaign(slug: str, pairs: int) -> None:
         for table in ("annotation_prompt", "annotation_response"):
             cur.execute(f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), (SELECT max(id) FROM {table}))")
         cur.execute("ANALYZE annotation_prompt; ANALYZE annotation_response; ANALYZE annotation_pair")
-        # flush the load's writes now: a checkpoint during the measured phase stalls every commit's fsync
-        # (the 1M phase then left a third of the CPU idle, waiting on the disk)
+        # flush the load's writes now, PostgreSQL's and then the kernel's: their write-back during the
+        # measured phase stalls every commit's fsync (the 1M phase then left a third of the CPU idle)
         cur.execute("CHECKPOINT")
+    os.sync()
 
 
 def _write(copy, chunks) -> None:
