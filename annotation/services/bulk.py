@@ -73,7 +73,7 @@ def insert_ignoring_conflicts(model: type[models.Model], columns: Sequence[str],
     if not rows:
         return
     if not _copy_available():
-        model.objects.bulk_create([model(**dict(zip(columns, row, strict=True))) for row in rows],
+        model.objects.bulk_create([model(**dict(zip(columns, _decoded(row), strict=True))) for row in rows],
                                   ignore_conflicts=True)
         return
     fields = {f.attname: f for f in model._meta.concrete_fields}
@@ -109,10 +109,9 @@ def _copy(cursor, model: type[models.Model], columns: list[str], rows) -> None:
     fields = {f.attname: f for f in model._meta.concrete_fields}
     defaults = _defaults(fields, columns)
     names = [*columns, *defaults]
-    formats = [_json_field if isinstance(fields[name], models.JSONField) else _text_field for name in columns]
+    formats = [_formatter(fields[name]) for name in columns]
     # the defaults are the same on every row: formatted once
-    tail = "".join("\t" + (_json_field if isinstance(fields[name], models.JSONField) else _text_field)(value)
-                   for name, value in defaults.items())
+    tail = "".join("\t" + _formatter(fields[name])(value) for name, value in defaults.items())
     statement = sql.SQL("COPY {} ({}) FROM STDIN").format(
         sql.Identifier(model._meta.db_table), sql.SQL(", ").join(sql.Identifier(fields[n].column) for n in names)
     )
@@ -129,6 +128,10 @@ def _copy(cursor, model: type[models.Model], columns: list[str], rows) -> None:
 
 # COPY's text format, written here: psycopg's per-row writer cost the import more than the rows' own checks
 COPY_CHUNK_ROWS = 1000
+
+
+def _formatter(field: models.Field):
+    return _json_field if isinstance(field, models.JSONField) else _text_field
 
 
 def _text_field(value) -> str:

@@ -238,7 +238,7 @@ class _Planner:
 
 @transaction.atomic
 def _build_chunk(campaign: Campaign, chunk: list[tuple[int, str, list]], planner: _Planner, outcome: BuildOutcome) -> None:
-    prompt_ids = [pid for pid, _, _ in chunk]
+    prompt_ids = {pid for pid, _, _ in chunk}
     responses: dict[int, list[dict]] = {pid: [] for pid in prompt_ids}
     for response in Response.objects.filter(prompt_id__any=prompt_ids).order_by("prompt_id", "id").values(
         "id", "prompt_id", "model_name", "content"

@@ -66,7 +66,6 @@ TEMPLATES = [
 ]
 
 
-
 def postgresql_options() -> dict:
     """Server-side binding, and statements run five times on a connection are prepared: PostgreSQL then
     parses and plans the work queue's statements once per connection, not on every request (half of its CPU
