@@ -32,7 +32,7 @@ from annotation import content, schemas
 from annotation.importers import rows
 from annotation.importers.streams import CountingReader
 from annotation.services.bulk import Json
-from annotation.services.media import MediaError, resolve_under, sniff
+from annotation.services.media import MediaError, resolve_under, sniff, sniff_by_head
 
 CACHE_ENTRIES = 100_000
 HASH_CHUNK = 1024 * 1024
@@ -218,7 +218,7 @@ class MediaInspector:
             raise MediaError(f"{relative}: {size:,} bytes exceeds the limit of {limit:,}", code="media_too_large")
         with path.open("rb") as handle:
             head = handle.read(64)
-            if _is_av(head):
+            if sniff_by_head(head):
                 # audio, video and 3D are known by their first bytes; hash the rest without holding it
                 found = sniff(head, name=relative)
                 hasher = hashlib.sha256(head)
@@ -279,13 +279,6 @@ def _check_pair(row: rows.PairRow, schema: dict) -> None:
         if problems:
             detail = "; ".join(f"{qid}: {message}" for qid, message in problems.items())
             raise rows.RowError(f"annotations[{i}] ({annotation.rater_label}): {detail}")
-
-
-def _is_av(head: bytes) -> bool:
-    """True for audio, video and 3D files, which are recognised by their first bytes alone."""
-    return head[4:8] == b"ftyp" or head.startswith(
-        (b"\x1a\x45\xdf\xa3", b"fLaC", b"OggS", b"ID3", b"\xff\xfb", b"\xff\xf3", b"\xff\xf2", b"glTF", b"ply\n", b"ply\r\n")
-    ) or (head.startswith(b"RIFF") and head[8:12] == b"WAVE")
 
 
 @functools.cache

@@ -43,7 +43,7 @@ from annotation.services.import_reader import (
     pool,
     prepared_batches,
 )
-from annotation.services.media import storage_name
+from annotation.services.media import storage_name, storage_put
 from annotation.services.pairs import BatchOutcome, pairs_create_many
 
 BATCH_SIZE = 2000
@@ -136,9 +136,7 @@ def _save_file(info: FileInfo) -> None:
                      default_storage.directory_permissions_mode)
         return
     with open(info.path, "rb") as handle:
-        saved = default_storage.save(name, File(handle))
-    if saved != name:  # already stored (a concurrent import, or an earlier attempt): keep one copy
-        default_storage.delete(saved)
+        storage_put(name, File(handle))
 
 
 def _write_local(info: FileInfo, target: Path, file_mode: int | None, directory_mode: int | None) -> None:

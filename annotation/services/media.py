@@ -45,31 +45,34 @@ def sniff(data: bytes, *, name: str = "") -> Sniffed:
     """What ``data`` is, judged by its bytes; MediaError when unknown, unsafe or not what ``name`` says."""
     if not data:
         raise MediaError(f"{name or 'media'}: the file is empty", code="media_empty")
-    head = data[:64]
-    if head[4:8] == b"ftyp":
-        found = Sniffed("video", "video/mp4", "mp4") if b"M4A" not in head[8:12] else Sniffed("audio", "audio/mp4", "m4a")
-    elif head.startswith(b"\x1a\x45\xdf\xa3"):
-        found = Sniffed("video", "video/webm", "webm")
-    elif head.startswith(b"RIFF") and head[8:12] == b"WAVE":
-        found = Sniffed("audio", "audio/wav", "wav")
-    elif head.startswith(b"fLaC"):
-        found = Sniffed("audio", "audio/flac", "flac")
-    elif head.startswith(b"OggS"):
-        found = Sniffed("audio", "audio/ogg", "ogg")
-    elif head.startswith(b"ID3") or head[:2] in (b"\xff\xfb", b"\xff\xf3", b"\xff\xf2"):
-        found = Sniffed("audio", "audio/mpeg", "mp3")
-    elif head.startswith(b"glTF"):
-        found = Sniffed("model3d", "model/gltf-binary", "glb")
-    elif head.startswith(b"ply\n") or head.startswith(b"ply\r\n"):
-        found = Sniffed("model3d", "model/ply", "ply")
-    else:
-        found = _sniff_image(data, name)
+    found = sniff_by_head(data[:64]) or _sniff_image(data, name)
     claimed = EXTENSION_KIND.get(PurePosixPath(name).suffix.lower().lstrip("."))
     if name and claimed and claimed != found.kind:
         raise MediaError(
             f"{name}: the name says {claimed} but the bytes are {found.mime_type}", code="media_type_mismatch"
         )
     return found
+
+
+def sniff_by_head(head: bytes) -> Sniffed | None:
+    """Video, audio and 3D files, known by their first 64 bytes alone; None for anything else (images)."""
+    if head[4:8] == b"ftyp":
+        return Sniffed("video", "video/mp4", "mp4") if b"M4A" not in head[8:12] else Sniffed("audio", "audio/mp4", "m4a")
+    if head.startswith(b"\x1a\x45\xdf\xa3"):
+        return Sniffed("video", "video/webm", "webm")
+    if head.startswith(b"RIFF") and head[8:12] == b"WAVE":
+        return Sniffed("audio", "audio/wav", "wav")
+    if head.startswith(b"fLaC"):
+        return Sniffed("audio", "audio/flac", "flac")
+    if head.startswith(b"OggS"):
+        return Sniffed("audio", "audio/ogg", "ogg")
+    if head.startswith(b"ID3") or head[:2] in (b"\xff\xfb", b"\xff\xf3", b"\xff\xf2"):
+        return Sniffed("audio", "audio/mpeg", "mp3")
+    if head.startswith(b"glTF"):
+        return Sniffed("model3d", "model/gltf-binary", "glb")
+    if head.startswith(b"ply\n") or head.startswith(b"ply\r\n"):
+        return Sniffed("model3d", "model/ply", "ply")
+    return None
 
 
 def _sniff_image(data: bytes, name: str) -> Sniffed:
@@ -106,6 +109,14 @@ def storage_name(digest: str, extension: str) -> str:
     return f"media/{digest[:2]}/{digest}.{extension}"
 
 
+def storage_put(name: str, content) -> None:
+    """Save ``content`` under ``name``, a content-derived name: when the name is taken (a concurrent writer,
+    an earlier attempt) the storage saves under another name, and that copy is deleted, keeping one."""
+    saved = default_storage.save(name, content)
+    if saved != name:
+        default_storage.delete(saved)
+
+
 def media_store(*, data: bytes, name: str = "") -> Media:
     """The Media for ``data``, stored once; a second call with the same bytes returns the same row."""
     limit = settings.CONCORD_MAX_MEDIA_BYTES
@@ -118,9 +129,7 @@ def media_store(*, data: bytes, name: str = "") -> Media:
     found = sniff(data, name=name)
     path = storage_name(digest, found.extension)
     if not default_storage.exists(path):
-        saved = default_storage.save(path, ContentFile(data))
-        if saved != path:  # a concurrent writer won the race; keep one copy
-            default_storage.delete(saved)
+        storage_put(path, ContentFile(data))
     try:
         with transaction.atomic():
             return Media.objects.create(
