@@ -9,12 +9,16 @@ from rest_framework.views import exception_handler as drf_exception_handler
 from annotation.errors import ApplicationError
 
 
+def application_error_body(exc: ApplicationError) -> dict:
+    body = {"code": exc.code, "message": exc.message}
+    if exc.extra:
+        body["extra"] = exc.extra
+    return body
+
+
 def exception_handler(exc, context):
     if isinstance(exc, ApplicationError):
-        body = {"code": exc.code, "message": exc.message}
-        if exc.extra:
-            body["extra"] = exc.extra
-        return Response(body, status=exc.status_code)
+        return Response(application_error_body(exc), status=exc.status_code)
     if isinstance(exc, ValidationError):
         exc = exceptions.ValidationError(exc.message_dict if hasattr(exc, "error_dict") else exc.messages)
     elif isinstance(exc, Http404):

@@ -185,3 +185,146 @@ def test_the_openapi_schema_describes_every_assignment_operation_without_warning
     assert schema["components"]["schemas"]["AssignmentDisplay"]["properties"]["left"]["type"] == "array"
     emitted = [*GENERATOR_STATS._warn_cache, *GENERATOR_STATS._error_cache]
     assert not [message for message in emitted if "assignments.py" in message]
+
+
+# A browser's (or the load client's) way in: the session cookie and the CSRF token, which claim and submit
+# answer without DRF's dispatch (annotation.api.assignments.SessionFastPath). Everything below holds the two
+# paths to the same answers.
+CSRF_TOKEN = "c" * 32
+
+
+def session_client_for(user):
+    from django.test import Client
+
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(user)
+    client.cookies["csrftoken"] = CSRF_TOKEN
+    return client
+
+
+def session_post(client, url, payload=None, **headers):
+    body = {} if payload is None else {"data": json.dumps(payload), "content_type": "application/json"}
+    return client.post(url, **body, HTTP_X_CSRFTOKEN=CSRF_TOKEN, **headers)
+
+
+@pytest.fixture
+def drf_dispatches(monkeypatch):
+    """Counts the requests that went through DRF's dispatch (its ``initial``: authentication, permissions)."""
+    from rest_framework.views import APIView
+
+    calls = []
+    initial = APIView.initial
+
+    def counted(self, request, *args, **kwargs):
+        calls.append(type(self).__name__)
+        return initial(self, request, *args, **kwargs)
+
+    monkeypatch.setattr(APIView, "initial", counted)
+    return calls
+
+
+def test_a_session_claims_and_submits_without_drf_and_gets_what_drf_answers(drf_dispatches):
+    from rest_framework.renderers import JSONRenderer
+
+    from annotation.api.assignments import AnnotationSubmitApi
+
+    campaign, (rater, *_), _ = ab_tie_campaign(pairs=2)
+    browser = session_client_for(rater)
+    claimed = session_post(browser, f"/api/v1/campaigns/{campaign.slug}/claim/")
+    assert (claimed.status_code, claimed["Content-Type"], claimed["Allow"]) == (200, "application/json", "POST, OPTIONS")
+    assignment_id = claimed.json()["assignment"]
+    submitted = session_post(browser, f"/api/v1/assignments/{assignment_id}/submit/",
+                             {"values": AB_TIE_ANSWER, "time_on_item_ms": 900}, HTTP_IDEMPOTENCY_KEY="s1")
+    assert submitted.status_code == 200
+    assert drf_dispatches == []
+    assert submitted.json() == json.loads(JSONRenderer().render(AnnotationSubmitApi.OutputSerializer(Annotation.objects.get()).data))
+    assert submitted.json()["submitted_at"].endswith("Z")
+    # The same display through DRF (the detail endpoint) and through DRF's claim (HTTP-Basic-like force_authenticate).
+    assert client_for(rater).get(f"/api/v1/assignments/{assignment_id}/").json()["schema"] == claimed.json()["schema"]
+    drf_claim = client_for(rater).post(f"/api/v1/campaigns/{campaign.slug}/claim/").json()
+    assert drf_dispatches == ["AssignmentDetailApi", "AssignmentClaimApi"]
+    assert set(drf_claim) == set(claimed.json())
+    assert drf_claim["expires_at"].endswith("Z") and claimed.json()["expires_at"].endswith("Z")
+    again = session_post(browser, f"/api/v1/assignments/{assignment_id}/submit/",
+                         {"values": AB_TIE_ANSWER, "time_on_item_ms": 900}, HTTP_IDEMPOTENCY_KEY="s1")
+    assert again.json() == submitted.json()
+    assert Annotation.objects.count() == 1
+
+
+def test_session_errors_are_drfs_errors(drf_dispatches):
+    campaign, (rater, *_), _ = ab_tie_campaign(pairs=1)
+    browser = session_client_for(rater)
+    outsider = session_post(session_client_for(UserFactory()), f"/api/v1/campaigns/{campaign.slug}/claim/")
+    assert (outsider.status_code, outsider.json()) == (
+        403, {"code": "not_a_member", "message": "You are not a member of this campaign."}
+    )
+    assignment_id = session_post(browser, f"/api/v1/campaigns/{campaign.slug}/claim/").json()["assignment"]
+    url = f"/api/v1/assignments/{assignment_id}/submit/"
+    invalid = session_post(browser, url, {"values": {"preference": "left"}}, HTTP_IDEMPOTENCY_KEY="k")
+    through_drf = client_for(rater).post(url, {"values": {"preference": "left"}}, format="json", HTTP_IDEMPOTENCY_KEY="k")
+    assert (invalid.status_code, invalid.json()) == (through_drf.status_code, through_drf.json())
+    assert invalid.json()["code"] == "invalid_answers"
+    assert drf_dispatches == ["AnnotationSubmitApi"]  # only the comparison went through DRF
+    assert Annotation.objects.count() == 0
+
+
+@pytest.mark.parametrize(
+    ("payload", "headers", "status", "code"),
+    [
+        ({"values": [1, 2]}, {"HTTP_IDEMPOTENCY_KEY": "k"}, 400, "invalid"),
+        ({"values": AB_TIE_ANSWER, "time_on_item_ms": -1}, {"HTTP_IDEMPOTENCY_KEY": "k"}, 400, "invalid"),
+        ({"values": AB_TIE_ANSWER, "time_on_item_ms": True}, {"HTTP_IDEMPOTENCY_KEY": "k"}, 400, "invalid"),
+        ({"values": AB_TIE_ANSWER, "idempotency_key": ""}, {}, 400, "invalid"),
+        ({"values": AB_TIE_ANSWER, "idempotency_key": "k" * 65}, {}, 400, "invalid"),
+        # DRF's fields take these as they are: a numeric string and a key with blanks around it (trimmed).
+        ({"values": AB_TIE_ANSWER, "time_on_item_ms": "1200"}, {"HTTP_IDEMPOTENCY_KEY": "k"}, 200, None),
+        ({"values": AB_TIE_ANSWER, "idempotency_key": " padded "}, {}, 200, None),
+        ("not json", {"HTTP_IDEMPOTENCY_KEY": "k"}, 400, "parse_error"),
+    ],
+)
+def test_a_body_the_fast_path_does_not_take_goes_to_drf(drf_dispatches, payload, headers, status, code):
+    campaign, (rater, *_), _ = ab_tie_campaign(pairs=1)
+    browser = session_client_for(rater)
+    assignment_id = session_post(browser, f"/api/v1/campaigns/{campaign.slug}/claim/").json()["assignment"]
+    url = f"/api/v1/assignments/{assignment_id}/submit/"
+    if isinstance(payload, str):
+        response = browser.post(url, payload, content_type="application/json", HTTP_X_CSRFTOKEN=CSRF_TOKEN, **headers)
+    else:
+        response = session_post(browser, url, payload, **headers)
+    assert response.status_code == status, response.content
+    assert drf_dispatches == ["AnnotationSubmitApi"]
+    if code is None:
+        annotation = Annotation.objects.get()
+        assert annotation.idempotency_key in (f"{rater.pk}:k", f"{rater.pk}:padded")
+    else:
+        assert response.json()["code"] == code
+        assert Annotation.objects.count() == 0
+
+
+def test_a_session_without_the_csrf_token_is_refused_by_drf(drf_dispatches):
+    campaign, (rater, *_), _ = ab_tie_campaign(pairs=1)
+    browser = session_client_for(rater)
+    refused = browser.post(f"/api/v1/campaigns/{campaign.slug}/claim/")
+    assert refused.status_code == 403
+    assert "CSRF" in refused.json()["message"]
+    assert drf_dispatches == ["AssignmentClaimApi"]
+    assert Assignment.objects.count() == 0
+
+
+def test_http_basic_scripts_go_through_drf(drf_dispatches):
+    import base64
+
+    campaign, (rater, *_), _ = ab_tie_campaign(pairs=1)
+    rater.set_password("pw")
+    rater.save()
+    basic = "Basic " + base64.b64encode(f"{rater.username}:pw".encode()).decode()
+    claimed = APIClient().post(f"/api/v1/campaigns/{campaign.slug}/claim/", HTTP_AUTHORIZATION=basic)
+    assert claimed.status_code == 200
+    assert drf_dispatches == ["AssignmentClaimApi"]
+
+
+def test_json_response_falls_back_to_drfs_renderer_for_integers_beyond_64_bits():
+    from annotation.api.assignments import json_response
+
+    assert json.loads(json_response({"n": 2**70}).content) == {"n": 2**70}
+    assert json_response({"n": 1}).content == b'{"n":1}'
