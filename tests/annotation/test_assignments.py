@@ -440,6 +440,25 @@ def test_display_data_is_blind_and_follows_the_orientation_shown(client):
     assert client.get(display["left"][0]["url"]).status_code == 404
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Made by GPT-Image-1 today", "Made by [hidden] today"),  # ASCII: searched by str.lower()
+        ("plain text, nothing to hide", "plain text, nothing to hide"),
+        ("Naïve gpt-image-1 über", "Naïve [hidden] über"),  # non-ASCII text: the patterns
+        ("\u212aimi-vl said so", "[hidden] said so"),  # KELVIN SIGN: re.IGNORECASE takes it for "k"
+        ("flux-pro-kimi-vl", "[hidden]-[hidden]"),
+    ],
+)
+def test_hidden_strings_match_case_insensitively_as_re_does(text, expected):
+    from annotation.selectors import _Hidden
+
+    hidden = _Hidden(["gpt-image-1", "flux-pro", "kimi-vl"])
+    assert hidden.redact(text) == expected
+    assert _Hidden(["modèle-x"]).redact("MODÈLE-X wrote it") == "[hidden] wrote it"
+    assert _Hidden([]).redact("anything") == "anything"
+
+
 def test_my_statistics_count_today_and_overall_with_the_median_time_on_item():
     campaign, (rater, *_), _ = ab_tie_campaign(pairs=4, overlap=1)
     for ms in (1000, 3000, 8000):
