@@ -35,6 +35,14 @@ PG = "postgres://postgres@127.0.0.1:5432/"
 MAX_PHASE_SECONDS = 60
 
 
+def calibration_us() -> float:
+    """CPU microseconds for sum(range(1000)): ~8-10 µs on a current desktop core; this VM has read 11 to 34."""
+    started = time.process_time()
+    for _ in range(5000):
+        sum(range(1000))
+    return round((time.process_time() - started) / 5000 * 1e6, 1)
+
+
 def _free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -303,7 +311,16 @@ class _Connection:
         return status, payload
 
 
-async def run_phase(base_url: str, slug: str, sessions: list[tuple[str, str]], duration: float) -> dict:
+async def run_phase(base_url: str, slug: str, sessions: list[tuple[str, str]], duration: float,
+                    rate: float | None = None) -> dict:
+    """Every annotator loops claim → submit on its own keep-alive connection for ``duration`` seconds.
+
+    Without ``rate`` the loop is closed (the next claim goes out as soon as the submit returns: the most the
+    server can do, every request queueing behind the others). With ``rate`` (cycles per second, all annotators
+    together) each annotator starts a cycle every ``annotators / rate`` seconds, staggered, and a claim's latency
+    counts from when it was due, not when it went out, so a server that falls behind is charged for the wait
+    (no coordinated omission).
+    """
     host, port = base_url.removeprefix("http://").split(":")
     claim_times: list[float] = []
     submit_times: list[float] = []
@@ -312,11 +329,20 @@ async def run_phase(base_url: str, slug: str, sessions: list[tuple[str, str]], d
     claim_path = f"/api/v1/campaigns/{slug}/claim/"
     answer = json.dumps({"values": {"preference": "A"}, "time_on_item_ms": 1000}).encode()
 
-    async def annotator(session_key: str, csrf: str) -> None:
+    interval = len(sessions) / rate if rate else 0.0
+
+    async def annotator(index: int, session_key: str, csrf: str) -> None:
         connection = _Connection(host, int(port), session_key, csrf)
+        due = time.perf_counter() + interval * index / len(sessions)
         try:
             while time.perf_counter() < deadline:
-                started = time.perf_counter()
+                if interval:
+                    wait = due - time.perf_counter()
+                    if wait > 0:
+                        await asyncio.sleep(wait)
+                    started, due = due, due + interval
+                else:
+                    started = time.perf_counter()
                 status, body = await connection.post(claim_path)
                 claim_times.append(time.perf_counter() - started)
                 if status != 200:
@@ -336,9 +362,10 @@ async def run_phase(base_url: str, slug: str, sessions: list[tuple[str, str]], d
             connection.close()
 
     started = time.perf_counter()
-    await asyncio.gather(*(annotator(key, csrf) for key, csrf in sessions))
+    await asyncio.gather(*(annotator(i, key, csrf) for i, (key, csrf) in enumerate(sessions)))
     elapsed = time.perf_counter() - started
     return {
+        "offered_cycles_per_s": rate,
         "claim": percentiles(claim_times),
         "submit": percentiles(submit_times),
         "cycles": len(submit_times),
@@ -440,6 +467,10 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=3, help="gunicorn worker processes")
     parser.add_argument("--worker-class", default="sync", choices=["sync", "gthread"])
     parser.add_argument("--threads", type=int, default=1, help="threads per gunicorn worker (gthread)")
+    parser.add_argument("--rates", default="",
+                        help="comma-separated cycles/s: after each closed-loop phase, paced phases at these offered "
+                             "rates (latency counted from when each claim was due)")
+    parser.add_argument("--paced-duration", type=float, default=15.0, help="seconds per paced phase")
     parser.add_argument("--probe-claims", type=int, default=300, help="in-process claims timed per pool")
     parser.add_argument("--db", default="concord_bench")
     args = parser.parse_args()
@@ -471,8 +502,14 @@ def main() -> None:
         asyncio.run(run_phase(base_url, "bench-small", sessions, 5.0))
         results = {"config": {"annotators": args.annotators, "duration_s": duration, "workers": args.workers,
                               "worker_class": args.worker_class, "threads": args.threads,
-                              "cpus": os.cpu_count(), "load_before": os.getloadavg()}}
+                              "cpus": os.cpu_count(), "load_before": os.getloadavg(),
+                              "calibration_us": calibration_us()}}
+        rates = [float(r) for r in args.rates.split(",") if r.strip()]
+        paced = min(args.paced_duration, MAX_PHASE_SECONDS)
         results["small"] = _measured_phase(server.pid, base_url, "bench-small", sessions, duration, args.small_pairs)
+        results["small"]["paced"] = [
+            _measured_phase(server.pid, base_url, "bench-small", sessions, paced, args.small_pairs, rate) for rate in rates
+        ]
         results["small"]["service_claim"] = service_claim_latency("bench-small", args.probe_claims)
         plans = {"small": explain_claim("bench-small")}
         results["small"]["inprocess_cpu_per_request"] = inprocess_cpu("bench-small", args.probe_claims)
@@ -484,6 +521,9 @@ def main() -> None:
         print(f"{args.pairs:,} pairs written in {results['large_generation_s']}s", file=sys.stderr)
         results["config"]["load_before_large"] = os.getloadavg()
         results["large"] = _measured_phase(server.pid, base_url, "bench-large", sessions, duration, args.pairs)
+        results["large"]["paced"] = [
+            _measured_phase(server.pid, base_url, "bench-large", sessions, paced, args.pairs, rate) for rate in rates
+        ]
         results["large"]["service_claim"] = service_claim_latency("bench-large", args.probe_claims)
         small, large = results["small"]["claim"].get("p50_ms"), results["large"]["claim"].get("p50_ms")
         if small and large:
@@ -502,9 +542,10 @@ def main() -> None:
     print(_summary(results))
 
 
-def _measured_phase(server_pid: int, base_url: str, slug: str, sessions, duration: float, pairs: int) -> dict:
+def _measured_phase(server_pid: int, base_url: str, slug: str, sessions, duration: float, pairs: int,
+                    rate: float | None = None) -> dict:
     meter = CpuMeter(server_pid)
-    result = asyncio.run(run_phase(base_url, slug, sessions, duration))
+    result = asyncio.run(run_phase(base_url, slug, sessions, duration, rate))
     return {"pairs": pairs, **result, **meter.per_cycle(result["cycles"])}
 
 
@@ -517,6 +558,14 @@ def _summary(results: dict) -> str:
             f"{phase:<8}{r['pairs']:>11,}{c['p50_ms']:>10}/{c['p95_ms']}/{c['p99_ms']:<8}"
             f"{s['p50_ms']:>11}/{s['p95_ms']}/{s['p99_ms']:<8}{r['cycles_per_s']:>10}"
         )
+    for phase in ("small", "large"):
+        for r in results[phase]["paced"]:
+            c, s = r["claim"], r["submit"]
+            label = f"@{r['offered_cycles_per_s']:g}/s"
+            lines.append(
+                f"{phase + ' ' + label:<19}{c['p50_ms']:>10}/{c['p95_ms']}/{c['p99_ms']:<8}"
+                f"{s['p50_ms']:>11}/{s['p95_ms']}/{s['p99_ms']:<8}{r['cycles_per_s']:>10}"
+            )
     for phase in ("small", "large"):
         r = results[phase]
         lines.append(
@@ -532,6 +581,7 @@ def _summary(results: dict) -> str:
             f"in-process CPU per request: trivial GET {cpu['trivial_get_cpu_ms']} ms, "
             f"claim {cpu['claim_cpu_ms']} ms, submit {cpu['submit_cpu_ms']} ms"
         )
+    lines.append(f"machine: sum(range(1000)) took {results['config']['calibration_us']} µs of CPU before the run")
     lines.append(f"HTTP claim p50 large/small: {results.get('claim_p50_large_over_small')}; "
                  f"service claim p50 large/small: {results['service_claim_p50_large_over_small']}")
     return "\n".join(lines)

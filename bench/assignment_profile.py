@@ -27,14 +27,6 @@ sys.path.insert(0, str(ROOT / "bench"))
 import annotate_load  # noqa: E402
 
 
-def calibration_us() -> float:
-    """CPU microseconds for sum(range(1000)): ~8-10 µs on a current desktop core."""
-    started = time.process_time()
-    for _ in range(2000):
-        sum(range(1000))
-    return (time.process_time() - started) / 2000 * 1e6
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pairs", type=int, default=3000)
@@ -83,7 +75,7 @@ def main() -> None:
         for _ in range(args.cycles):
             work()
         print(f"{label}: {1000 * (time.process_time() - started) / args.cycles:.2f} ms CPU in this process")
-    print(f"calibration: sum(range(1000)) takes {calibration_us():.1f} µs of CPU (~8-10 µs on a current desktop core)")
+    print(f"calibration: sum(range(1000)) takes {annotate_load.calibration_us()} µs of CPU (~8-10 µs on a current desktop core)")
     profile = cProfile.Profile(time.process_time)
     profile.enable()
     for _ in range(args.cycles):
