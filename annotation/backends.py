@@ -6,16 +6,20 @@ from django.db import connection
 
 from annotation import rows
 from annotation.models import User
+from annotation.sessions import USER_PART, loaded_user
 
-_USER_PART = rows.part("u", User)
-_USER_SQL = f"SELECT {rows.select_list([_USER_PART])} FROM {User._meta.db_table} u WHERE u.id = %s"
+_USER_SQL = f"SELECT {rows.select_list([USER_PART])} FROM {User._meta.db_table} u WHERE u.id = %s"
 
 
 class UserBackend(ModelBackend):
-    """Every signed-in request reads its user: here one hand-written statement, whose ORM form cost ~4× more CPU
-    to compile than to run. Log-in, permissions and the active check are ModelBackend's."""
+    """Every signed-in request needs its user: the row read with the session (``annotation.sessions``), else one
+    hand-written statement, whose ORM form cost ~4× more CPU to compile than to run. Log-in, permissions and the
+    active check are ModelBackend's."""
 
     def get_user(self, user_id):
+        user = loaded_user(user_id)
+        if user is not None:
+            return user if self.user_can_authenticate(user) else None
         try:
             pk = User._meta.pk.to_python(user_id)
         except ValidationError:
@@ -25,5 +29,5 @@ class UserBackend(ModelBackend):
             row = cursor.fetchone()
         if row is None:
             return None
-        user = rows.instances(row, [_USER_PART])["u"]
+        user = rows.instances(row, [USER_PART])["u"]
         return user if self.user_can_authenticate(user) else None

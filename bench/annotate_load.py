@@ -57,7 +57,7 @@ def _env(db: str) -> dict:
         "DJANGO_DEBUG": "false",
         "DATABASE_CONN_MAX_AGE": "600",
         "DJANGO_LOG_LEVEL": "ERROR",
-        # A shared cache: sessions are read from Redis (cached_db), not the database, as in production.
+        # A shared cache (log-in throttle, Celery), as in production; sessions are in the database (annotation.sessions).
         "CACHE_URL": os.environ.get("BENCH_CACHE_URL", "redis://127.0.0.1:6379/3"),
     }
 
@@ -75,9 +75,9 @@ def make_annotators(count: int) -> list[tuple[str, str]]:
     """Annotators with a logged-in session each: (session key, CSRF token)."""
     from django.conf import settings
     from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
-    from django.contrib.sessions.backends.db import SessionStore
 
     from annotation.models import User
+    from annotation.sessions import SessionStore
 
     users = User.objects.bulk_create([User(username=f"bench-rater-{i}", role="annotator") for i in range(count)])
     sessions = []

@@ -37,7 +37,7 @@ MIDDLEWARE = [
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
-    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "annotation.sessions.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
@@ -162,11 +162,8 @@ CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"
 if env("CACHE_URL", default="") or env("REDIS_URL", default=""):
     CACHES = {"default": {"BACKEND": "config.cache.RedisCache",
                           "LOCATION": env("CACHE_URL", default="") or env("REDIS_URL")}}
-# With a shared cache, sessions are read from it (written through to the database): one query less
-# on every signed-in request. A per-process cache would let a logged-out session live on in other
-# processes, so the embedded default keeps database sessions.
-if CACHES["default"]["BACKEND"] == "config.cache.RedisCache":
-    SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
+# Sessions in the database, each read together with its user's row in one statement (annotation.sessions).
+SESSION_ENGINE = "annotation.sessions"
 CONCORD_LOGIN_FAILURES = env.int("CONCORD_LOGIN_FAILURES", default=5)
 CONCORD_LOGIN_FAILURES_PER_ADDRESS = env.int("CONCORD_LOGIN_FAILURES_PER_ADDRESS", default=30)
 CONCORD_LOGIN_WINDOW_SECONDS = env.int("CONCORD_LOGIN_WINDOW_SECONDS", default=15 * 60)

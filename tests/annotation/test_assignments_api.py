@@ -237,7 +237,8 @@ def test_a_session_claims_and_submits_without_drf_and_gets_what_drf_answers(drf_
                              {"values": AB_TIE_ANSWER, "time_on_item_ms": 900}, HTTP_IDEMPOTENCY_KEY="s1")
     assert submitted.status_code == 200
     assert drf_dispatches == []
-    assert submitted.json() == json.loads(JSONRenderer().render(AnnotationSubmitApi.OutputSerializer(Annotation.objects.get()).data))
+    documented = AnnotationSubmitApi.OutputSerializer(Annotation.objects.get())
+    assert submitted.json() == json.loads(JSONRenderer().render(documented.data))
     assert submitted.json()["submitted_at"].endswith("Z")
     # The same display through DRF (the detail endpoint) and through DRF's claim (HTTP-Basic-like force_authenticate).
     assert client_for(rater).get(f"/api/v1/assignments/{assignment_id}/").json()["schema"] == claimed.json()["schema"]

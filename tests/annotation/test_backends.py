@@ -47,3 +47,47 @@ def test_a_malformed_user_id_is_nobody():
 
     assert UserBackend().get_user("not-a-number") is None
     assert UserBackend().get_user("999999999") is None
+
+
+def test_a_signed_in_request_reads_its_session_and_its_user_in_one_statement():
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from annotation.models import UserSession
+
+    rater = UserFactory()
+    client = signed_in(rater)
+    assert UserSession.objects.get().user_id == rater.pk
+    with CaptureQueriesContext(connection) as queries:
+        assert client.get("/api/v1/campaigns/").status_code == 200
+    first, *rest = [query["sql"] for query in queries]
+    assert "annotation_usersession" in first and "JOIN annotation_user" in first
+    assert not [sql for sql in rest if 'FROM "annotation_user"' in sql or "FROM annotation_user u WHERE" in sql]
+
+
+def test_the_session_data_decides_who_is_signed_in_not_the_column():
+    """The column only saves a read: a row whose column names someone else gets the session's own user."""
+    from annotation.models import UserSession
+
+    rater, other = UserFactory(), UserFactory()
+    client = signed_in(rater)
+    UserSession.objects.update(user=other)
+    assert client.get("/api/v1/me/stats/").status_code == 200
+    assert client.get("/").wsgi_request.user.pk == rater.pk
+
+
+def test_an_expired_session_is_nobody_and_a_deleted_user_takes_their_sessions():
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from annotation.models import UserSession
+
+    rater = UserFactory()
+    client = signed_in(rater)
+    UserSession.objects.update(expire_date=timezone.now() - timedelta(seconds=1))
+    assert client.get("/api/v1/campaigns/").status_code == 403
+    signed_in(rater)
+    assert UserSession.objects.filter(user=rater).exists()
+    rater.delete()
+    assert not UserSession.objects.exists()
