@@ -396,21 +396,23 @@ _SUBMIT_PARTS = [
     rows.part("c", Campaign, ["id", "rating_schema_id"]),
     rows.part("s", RatingSchema, ["id", "definition"]),
 ]
-_LOCKED_SUBMIT_SQL = (
+_READ_SUBMIT_SQL = (
     f"SELECT {rows.select_list([_EARLIER_PART, *_SUBMIT_PARTS])} {_LOCKED_FROM} "
     f"LEFT JOIN LATERAL (SELECT id, assignment_id, created_at FROM {Annotation._meta.db_table} n WHERE n.assignment_id = a.id "
-    f"OR n.idempotency_key = %s ORDER BY n.assignment_id = a.id DESC NULLS LAST LIMIT 1) n ON true {_LOCKED_WHERE}"
+    f"OR n.idempotency_key = %s ORDER BY n.assignment_id = a.id DESC NULLS LAST LIMIT 1) n ON true "
+    f"WHERE a.id = %s AND a.annotator_id = %s"
 )
+_LOCKED_SUBMIT_SQL = _READ_SUBMIT_SQL + " FOR UPDATE OF a"
 
 
-def _locked_for_submit(assignment: Assignment, annotator, key: str) -> tuple[Assignment, Annotation | None]:
+def _locked_for_submit(assignment: Assignment, annotator, key: str, lock: bool = True) -> tuple[Assignment, Annotation | None]:
     """``_locked_own`` and the earlier annotation of this assignment, or else of this idempotency key, if any.
 
-    Precondition: inside a transaction.
+    Precondition: inside a transaction, unless ``lock`` is false (PostgreSQL only: the same read without the lock).
     """
     if connection.vendor == "postgresql":
         with connection.cursor() as cursor:
-            cursor.execute(_LOCKED_SUBMIT_SQL, [key, assignment.pk, annotator.pk])
+            cursor.execute(_LOCKED_SUBMIT_SQL if lock else _READ_SUBMIT_SQL, [key, assignment.pk, annotator.pk])
             row = cursor.fetchone()
         if row is None:
             raise ApplicationError("No such assignment.", code="not_found", status_code=404)
@@ -466,7 +468,10 @@ def _idempotency_key(annotator, key: str) -> str:
     return f"{annotator.pk}:{key.strip()}"
 
 
-@transaction.atomic
+class _AssignmentChanged(Exception):
+    """The assignment's status changed between an unlocked read and the write: nothing was written."""
+
+
 def annotation_submit(
     *,
     assignment: Assignment,
@@ -480,11 +485,31 @@ def annotation_submit(
 
     A lease that expired may still be submitted while its pair has a free slot; otherwise the
     submission is refused with ``lease_expired`` and nothing is stored. Only ``assignment.pk`` is read:
-    the row is locked and checked to be ``annotator``'s here (404 otherwise), so a caller need not load it.
+    the row is checked to be ``annotator``'s here (404 otherwise), so a caller need not load it.
+
+    On PostgreSQL outside a transaction the submission first goes without one: an unlocked read, then
+    one statement that writes everything only if the assignment's status is still the one read (it locks
+    the row to check). What that read decides alone cannot change under it (whose the assignment is, an
+    annotation already stored, a skip, the schema's verdict on the answers). If the status moved (a
+    double submit, an expiry, a skip at the same moment), nothing was written and the submission runs
+    again in a transaction holding the row lock from the start, as it always does elsewhere. Two round
+    trips instead of four (BEGIN, the locked read, the write, COMMIT).
     """
     now = now or timezone.now()
     key = _idempotency_key(annotator, idempotency_key)
-    locked, earlier = _locked_for_submit(assignment, annotator, key)
+    fields = {"values": values, "time_on_item_ms": time_on_item_ms, "key": key, "now": now}
+    if connection.vendor == "postgresql" and not connection.in_atomic_block:
+        try:
+            return _submit(assignment=assignment, annotator=annotator, lock=False, **fields)
+        except _AssignmentChanged:
+            pass
+    with transaction.atomic():
+        return _submit(assignment=assignment, annotator=annotator, lock=True, **fields)
+
+
+def _submit(*, assignment: Assignment, annotator, values, time_on_item_ms, key: str, now: datetime, lock: bool):
+    """Precondition: inside a transaction when ``lock``; else on PostgreSQL, outside one."""
+    locked, earlier = _locked_for_submit(assignment, annotator, key, lock=lock)
     if earlier is not None and earlier.assignment_id == locked.pk:
         return earlier
     if earlier is not None:
@@ -541,17 +566,21 @@ def _submit_detail(fields: dict, was_expired: bool) -> dict:
     return {"time_on_item_ms": fields["time_on_item_ms"], "gold_correct": fields["gold_correct"], "after_expiry": was_expired}
 
 
-# The submission's writes in one round trip: count the annotation on the pair (releasing the lease's
+# The submission's writes in one round trip, only while the assignment's status is still the one the
+# submission read (guard, which locks the row): count the annotation on the pair (releasing the lease's
 # slot, or, for a lease that expired, only while the pair still has room), completing the pair at
-# its overlap; store the annotation; close the assignment; record the event.
+# its overlap; store the annotation; close the assignment; record the event. It answers whether the
+# guard held and the annotation's id (none: the pair had no room left for an expired lease).
 SUBMIT_SQL = """
-WITH counted AS (
+WITH guard AS (
+    SELECT id FROM annotation_assignment WHERE id = %(assignment)s::bigint AND status = %(status)s::text FOR UPDATE
+), counted AS (
     UPDATE annotation_pair SET
         annotations_done = annotations_done + 1,
         active_claims = active_claims - %(release)s::integer,
         status = CASE WHEN status = 'queued' AND required_annotations <= annotations_done + 1
                       THEN 'complete' ELSE status END
-    WHERE id = %(pair)s::bigint
+    WHERE id = %(pair)s::bigint AND EXISTS (SELECT 1 FROM guard)
       AND (%(release)s::integer = 1
            OR (status = 'queued' AND (active_claims + annotations_done) < required_annotations))
     RETURNING id
@@ -572,12 +601,13 @@ WITH counted AS (
         %(detail)s::jsonb || jsonb_build_object('annotation', id)
     FROM stored
 )
-SELECT id FROM stored
+SELECT EXISTS (SELECT 1 FROM guard), (SELECT id FROM stored)
 """
 
 
 def _store_postgresql(*, assignment: Assignment, annotator, fields: dict, was_expired: bool, now: datetime):
-    """Precondition: inside a transaction on PostgreSQL, holding the assignment's row lock."""
+    """Writes only while the assignment's status is still ``assignment.status`` (the statement locks the row to
+    check), else raises _AssignmentChanged having written nothing. One statement: atomic alone, or in a transaction."""
     with connection.cursor() as cursor:
         cursor.execute(
             SUBMIT_SQL,
@@ -591,13 +621,16 @@ def _store_postgresql(*, assignment: Assignment, annotator, fields: dict, was_ex
                 "campaign": assignment.campaign_id,
                 "detail": json.dumps(_submit_detail(fields, was_expired)),
                 "now": now,
+                "status": assignment.status,
             },
         )
-        row = cursor.fetchone()
-    if row is None:
+        guarded, annotation_id = cursor.fetchone()
+    if not guarded:
+        raise _AssignmentChanged
+    if annotation_id is None:
         return None
     annotation = Annotation(
-        id=row[0], pair=assignment.pair, assignment=assignment, annotator=annotator, source=Annotation.Source.CONCORD,
+        id=annotation_id, pair=assignment.pair, assignment=assignment, annotator=annotator, source=Annotation.Source.CONCORD,
         created_at=now, **fields,
     )
     annotation._state.adding = False

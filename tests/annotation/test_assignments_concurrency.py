@@ -131,3 +131,101 @@ def test_concurrent_claims_on_sqlite_are_serialized_by_the_write_lock(tmp_path):
     assert summary["annotations_per_pair"] == [3] * 10
     assert summary["counters"] == [[3, 0, "complete"]] * 10
     assert sum(summary["claims_per_rater"]) == 30
+
+
+# A submission outside a transaction (the API's) reads without a lock and writes in one statement guarded by the
+# status it read; if that status moved in between, it writes nothing and runs again holding the row lock.
+
+
+def _wrap_the_read(monkeypatch, meanwhile):
+    """Runs ``meanwhile(assignment)`` on another connection right after the submission's unlocked read."""
+    from annotation.services import assignments
+
+    read = assignments._locked_for_submit
+
+    def read_then_interfere(assignment, annotator, key, lock=True):
+        found = read(assignment, annotator, key, lock=lock)
+        if not lock:
+            worker = threading.Thread(target=lambda: (meanwhile(assignment), connection.close()))
+            worker.start()
+            worker.join(timeout=10)
+        return found
+
+    monkeypatch.setattr(assignments, "_locked_for_submit", read_then_interfere)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_submission_outside_a_transaction_is_two_statements(postgres_only):
+    from django.test.utils import CaptureQueriesContext
+
+    campaign, (rater, *_), (pair,) = ab_tie_campaign(pairs=1)
+    assignment = assignment_claim(campaign=campaign, annotator=rater)
+    with CaptureQueriesContext(connection) as queries:
+        annotation = annotation_submit(assignment=assignment, annotator=rater, values=AB_TIE_ANSWER, time_on_item_ms=10,
+                                       idempotency_key="two")
+    assert len(queries) == 2, [q["sql"][:80] for q in queries]
+    assert "FOR UPDATE OF a" not in queries[0]["sql"]
+    pair.refresh_from_db()
+    assert (pair.active_claims, pair.annotations_done) == (0, 1)
+    assert Assignment.objects.get(pk=assignment.pk).status == "submitted"
+    assert AssignmentEvent.objects.get(kind="submit").detail["annotation"] == annotation.pk
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_lease_expired_between_the_read_and_the_write_is_counted_once(postgres_only, monkeypatch):
+    campaign, (rater, *_), (pair,) = ab_tie_campaign(pairs=1, lease_minutes=30)
+    assignment = assignment_claim(campaign=campaign, annotator=rater)
+    _wrap_the_read(monkeypatch, lambda a: assignments_expire(now=timezone.now() + timedelta(minutes=31)))
+    annotation = annotation_submit(assignment=assignment, annotator=rater, values=AB_TIE_ANSWER, time_on_item_ms=10,
+                                   idempotency_key="late")
+    pair.refresh_from_db()
+    # The expiry gave the slot back; the submission (after expiry, the pair having room) takes one: not two.
+    assert (pair.active_claims, pair.annotations_done) == (0, 1)
+    assert Annotation.objects.get().pk == annotation.pk
+    assert AssignmentEvent.objects.get(kind="submit").detail["after_expiry"] is True
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_skip_between_the_read_and_the_write_wins_and_nothing_is_stored(postgres_only, monkeypatch):
+    from annotation.errors import ApplicationError
+    from annotation.services.assignments import assignment_skip
+
+    campaign, (rater, *_), (pair,) = ab_tie_campaign(pairs=1)
+    assignment = assignment_claim(campaign=campaign, annotator=rater)
+    _wrap_the_read(monkeypatch, lambda a: assignment_skip(assignment=a, annotator=rater, reason="other tab"))
+    with pytest.raises(ApplicationError) as refused:
+        annotation_submit(assignment=assignment, annotator=rater, values=AB_TIE_ANSWER, time_on_item_ms=10,
+                          idempotency_key="k")
+    assert refused.value.code == "assignment_skipped"
+    pair.refresh_from_db()
+    assert (pair.active_claims, pair.annotations_done, Annotation.objects.count()) == (0, 0, 0)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_eight_simultaneous_submits_of_one_assignment_store_one_annotation(postgres_only):
+    campaign, (rater, *_), (pair,) = ab_tie_campaign(pairs=1)
+    assignment = assignment_claim(campaign=campaign, annotator=rater)
+    barrier, answers, errors = threading.Barrier(8), [], []
+
+    def submit(n):
+        try:
+            barrier.wait()
+            # Half retry with the same key, half come from another tab with a key of their own.
+            key = "same" if n % 2 else f"tab-{n}"
+            answers.append(annotation_submit(assignment=Assignment(pk=assignment.pk), annotator=rater,
+                                             values=AB_TIE_ANSWER, time_on_item_ms=10, idempotency_key=key).pk)
+        except BaseException as exc:  # noqa: B036 - reported to the test thread below
+            errors.append(exc)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=submit, args=(n,)) for n in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=30)
+    assert errors == []
+    assert len(answers) == 8 and len(set(answers)) == 1
+    pair.refresh_from_db()
+    assert (pair.active_claims, pair.annotations_done, Annotation.objects.count()) == (0, 1, 1)
+    assert AssignmentEvent.objects.filter(kind="submit").count() == 1
