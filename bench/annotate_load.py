@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import importlib
 import io
 import json
 import os
@@ -77,8 +78,8 @@ def make_annotators(count: int) -> list[tuple[str, str]]:
     from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
 
     from annotation.models import User
-    from annotation.sessions import SessionStore
 
+    SessionStore = importlib.import_module(settings.SESSION_ENGINE).SessionStore
     users = User.objects.bulk_create([User(username=f"bench-rater-{i}", role="annotator") for i in range(count)])
     sessions = []
     for user in users:
