@@ -17,9 +17,11 @@ class UserBackend(ModelBackend):
     active check are ModelBackend's."""
 
     def get_user(self, user_id):
-        user = loaded_user(user_id)
-        if user is not None:
-            return user if self.user_can_authenticate(user) else None
+        user = loaded_user(user_id) or self._read(user_id)
+        return user if user is not None and self.user_can_authenticate(user) else None
+
+    @staticmethod
+    def _read(user_id) -> User | None:
         try:
             pk = User._meta.pk.to_python(user_id)
         except ValidationError:
@@ -27,7 +29,4 @@ class UserBackend(ModelBackend):
         with connection.cursor() as cursor:
             cursor.execute(_USER_SQL, [pk])
             row = cursor.fetchone()
-        if row is None:
-            return None
-        user = rows.instances(row, [USER_PART])["u"]
-        return user if self.user_can_authenticate(user) else None
+        return None if row is None else rows.instances(row, [USER_PART])["u"]

@@ -164,17 +164,13 @@ def _blind_patterns(assignment: Assignment) -> _Hidden:
     return _Hidden(sorted((c for c in candidates if c and len(c) >= 3), key=len, reverse=True))
 
 
-def _redact(text: str, hidden: _Hidden) -> str:
-    return hidden.redact(text)
-
-
 def _blind_value(value, hidden: _Hidden):
     if isinstance(value, str):
-        return _redact(value, hidden)
+        return hidden.redact(value)
     if isinstance(value, list):
         return [_blind_value(v, hidden) for v in value]
     if isinstance(value, dict):
-        return {_redact(k, hidden): _blind_value(v, hidden) for k, v in value.items()}
+        return {hidden.redact(k): _blind_value(v, hidden) for k, v in value.items()}
     return value
 
 
@@ -185,13 +181,13 @@ def _display_blocks(blocks: list[dict], urls: dict[str, str], hidden: _Hidden) -
         if kind in content.MEDIA_TYPES:
             alt = block.get("alt", "")
             # An importer may have put the original file name in alt; a name can carry the model's.
-            alt = "" if _FILE_NAME.search(alt) else _redact(alt, hidden)
+            alt = "" if _FILE_NAME.search(alt) else hidden.redact(alt)
             out.append({"type": kind, "media": block["media"], "url": urls.get(block["media"], ""), "alt": alt})
         elif kind == "tool_call":
             out.append(
                 {
                     "type": kind,
-                    "name": _redact(block["name"], hidden),
+                    "name": hidden.redact(block["name"]),
                     "arguments": _blind_value(block.get("arguments", {}), hidden),
                     "result": _display_blocks(block.get("result", []), urls, hidden),
                 }

@@ -15,9 +15,9 @@ from __future__ import annotations
 
 from contextvars import ContextVar
 
-from django.contrib import auth
 from django.contrib.auth import SESSION_KEY
 from django.contrib.auth.middleware import AuthenticationMiddleware as DjangoAuthenticationMiddleware
+from django.contrib.auth.middleware import get_user as django_get_user
 from django.contrib.sessions.backends.db import SessionStore as DBStore
 from django.db import connection
 from django.utils import timezone
@@ -70,14 +70,13 @@ def loaded_user(user_id) -> User | None:
 
 
 def _get_user(request):
-    if not hasattr(request, "_cached_user"):
-        # The session is loaded inside get_user (first access); the backend then asks loaded_user() for its row.
-        token = _resolving.set(request.session)
-        try:
-            request._cached_user = auth.get_user(request)
-        finally:
-            _resolving.reset(token)
-    return request._cached_user
+    # Django's lazy, cached resolution; the session is loaded inside it (first access), and the backend then
+    # asks loaded_user() for the row read with it.
+    token = _resolving.set(request.session)
+    try:
+        return django_get_user(request)
+    finally:
+        _resolving.reset(token)
 
 
 class AuthenticationMiddleware(DjangoAuthenticationMiddleware):

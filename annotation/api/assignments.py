@@ -71,6 +71,8 @@ class SessionFastPath:
     failure, a body ``post_session`` does not take, returning None) goes through DRF's dispatch unchanged, which
     gives the same answers and every error shape. Responses and ApplicationErrors are written as DRF writes them;
     a test holds the two paths equal.
+
+    A view using it defines ``post_session(request, user, **url_kwargs)``: the response, or None for DRF's dispatch.
     """
 
     _csrf = CSRFCheck(lambda request: None)
@@ -94,9 +96,6 @@ class SessionFastPath:
             self._csrf.process_request(request)
         return self._csrf.process_view(request, None, (), {}) is None
 
-    def post_session(self, request, user, **kwargs) -> HttpResponse | None:
-        raise NotImplementedError
-
 
 class AssignmentClaimApi(SessionFastPath, APIView):
     """Your current pair in the campaign, or the next one; 204 when nothing is left for you.
@@ -114,15 +113,18 @@ class AssignmentClaimApi(SessionFastPath, APIView):
         responses={200: DisplaySerializer, 204: OpenApiResponse(description="No pair is left for you.")},
     )
     def post(self, request, slug: str):
-        assignment = assignment_claim_by_slug(slug=slug, annotator=request.user)
-        if assignment is None:
-            return Response(status=status.HTTP_204_NO_CONTENT)
-        return Response(pair_display(assignment=assignment))
+        return self._claim(request.user, slug)
 
     def post_session(self, request, user, slug: str):
+        return self._claim(user, slug)
+
+    @staticmethod
+    def _claim(user, slug: str) -> HttpResponse:
         assignment = assignment_claim_by_slug(slug=slug, annotator=user)
         if assignment is None:
-            return HttpResponse(status=status.HTTP_204_NO_CONTENT)
+            no_content = HttpResponse(status=status.HTTP_204_NO_CONTENT)
+            del no_content["Content-Type"]  # an empty answer has no type, as DRF writes it
+            return no_content
         return json_response(pair_display(assignment=assignment))
 
 
@@ -191,19 +193,23 @@ class AnnotationSubmitApi(SessionFastPath, APIView):
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         key = request.headers.get("Idempotency-Key") or data.validated_data.get("idempotency_key", "")
-        # No read here: the service locks the row by id and answers 404 unless it is this annotator's.
-        annotation = annotation_submit(
-            assignment=Assignment(pk=assignment_id),
-            annotator=request.user,
-            values=data.validated_data["values"],
-            time_on_item_ms=data.validated_data.get("time_on_item_ms"),
-            idempotency_key=key,
+        return self._submit(
+            request.user, assignment_id, data.validated_data["values"], data.validated_data.get("time_on_item_ms"), key
         )
-        return Response(self._output(annotation))
 
     @staticmethod
-    def _output(annotation) -> dict:
-        return {"annotation": annotation.pk, "assignment": annotation.assignment_id, "submitted_at": annotation.created_at}
+    def _submit(user, assignment_id: int, values: dict, time_on_item_ms: int | None, key: str) -> HttpResponse:
+        # No read here: the service reads the row by id and answers 404 unless it is this annotator's.
+        annotation = annotation_submit(
+            assignment=Assignment(pk=assignment_id),
+            annotator=user,
+            values=values,
+            time_on_item_ms=time_on_item_ms,
+            idempotency_key=key,
+        )
+        return json_response(
+            {"annotation": annotation.pk, "assignment": annotation.assignment_id, "submitted_at": annotation.created_at}
+        )
 
     def post_session(self, request, user, assignment_id: int):
         """Only a body InputSerializer would take as it is (JSON; ``values`` an object; ``time_on_item_ms`` a
@@ -224,14 +230,7 @@ class AnnotationSubmitApi(SessionFastPath, APIView):
         if "idempotency_key" in data and not (type(body_key) is str and 0 < len(body_key) <= 64 and body_key == body_key.strip()):
             return None
         key = request.headers.get("Idempotency-Key") or body_key
-        annotation = annotation_submit(
-            assignment=Assignment(pk=assignment_id),
-            annotator=user,
-            values=data["values"],
-            time_on_item_ms=time_on_item_ms,
-            idempotency_key=key,
-        )
-        return json_response(self._output(annotation))
+        return self._submit(user, assignment_id, data["values"], time_on_item_ms, key)
 
 
 class AssignmentSkipApi(APIView):

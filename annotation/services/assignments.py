@@ -497,14 +497,15 @@ def annotation_submit(
     """
     now = now or timezone.now()
     key = _idempotency_key(annotator, idempotency_key)
-    fields = {"values": values, "time_on_item_ms": time_on_item_ms, "key": key, "now": now}
+    submission = {"assignment": assignment, "annotator": annotator, "values": values, "time_on_item_ms": time_on_item_ms,
+                  "key": key, "now": now}
     if connection.vendor == "postgresql" and not connection.in_atomic_block:
         try:
-            return _submit(assignment=assignment, annotator=annotator, lock=False, **fields)
+            return _submit(**submission, lock=False)
         except _AssignmentChanged:
             pass
     with transaction.atomic():
-        return _submit(assignment=assignment, annotator=annotator, lock=True, **fields)
+        return _submit(**submission, lock=True)
 
 
 def _submit(*, assignment: Assignment, annotator, values, time_on_item_ms, key: str, now: datetime, lock: bool):
