@@ -231,6 +231,16 @@ class Pair(models.Model):
                 condition=PAIR_CLAIMABLE,
                 name="pair_claim_idx",
             ),
+            # Pairs nobody has claimed or annotated yet, for the claim of an annotator whose own backlog
+            # (pairs waiting for others) fills the top of pair_claim_idx: see assignments.CLAIM_SQL.
+            models.Index(
+                F("campaign"),
+                F("is_gold"),
+                F("priority").desc(),
+                F("id"),
+                condition=PAIR_CLAIMABLE & Q(active_claims=0, annotations_done=0),
+                name="pair_fresh_idx",
+            ),
         ]
 
     def __str__(self):

@@ -433,13 +433,11 @@ def explain_claim(slug: str) -> str:
     from django.utils import timezone
 
     from annotation.models import Campaign, User
-    from annotation.services.assignments import CLAIM_SQL
+    from annotation.services.assignments import CLAIM_SQL, claim_params
 
     campaign = Campaign.objects.get(slug=slug)
     rater = User.objects.get(username="bench-rater-0")
-    now = timezone.now()
-    params = {"campaign": campaign.pk, "annotator": rater.pk, "gold": False, "seed_prefix": "s:", "seed_suffix": ":1",
-              "now": now, "expires": now, "schema": campaign.rating_schema_id}
+    params = claim_params(campaign=campaign, annotator=rater, gold=False, now=timezone.now())
     with transaction.atomic(), connection.cursor() as cursor:
         cursor.execute("EXPLAIN (ANALYZE, BUFFERS) " + CLAIM_SQL, params)
         plan = "\n".join(row[0] for row in cursor.fetchall())

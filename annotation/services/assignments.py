@@ -196,25 +196,59 @@ def _claim(*, campaign: Campaign, annotator, now: datetime, gold_first: bool) ->
     return None
 
 
-# The claim in one round trip: pick the first claimable pair in pair_claim_idx order that this
-# annotator never had (skipping rows other claims hold), take a slot, write the lease and its event,
-# and read what the display needs of the pair (the rows written are not read back: the lease's are known).
-# The WHERE and ORDER BY repeat PAIR_CLAIMABLE and the index expressions verbatim so the planner
-# walks the partial index; the orientation bit is assignment_rules.orientation_swapped in SQL.
+# The claim in one round trip: pick this annotator's next pair (skipping rows other claims hold), take
+# a slot, write the lease and its event, and read what the display needs of the pair (the rows written
+# are not read back: the lease's are known). The orientation bit is assignment_rules.orientation_swapped
+# in SQL. Every WHERE repeats PAIR_CLAIMABLE verbatim, so the planner matches the partial indexes, and so
+# a row another claim updated is checked again once locked.
+#
+# The pick is exact without costing what the annotator's own backlog costs: the pairs they annotated
+# that still wait for others sit at the top of pair_claim_idx (breadth-first puts pairs in progress
+# first), so "the first entry this annotator never had" could mean walking thousands of their own.
+#  1. The first of the top CLAIM_HEAD entries of pair_claim_idx that they never had. Usually the very
+#     first: one entry, one probe. A subquery (not a CTE) keeps the head's order known to the planner,
+#     so it walks lazily and stops at the first hit.
+#  2. If the head holds nothing for them and is full (its last entry has priority `floor`), the first
+#     untouched pair (no claim, no annotation: `pair_fresh_idx`) of priority `floor` or above. A pair in
+#     progress further down the same priority, which they never had, is left to the others: the only
+#     way this pick differs from the plain walk of pair_claim_idx, and only for an annotator whose own
+#     backlog fills the head.
+#  3. Else the plain walk of pair_claim_idx (the end of a priority's fresh pairs, or of the campaign).
 # OFFSET 0 keeps "never had it" a per-candidate probe of the (pair, annotator) unique index: left to
-# itself the planner may turn it into an anti join that reads all of the annotator's assignments,
-# a cost that grows with their history.
+# itself the planner may turn it into an anti join that reads all of the annotator's assignments.
+_NEVER_HAD = (
+    "NOT EXISTS (SELECT 1 FROM annotation_assignment a"
+    " WHERE a.pair_id = p.id AND a.annotator_id = %(annotator)s OFFSET 0)"
+)
+_CLAIMABLE = (
+    "p.campaign_id = %(campaign)s AND p.is_gold = %(gold)s AND p.status = 'queued'"
+    " AND (p.active_claims + p.annotations_done) < p.required_annotations"
+)
+_CLAIM_ORDER = "p.priority DESC, (p.active_claims + p.annotations_done) DESC, p.id"
+CLAIM_HEAD = 32
+
 CLAIM_SQL = """
-WITH picked AS (
-    SELECT p.id FROM annotation_pair p
-    WHERE p.campaign_id = %(campaign)s AND p.is_gold = %(gold)s AND p.status = 'queued'
-      AND (p.active_claims + p.annotations_done) < p.required_annotations
-      AND NOT EXISTS (
-          SELECT 1 FROM annotation_assignment a WHERE a.pair_id = p.id AND a.annotator_id = %(annotator)s OFFSET 0
-      )
-    ORDER BY p.priority DESC, (p.active_claims + p.annotations_done) DESC, p.id
-    LIMIT 1
-    FOR UPDATE OF p SKIP LOCKED
+WITH floor AS (
+    SELECT p.priority FROM annotation_pair p WHERE CLAIMABLE ORDER BY CLAIM_ORDER OFFSET %(head)s - 1 LIMIT 1
+), picked AS (
+    SELECT COALESCE(
+        (SELECT p.id
+         FROM (SELECT p.id, p.priority, (p.active_claims + p.annotations_done) AS taken FROM annotation_pair p
+               WHERE CLAIMABLE ORDER BY CLAIM_ORDER LIMIT %(head)s) head
+         JOIN annotation_pair p ON p.id = head.id
+         WHERE CLAIMABLE AND NEVER_HAD
+         ORDER BY head.priority DESC, head.taken DESC, head.id
+         LIMIT 1 FOR UPDATE OF p SKIP LOCKED),
+        (SELECT p.id FROM annotation_pair p
+         WHERE CLAIMABLE AND p.active_claims = 0 AND p.annotations_done = 0
+           AND p.priority >= (SELECT priority FROM floor) AND NEVER_HAD
+         ORDER BY p.priority DESC, p.id
+         LIMIT 1 FOR UPDATE OF p SKIP LOCKED),
+        (SELECT p.id FROM annotation_pair p
+         WHERE CLAIMABLE AND NEVER_HAD AND EXISTS (SELECT FROM floor)
+         ORDER BY CLAIM_ORDER
+         LIMIT 1 FOR UPDATE OF p SKIP LOCKED)
+    ) AS id
 ), taken AS (
     UPDATE annotation_pair p SET active_claims = p.active_claims + 1 FROM picked WHERE p.id = picked.id RETURNING p.id
 ), leased AS (
@@ -230,34 +264,43 @@ WITH picked AS (
     SELECT id, %(campaign)s, %(annotator)s, 'claim', %(now)s, '{}'::jsonb FROM leased
 )
 SELECT leased.id, leased.pair_id, leased.swapped, DISPLAY_PAIR_COLUMNS FROM leased DISPLAY_PAIR_JOINS
-""".replace("DISPLAY_PAIR_COLUMNS", selectors.DISPLAY_PAIR_COLUMNS).replace(
-    "DISPLAY_PAIR_JOINS", selectors.DISPLAY_PAIR_JOINS.format(pair="leased.pair_id")
-)
+"""
+for _name, _text in (
+    ("CLAIMABLE", _CLAIMABLE),
+    ("CLAIM_ORDER", _CLAIM_ORDER),
+    ("NEVER_HAD", _NEVER_HAD),
+    ("DISPLAY_PAIR_COLUMNS", selectors.DISPLAY_PAIR_COLUMNS),
+    ("DISPLAY_PAIR_JOINS", selectors.DISPLAY_PAIR_JOINS.format(pair="leased.pair_id")),
+):
+    CLAIM_SQL = CLAIM_SQL.replace(_name, _text)
+
+
+def claim_params(*, campaign: Campaign, annotator, gold: bool, now: datetime) -> dict:
+    """CLAIM_SQL's parameters (the bench and the tests EXPLAIN the statement with them)."""
+    return {
+        "campaign": campaign.pk,
+        "annotator": annotator.pk,
+        "gold": gold,
+        "seed_prefix": f"{campaign.orientation_seed}:",
+        "seed_suffix": f":{annotator.pk}",
+        "now": now,
+        "expires": now + timedelta(minutes=campaign.lease_minutes),
+        "schema": campaign.rating_schema_id,
+        "head": CLAIM_HEAD,
+    }
 
 
 def _lease_postgresql(*, campaign: Campaign, annotator, gold: bool, now: datetime) -> Assignment | None:
     """Precondition: inside a transaction on PostgreSQL."""
-    expires = now + timedelta(minutes=campaign.lease_minutes)
+    params = claim_params(campaign=campaign, annotator=annotator, gold=gold, now=now)
     with connection.cursor() as cursor:
-        cursor.execute(
-            CLAIM_SQL,
-            {
-                "campaign": campaign.pk,
-                "annotator": annotator.pk,
-                "gold": gold,
-                "seed_prefix": f"{campaign.orientation_seed}:",
-                "seed_suffix": f":{annotator.pk}",
-                "now": now,
-                "expires": expires,
-                "schema": campaign.rating_schema_id,
-            },
-        )
+        cursor.execute(CLAIM_SQL, params)
         row = cursor.fetchone()
     if row is None:
         return None
     assignment = Assignment(
         id=row[0], pair_id=row[1], campaign=campaign, annotator=annotator, status=Assignment.Status.ACTIVE,
-        swapped=row[2], claimed_at=now, expires_at=expires, skip_reason="", draft={},
+        swapped=row[2], claimed_at=now, expires_at=params["expires"], skip_reason="", draft={},
     )
     assignment._state.adding = False
     assignment._state.db = connection.alias

@@ -5,7 +5,7 @@ import random
 from datetime import timedelta
 
 import pytest
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
@@ -14,6 +14,7 @@ from annotation.assignment_rules import gold_matches, orientation_swapped
 from annotation.errors import ApplicationError
 from annotation.models import Annotation, Assignment, AssignmentEvent, Campaign, Pair
 from annotation.selectors import annotator_stats, assignment_for_annotator, pair_display
+from annotation.services import assignments
 from annotation.services.assignments import (
     annotation_submit,
     assignment_claim,
@@ -106,6 +107,79 @@ def test_a_higher_priority_pair_comes_first_even_before_pairs_in_progress():
     Pair.objects.filter(pk=pairs[2].pk).update(priority=5)
     assert assignment_claim(campaign=campaign, annotator=raters[1]).pair == pairs[2]
     assert assignment_claim(campaign=campaign, annotator=raters[2]).pair == pairs[2]
+
+
+def _annotate_alone(campaign, rater, count):
+    done = []
+    for _ in range(count):
+        assignment = assignment_claim(campaign=campaign, annotator=rater)
+        done.append(assignment.pair_id)
+        submit(assignment)
+    return done
+
+
+def test_an_annotator_far_ahead_of_the_others_gets_every_pair_once_then_nothing(monkeypatch):
+    # Their own pairs, waiting for the others, fill the head of the claim's walk many times over.
+    monkeypatch.setattr(assignments, "CLAIM_HEAD", 2)
+    campaign, (rater, other, _), pairs = ab_tie_campaign(overlap=3, pairs=7)
+    assert _annotate_alone(campaign, rater, 7) == [p.pk for p in pairs]
+    assert assignment_claim(campaign=campaign, annotator=rater) is None
+    assert assignment_claim(campaign=campaign, annotator=other).pair == pairs[0]
+
+
+def test_beyond_a_full_head_a_pair_in_progress_of_higher_priority_still_comes_first(monkeypatch):
+    monkeypatch.setattr(assignments, "CLAIM_HEAD", 2)
+    campaign, (ahead, other, _), pairs = ab_tie_campaign(overlap=3, pairs=6)
+    Pair.objects.filter(pk__in=[p.pk for p in pairs[:4]]).update(priority=5)
+    assert _annotate_alone(campaign, ahead, 2) == [pairs[0].pk, pairs[1].pk]
+    for pair in pairs[:4]:  # another annotator follows, then opens the rest of priority 5
+        submit(assignment_for_other(campaign, other, pair))
+    # The head (pairs 0 and 1) is all theirs, no fresh pair of priority 5 is left: the walk goes on
+    # past the head to pair 2, in progress, rather than opening a fresh pair of priority 0.
+    assert assignment_claim(campaign=campaign, annotator=ahead).pair == pairs[2]
+
+
+def assignment_for_other(campaign, rater, pair):
+    assignment = assignment_claim(campaign=campaign, annotator=rater)
+    assert assignment.pair == pair
+    return assignment
+
+
+def test_an_annotator_whose_backlog_fills_the_head_opens_a_fresh_pair_of_the_same_priority(postgres_only, monkeypatch):
+    # The one way the PostgreSQL claim differs from the plain walk (documented at CLAIM_SQL): a pair in
+    # progress beyond a head full of the annotator's own pairs is left to the others.
+    monkeypatch.setattr(assignments, "CLAIM_HEAD", 2)
+    campaign, (ahead, other, _), pairs = ab_tie_campaign(overlap=3, pairs=5)
+    _annotate_alone(campaign, ahead, 2)
+    submit(assignment_for_other(campaign, other, pairs[0]))
+    submit(assignment_for_other(campaign, other, pairs[1]))
+    submit(assignment_for_other(campaign, other, pairs[2]))
+    assert assignment_claim(campaign=campaign, annotator=ahead).pair == pairs[3]
+
+
+def test_the_claim_reads_a_bounded_part_of_the_queue_whatever_the_annotators_backlog(postgres_only, monkeypatch):
+    monkeypatch.setattr(assignments, "CLAIM_HEAD", 4)
+    campaign, (rater, *_), pairs = ab_tie_campaign(overlap=3, pairs=40)
+    _annotate_alone(campaign, rater, 30)
+    params = assignments.claim_params(campaign=campaign, annotator=rater, gold=False, now=timezone.now())
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute("ANALYZE annotation_pair, annotation_assignment")
+        cursor.execute("EXPLAIN (ANALYZE, FORMAT JSON) " + assignments.CLAIM_SQL, params)
+        plan = cursor.fetchone()[0]
+        transaction.set_rollback(True)
+    picked = next(node for node in _plan_nodes(plan[0]["Plan"]) if node.get("Subplan Name") == "CTE picked")
+    head, fresh, walk = picked["Plans"]  # the three arms of the COALESCE, in order
+    heads = [node for node in _plan_nodes(head) if node["Node Type"] == "Subquery Scan"]
+    # The head's entries were read (all the annotator's own), the fresh pair was taken, and the walk
+    # over the 30 pairs of their backlog never ran.
+    assert [node["Actual Rows"] for node in heads] == [assignments.CLAIM_HEAD]
+    assert (head["Actual Rows"], fresh["Actual Rows"], walk["Actual Loops"]) == (0, 1, 0)
+
+
+def _plan_nodes(node):
+    yield node
+    for child in node.get("Plans", []):
+        yield from _plan_nodes(child)
 
 
 def test_gold_pairs_are_mixed_in_at_the_campaign_rate():
