@@ -26,5 +26,6 @@ RUN DJANGO_SECRET_KEY="$(python -c 'import secrets; print(secrets.token_urlsafe(
 USER concord
 EXPOSE 8000
 
-CMD ["gunicorn", "config.wsgi:application", "--bind", "0.0.0.0:8000", "--workers", "3", "--timeout", "120", \
-     "--access-logfile", "-"]
+# gthread keeps clients' connections alive; one thread per process spares the GIL handoffs (bench/README_assignment.md).
+CMD ["gunicorn", "config.wsgi:application", "--bind", "0.0.0.0:8000", "--worker-class", "gthread", "--workers", "6", \
+     "--threads", "1", "--timeout", "120", "--access-logfile", "-"]

@@ -8,10 +8,11 @@ Invariants (each held by the database, not by the callers' good manners):
   on a locked row, and ``pair_claims_within_overlap`` checks it again;
 - an annotator holds at most one lease per campaign: ``assignment_one_active_per_campaign``.
 
-On PostgreSQL the claim is one statement around ``SELECT … FOR UPDATE SKIP LOCKED LIMIT 1`` walking the
-partial index ``pair_claim_idx`` from the top, so concurrent annotators take different pairs without
-waiting and the cost does not grow with the pool. On SQLite every transaction begins IMMEDIATE (see settings),
-which takes the database's write lock at BEGIN and serializes claims.
+On PostgreSQL the claim is one statement around ``SELECT … FOR UPDATE SKIP LOCKED LIMIT 1`` reading the
+top of the partial index ``pair_claim_idx`` (see CLAIM_SQL), so concurrent annotators take different pairs
+without waiting and the cost grows neither with the pool nor with the annotator's own backlog. On SQLite
+every transaction begins IMMEDIATE (see settings), which takes the database's write lock at BEGIN and
+serializes claims.
 """
 
 from __future__ import annotations
