@@ -1,16 +1,20 @@
 """Load test of the work queue: simulated annotators looping claim → submit over HTTP against gunicorn.
 
-    /work/main/.venv/bin/python bench/annotate_load.py --pairs 1000000 --small-pairs 10000 \
-        --annotators 32 --duration 30 --workers 3
+    /work/main/.venv/bin/python bench/annotate_load.py --pairs 1000000 --small-pairs 10000 --annotators 32 \
+        --duration 30 --rates 130,200,260 --paced-duration 20 --workers 6 --worker-class gthread --threads 1
 
 Steps (everything on 127.0.0.1, in the separate database ``concord_bench``, dropped and recreated):
 
-1. migrate; a campaign of ``--small-pairs`` pairs (overlap 3) made with COPY, and the annotators;
+1. migrate; the annotators; a campaign of ``--small-pairs`` pairs and one of ``--pairs`` pairs (overlap 3),
+   made with COPY and vacuumed;
 2. gunicorn serves Concord (``config.settings.local`` with ``DATABASE_URL``, debug off);
-3. phase "small": ``--annotators`` concurrent clients (asyncio, one keep-alive connection each) loop claim → submit for
-   ``--duration`` seconds; then the same again after COPYing a campaign of ``--pairs`` pairs;
-4. prints p50/p95/p99 of claim and submit, cycles per second, and the in-process claim latency
-   (the service alone, no HTTP) on each pool, so the pool-size effect is seen without HTTP noise.
+3. closed loop: ``--annotators`` concurrent clients (asyncio, one keep-alive connection each) loop
+   claim → submit, ``--duration`` seconds per pool in ``--rounds`` turns, the pools taking turns
+   (small, large, large, small, …) so that the machine's drift falls on both alike; then paced phases
+   at each of ``--rates``, alternating the pools too;
+4. prints p50/p95/p99 of claim and submit, cycles per second, CPU per cycle (server, database, client),
+   and the in-process claim latency (the service alone, no HTTP) on each pool, so the pool-size
+   effect is seen without HTTP noise. ``--pairs 0`` runs the small pool only.
 
 Never part of ``make test``. Figures and their command go in ``bench/README_assignment.md``.
 """
@@ -375,6 +379,7 @@ async def run_phase(base_url: str, slug: str, sessions: list[tuple[str, str]], d
         "cycles": len(submit_times),
         "cycles_per_s": round(len(submit_times) / elapsed, 1),
         "failures": failures,
+        "_samples": (claim_times, submit_times, elapsed),
     }
 
 
@@ -385,7 +390,7 @@ def service_claim_latency(slug: str, claims: int) -> dict:
     from annotation.services.assignments import annotation_submit, assignment_claim
 
     campaign = Campaign.objects.get(slug=slug)
-    raters = [User.objects.create(username=f"bench-probe-{slug}-{n}") for n in range(3)]
+    raters = [User.objects.create(username=f"bench-probe-{slug}-{secrets.token_hex(4)}") for _ in range(3)]
     campaign.members.add(*raters)
     times = []
     for n in range(claims):
@@ -395,7 +400,7 @@ def service_claim_latency(slug: str, claims: int) -> dict:
         times.append(time.perf_counter() - started)
         annotation_submit(assignment=assignment, annotator=rater, values={"preference": "A"}, time_on_item_ms=None,
                           idempotency_key=f"probe-{assignment.pk}")
-    return percentiles(times)
+    return times
 
 
 def inprocess_cpu(slug: str, cycles: int) -> dict:
@@ -469,7 +474,8 @@ def main() -> None:
     parser.add_argument("--pairs", type=int, default=1_000_000, help="the large pool; 0 runs the small one only")
     parser.add_argument("--small-pairs", type=int, default=10_000)
     parser.add_argument("--annotators", type=int, default=32)
-    parser.add_argument("--duration", type=float, default=30.0, help=f"seconds per phase (at most {MAX_PHASE_SECONDS})")
+    parser.add_argument("--duration", type=float, default=30.0,
+                        help=f"closed-loop seconds per pool (at most {MAX_PHASE_SECONDS})")
     parser.add_argument("--workers", type=int, default=3, help="gunicorn worker processes")
     parser.add_argument("--worker-class", default="sync", choices=["sync", "gthread"])
     parser.add_argument("--threads", type=int, default=1, help="threads per gunicorn worker (gthread)")
@@ -478,6 +484,8 @@ def main() -> None:
                              "rates (latency counted from when each claim was due)")
     parser.add_argument("--paced-duration", type=float, default=15.0, help="seconds per paced phase")
     parser.add_argument("--probe-claims", type=int, default=300, help="in-process claims timed per pool")
+    parser.add_argument("--rounds", type=int, default=2,
+                        help="closed-loop turns per pool, alternating the pools (--duration is split among them)")
     parser.add_argument("--db", default="concord_bench")
     args = parser.parse_args()
     duration = min(args.duration, MAX_PHASE_SECONDS)
@@ -490,9 +498,13 @@ def main() -> None:
 
     django.setup()
     sessions = make_annotators(args.annotators)
-    started = time.perf_counter()
-    copy_campaign("bench-small", args.small_pairs)
-    print(f"{args.small_pairs:,} pairs written in {time.perf_counter() - started:.1f}s", file=sys.stderr)
+    pools = [("small", "bench-small", args.small_pairs)] + ([("large", "bench-large", args.pairs)] if args.pairs else [])
+    generation = {}
+    for name, slug, pairs in pools:
+        started = time.perf_counter()
+        copy_campaign(slug, pairs)
+        generation[name] = round(time.perf_counter() - started, 1)
+        print(f"{pairs:,} pairs written in {generation[name]}s", file=sys.stderr)
 
     port = _free_port()
     base_url = f"http://127.0.0.1:{port}"
@@ -505,42 +517,47 @@ def main() -> None:
     try:
         _wait_for(port)
         # Each worker imports the URLconf, DRF and the views on its first requests; that is not the claim's cost.
-        asyncio.run(run_phase(base_url, "bench-small", sessions, 5.0))
-        results = {"config": {"annotators": args.annotators, "duration_s": duration, "workers": args.workers,
-                              "worker_class": args.worker_class, "threads": args.threads,
+        for _, slug, _ in pools:
+            asyncio.run(run_phase(base_url, slug, sessions, 5.0))
+        results = {"config": {"annotators": args.annotators, "duration_s": duration, "rounds": args.rounds,
+                              "workers": args.workers, "worker_class": args.worker_class, "threads": args.threads,
                               "cpus": os.cpu_count(), "load_before": os.getloadavg(),
-                              "calibration_us": calibration_us()}}
+                              "calibration_us": calibration_us()},
+                   "generation_s": generation}
+        # The pools take turns (small, large, then large, small, …) so that the machine's drift over the run,
+        # which is larger than the effect sought, falls on both alike.
+        turns = [pools if r % 2 == 0 else pools[::-1] for r in range(args.rounds)]
+        closed = {name: [] for name, _, _ in pools}
+        for turn in turns:
+            for name, slug, pairs in turn:
+                closed[name].append(_measured_phase(server.pid, base_url, slug, sessions, duration / args.rounds, pairs))
+        for name, phases in closed.items():
+            results[name] = _merged(phases)
+            results[name]["paced"] = []
         rates = [float(r) for r in args.rates.split(",") if r.strip()]
         paced = min(args.paced_duration, MAX_PHASE_SECONDS)
-        results["small"] = _measured_phase(server.pid, base_url, "bench-small", sessions, duration, args.small_pairs)
-        results["small"]["paced"] = [
-            _measured_phase(server.pid, base_url, "bench-small", sessions, paced, args.small_pairs, rate) for rate in rates
-        ]
-        results["small"]["service_claim"] = service_claim_latency("bench-small", args.probe_claims)
-        plans = {"small": explain_claim("bench-small")}
-        results["small"]["inprocess_cpu_per_request"] = inprocess_cpu("bench-small", args.probe_claims)
-        print(json.dumps(results["small"]), file=sys.stderr)
-
-        if args.pairs:  # 0: the small pool only, for a quick look
-            started = time.perf_counter()
-            copy_campaign("bench-large", args.pairs)
-            results["large_generation_s"] = round(time.perf_counter() - started, 1)
-            print(f"{args.pairs:,} pairs written in {results['large_generation_s']}s", file=sys.stderr)
-            results["config"]["load_before_large"] = os.getloadavg()
-            results["large"] = _measured_phase(server.pid, base_url, "bench-large", sessions, duration, args.pairs)
-            results["large"]["paced"] = [
-                _measured_phase(server.pid, base_url, "bench-large", sessions, paced, args.pairs, rate) for rate in rates
-            ]
-            results["large"]["service_claim"] = service_claim_latency("bench-large", args.probe_claims)
-            small, large = results["small"]["claim"].get("p50_ms"), results["large"]["claim"].get("p50_ms")
-            if small and large:
-                results["claim_p50_large_over_small"] = round(large / small, 2)
-            s_small, s_large = results["small"]["service_claim"]["p50_ms"], results["large"]["service_claim"]["p50_ms"]
-            results["service_claim_p50_large_over_small"] = round(s_large / s_small, 2)
-            plans["large"] = explain_claim("bench-large")
-            results["large"]["inprocess_cpu_per_request"] = inprocess_cpu("bench-large", args.probe_claims)
-        for phase, plan in plans.items():
-            results[phase]["claim_statement"] = _plan_figures(plan)
+        for i, rate in enumerate(rates):
+            for name, slug, pairs in pools if i % 2 == 0 else pools[::-1]:
+                results[name]["paced"].append(
+                    _strip(_measured_phase(server.pid, base_url, slug, sessions, paced, pairs, rate))
+                )
+        probes = {name: [] for name, _, _ in pools}
+        for turn in turns:
+            for name, slug, _ in turn:
+                probes[name] += service_claim_latency(slug, args.probe_claims // args.rounds)
+        plans = {}
+        for name, slug, _ in pools:
+            results[name]["service_claim"] = percentiles(probes[name])
+            plans[name] = explain_claim(slug)
+            results[name]["claim_statement"] = _plan_figures(plans[name])
+            results[name]["inprocess_cpu_per_request"] = inprocess_cpu(slug, args.probe_claims)
+        if args.pairs:
+            results["claim_p50_large_over_small"] = round(
+                results["large"]["claim"]["p50_ms"] / results["small"]["claim"]["p50_ms"], 2
+            )
+            results["service_claim_p50_large_over_small"] = round(
+                results["large"]["service_claim"]["p50_ms"] / results["small"]["service_claim"]["p50_ms"], 2
+            )
     finally:
         os.killpg(server.pid, signal.SIGTERM)
         server.wait(timeout=30)
@@ -555,6 +572,31 @@ def _measured_phase(server_pid: int, base_url: str, slug: str, sessions, duratio
     meter = CpuMeter(server_pid)
     result = asyncio.run(run_phase(base_url, slug, sessions, duration, rate))
     return {"pairs": pairs, **result, **meter.per_cycle(result["cycles"])}
+
+
+def _strip(phase: dict) -> dict:
+    return {key: value for key, value in phase.items() if key != "_samples"}
+
+
+def _merged(phases: list[dict]) -> dict:
+    """One pool's closed-loop phases as one: percentiles over all samples, cycles/s over all the time, CPU per cycle
+    weighted by cycles; each phase's own figures are kept under ``phases``."""
+    claims = [t for phase in phases for t in phase["_samples"][0]]
+    submits = [t for phase in phases for t in phase["_samples"][1]]
+    elapsed = sum(phase["_samples"][2] for phase in phases)
+    cycles = sum(phase["cycles"] for phase in phases)
+    merged = {"pairs": phases[0]["pairs"], "claim": percentiles(claims), "submit": percentiles(submits), "cycles": cycles,
+              "cycles_per_s": round(cycles / elapsed, 1), "failures": {}}
+    for phase in phases:
+        for key, count in phase["failures"].items():
+            merged["failures"][key] = merged["failures"].get(key, 0) + count
+    for key in ("server_cpu_ms_per_cycle", "db_cpu_ms_per_cycle", "client_cpu_ms_per_cycle", "machine_busy_share",
+                "others_cpu_share"):
+        merged[key] = round(sum(phase[key] * phase["cycles"] for phase in phases) / max(cycles, 1), 2)
+    per_cycle = (merged["server_cpu_ms_per_cycle"] + merged["db_cpu_ms_per_cycle"]) / 1000
+    merged["server_db_capacity_cycles_per_s_on_2_free_cores"] = round(2 / per_cycle, 1) if per_cycle else None
+    merged["phases"] = [_strip(phase) for phase in phases]
+    return merged
 
 
 def _summary(results: dict) -> str:
