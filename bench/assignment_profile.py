@@ -3,7 +3,7 @@
     /work/main/.venv/bin/python bench/assignment_profile.py --pairs 3000 --cycles 200
 
 Creates (drops first) the database ``concord_bench_profile`` on 127.0.0.1 with the same settings as
-``bench/annotate_load.py`` (debug off, a Redis cache so sessions are cached_db), then drives the
+``bench/annotate_load.py`` (debug off, sessions in the database), then drives the
 API in process with Django's test client (no HTTP, no gunicorn): a trivial signed-in GET
 (``/api/v1/campaigns/``), then claim → submit cycles. It prints the SQL statements of one request
 of each, the CPU per request, a calibration loop (pure Python, to compare this machine's CPU with
