@@ -203,8 +203,8 @@ def _claim(*, campaign: Campaign, annotator, now: datetime, gold_first: bool) ->
 # in SQL. Every WHERE repeats PAIR_CLAIMABLE verbatim, so the planner matches the partial indexes, and so
 # a row another claim updated is checked again once locked.
 #
-# The pick is exact without costing what the annotator's own backlog costs: the pairs they annotated
-# that still wait for others sit at the top of pair_claim_idx (breadth-first puts pairs in progress
+# The pick follows pair_claim_idx's order without paying for the annotator's own backlog: the pairs they
+# annotated that still wait for others sit at the top of that index (breadth-first puts pairs in progress
 # first), so "the first entry this annotator never had" could mean walking thousands of their own.
 #  1. The first of the top CLAIM_HEAD entries of pair_claim_idx that they never had. Usually the very
 #     first: one entry, one probe. A subquery (not a CTE) keeps the head's order known to the planner,

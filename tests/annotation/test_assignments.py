@@ -118,6 +118,12 @@ def _annotate_alone(campaign, rater, count):
     return done
 
 
+def _claim_expecting(campaign, rater, pair):
+    assignment = assignment_claim(campaign=campaign, annotator=rater)
+    assert assignment.pair == pair
+    return assignment
+
+
 def test_an_annotator_far_ahead_of_the_others_gets_every_pair_once_then_nothing(monkeypatch):
     # Their own pairs, waiting for the others, fill the head of the claim's walk many times over.
     monkeypatch.setattr(assignments, "CLAIM_HEAD", 2)
@@ -127,22 +133,26 @@ def test_an_annotator_far_ahead_of_the_others_gets_every_pair_once_then_nothing(
     assert assignment_claim(campaign=campaign, annotator=other).pair == pairs[0]
 
 
+def test_a_fresh_pair_the_annotator_skipped_is_not_offered_to_them_again(monkeypatch):
+    monkeypatch.setattr(assignments, "CLAIM_HEAD", 2)
+    campaign, (rater, *_), pairs = ab_tie_campaign(overlap=3, pairs=5)
+    _annotate_alone(campaign, rater, 2)
+    skipped = _claim_expecting(campaign, rater, pairs[2])
+    assignment_skip(assignment=skipped, annotator=rater, reason="unreadable")
+    assert Pair.objects.get(pk=pairs[2].pk).active_claims == 0  # fresh again, but not for them
+    assert assignment_claim(campaign=campaign, annotator=rater).pair == pairs[3]
+
+
 def test_beyond_a_full_head_a_pair_in_progress_of_higher_priority_still_comes_first(monkeypatch):
     monkeypatch.setattr(assignments, "CLAIM_HEAD", 2)
     campaign, (ahead, other, _), pairs = ab_tie_campaign(overlap=3, pairs=6)
     Pair.objects.filter(pk__in=[p.pk for p in pairs[:4]]).update(priority=5)
     assert _annotate_alone(campaign, ahead, 2) == [pairs[0].pk, pairs[1].pk]
     for pair in pairs[:4]:  # another annotator follows, then opens the rest of priority 5
-        submit(assignment_for_other(campaign, other, pair))
+        submit(_claim_expecting(campaign, other, pair))
     # The head (pairs 0 and 1) is all theirs, no fresh pair of priority 5 is left: the walk goes on
     # past the head to pair 2, in progress, rather than opening a fresh pair of priority 0.
     assert assignment_claim(campaign=campaign, annotator=ahead).pair == pairs[2]
-
-
-def assignment_for_other(campaign, rater, pair):
-    assignment = assignment_claim(campaign=campaign, annotator=rater)
-    assert assignment.pair == pair
-    return assignment
 
 
 def test_an_annotator_whose_backlog_fills_the_head_opens_a_fresh_pair_of_the_same_priority(postgres_only, monkeypatch):
@@ -151,15 +161,15 @@ def test_an_annotator_whose_backlog_fills_the_head_opens_a_fresh_pair_of_the_sam
     monkeypatch.setattr(assignments, "CLAIM_HEAD", 2)
     campaign, (ahead, other, _), pairs = ab_tie_campaign(overlap=3, pairs=5)
     _annotate_alone(campaign, ahead, 2)
-    submit(assignment_for_other(campaign, other, pairs[0]))
-    submit(assignment_for_other(campaign, other, pairs[1]))
-    submit(assignment_for_other(campaign, other, pairs[2]))
+    submit(_claim_expecting(campaign, other, pairs[0]))
+    submit(_claim_expecting(campaign, other, pairs[1]))
+    submit(_claim_expecting(campaign, other, pairs[2]))
     assert assignment_claim(campaign=campaign, annotator=ahead).pair == pairs[3]
 
 
 def test_the_claim_reads_a_bounded_part_of_the_queue_whatever_the_annotators_backlog(postgres_only, monkeypatch):
     monkeypatch.setattr(assignments, "CLAIM_HEAD", 4)
-    campaign, (rater, *_), pairs = ab_tie_campaign(overlap=3, pairs=40)
+    campaign, (rater, *_), _ = ab_tie_campaign(overlap=3, pairs=40)
     _annotate_alone(campaign, rater, 30)
     params = assignments.claim_params(campaign=campaign, annotator=rater, gold=False, now=timezone.now())
     with transaction.atomic(), connection.cursor() as cursor:
