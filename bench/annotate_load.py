@@ -76,6 +76,28 @@ def recreate_database(db: str) -> None:
     subprocess.run([sys.executable, "manage.py", "migrate", "-v", "0"], cwd=ROOT, env=_env(db), check=True)
 
 
+def setup_django(db: str) -> None:
+    """This process on a new, migrated database ``db`` with the bench's settings, Django set up."""
+    import django
+
+    os.environ.update(_env(db))
+    sys.path.insert(0, str(ROOT))
+    recreate_database(db)
+    django.setup()
+
+
+def timed_claim_then_submit(campaign, rater, key_prefix: str) -> float:
+    """One claim → submit cycle through the services, in process; returns the claim's seconds."""
+    from annotation.services.assignments import annotation_submit, assignment_claim
+
+    started = time.perf_counter()
+    assignment = assignment_claim(campaign=campaign, annotator=rater)
+    elapsed = time.perf_counter() - started
+    annotation_submit(assignment=assignment, annotator=rater, values={"preference": "A"}, time_on_item_ms=None,
+                      idempotency_key=f"{key_prefix}-{assignment.pk}")
+    return elapsed
+
+
 def make_annotators(count: int) -> list[tuple[str, str]]:
     """Annotators with a logged-in session each: (session key, CSRF token)."""
     from django.conf import settings
@@ -387,20 +409,11 @@ def service_claim_latency(slug: str, claims: int) -> dict:
     """The claim service alone, timed in this process: three probe annotators in turn claim and submit, as the
     load's annotators do (pairs in progress first, each finished by the three)."""
     from annotation.models import Campaign, User
-    from annotation.services.assignments import annotation_submit, assignment_claim
 
     campaign = Campaign.objects.get(slug=slug)
     raters = [User.objects.create(username=f"bench-probe-{slug}-{secrets.token_hex(4)}") for _ in range(3)]
     campaign.members.add(*raters)
-    times = []
-    for n in range(claims):
-        rater = raters[n % len(raters)]
-        started = time.perf_counter()
-        assignment = assignment_claim(campaign=campaign, annotator=rater)
-        times.append(time.perf_counter() - started)
-        annotation_submit(assignment=assignment, annotator=rater, values={"preference": "A"}, time_on_item_ms=None,
-                          idempotency_key=f"probe-{assignment.pk}")
-    return times
+    return [timed_claim_then_submit(campaign, raters[n % len(raters)], "probe") for n in range(claims)]
 
 
 def inprocess_cpu(slug: str, cycles: int) -> dict:
@@ -490,13 +503,8 @@ def main() -> None:
     args = parser.parse_args()
     duration = min(args.duration, MAX_PHASE_SECONDS)
 
-    os.environ.update(_env(args.db))
-    sys.path.insert(0, str(ROOT))
     print(f"creating database {args.db} …", file=sys.stderr)
-    recreate_database(args.db)
-    import django
-
-    django.setup()
+    setup_django(args.db)
     sessions = make_annotators(args.annotators)
     pools = [("small", "bench-small", args.small_pairs)] + ([("large", "bench-large", args.pairs)] if args.pairs else [])
     generation = {}

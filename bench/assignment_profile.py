@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import cProfile
-import os
 import pstats
 import sys
 import time
@@ -35,11 +34,7 @@ def main() -> None:
     parser.add_argument("--top", type=int, default=25, help="functions listed from the profile")
     args = parser.parse_args()
 
-    os.environ.update(annotate_load._env(args.db))
-    annotate_load.recreate_database(args.db)
-    import django
-
-    django.setup()
+    annotate_load.setup_django(args.db)
     from django.db import connection
     from django.test import Client
     from django.test.utils import CaptureQueriesContext

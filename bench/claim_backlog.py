@@ -17,9 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -41,17 +39,9 @@ def main() -> None:
     if sizes[-1] + args.probes > args.pairs:
         parser.error("--pairs must exceed the largest backlog plus the probes")
 
-    os.environ.update(annotate_load._env(args.db))
-    annotate_load.recreate_database(args.db)
-    import django
-
-    django.setup()
-    from django.db import connection, transaction
-    from django.utils import timezone
-
+    annotate_load.setup_django(args.db)
     from annotation.cli import progress_bar
     from annotation.models import Campaign, User
-    from annotation.services.assignments import CLAIM_SQL, annotation_submit, assignment_claim, claim_params
 
     annotate_load.make_annotators(1)
     annotate_load.copy_campaign("backlog", args.pairs)
@@ -59,20 +49,10 @@ def main() -> None:
     rater = User.objects.get(username="bench-rater-0")
 
     def cycle() -> float:
-        started = time.perf_counter()
-        assignment = assignment_claim(campaign=campaign, annotator=rater)
-        elapsed = time.perf_counter() - started
-        annotation_submit(assignment=assignment, annotator=rater, values={"preference": "A"}, time_on_item_ms=None,
-                          idempotency_key=f"backlog-{assignment.pk}")
-        return elapsed
+        return annotate_load.timed_claim_then_submit(campaign, rater, "backlog")
 
-    def explain() -> dict:
-        params = claim_params(campaign=campaign, annotator=rater, gold=False, now=timezone.now())
-        with transaction.atomic(), connection.cursor() as cursor:
-            cursor.execute("EXPLAIN (ANALYZE, BUFFERS) " + CLAIM_SQL, params)
-            plan = "\n".join(row[0] for row in cursor.fetchall())
-            transaction.set_rollback(True)
-        return annotate_load._plan_figures(plan)
+    def explain() -> dict:  # the claim statement as bench-rater-0's next claim
+        return annotate_load._plan_figures(annotate_load.explain_claim("backlog"))
 
     done, results = 0, []
     with progress_bar(total=sizes[-1] + args.probes, desc="annotating alone", enabled=not args.json) as bar:
