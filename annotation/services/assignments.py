@@ -430,9 +430,14 @@ def _locked_from_row(row, parts=_LOCKED_PARTS) -> Assignment:
     return built["a"]
 
 
-# The submission's locked read and its idempotency lookup in one round trip: the annotation already stored
-# for this assignment if any, else one stored under the same key (for another assignment). Only the columns
-# a submission reads; the others stay deferred.
+# The submission's read: the assignment with what validating the answers needs. Locked, it comes with its
+# idempotency lookup in the same round trip (the annotation already stored for this assignment if any, else
+# one stored under the same key, for another assignment). Unlocked (the first try outside a transaction) it
+# reads no annotation: every statement a connection runs often becomes a prepared statement, and PostgreSQL
+# may keep a plan made while the annotation table was nearly empty (a sequential scan) long after it has
+# grown, so every submission read the whole table. The unlocked try needs no lookup: an assignment still
+# active or expired has no annotation (it is stored with the status change), and a key already used for
+# another assignment fails the insert on its unique index.
 _EARLIER_PART = rows.part("n", Annotation, ["id", "assignment_id", "created_at"])
 _SUBMIT_PARTS = [
     rows.part("a", Assignment, ["id", "pair_id", "campaign_id", "annotator_id", "status", "swapped"]),
@@ -440,26 +445,32 @@ _SUBMIT_PARTS = [
     rows.part("c", Campaign, ["id", "rating_schema_id"]),
     rows.part("s", RatingSchema, ["id", "definition"]),
 ]
-_READ_SUBMIT_SQL = (
+_READ_SUBMIT_SQL = f"SELECT {rows.select_list(_SUBMIT_PARTS)} {_LOCKED_FROM} WHERE a.id = %s AND a.annotator_id = %s"
+_LOCKED_SUBMIT_SQL = (
     f"SELECT {rows.select_list([_EARLIER_PART, *_SUBMIT_PARTS])} {_LOCKED_FROM} "
     f"LEFT JOIN LATERAL (SELECT id, assignment_id, created_at FROM {Annotation._meta.db_table} n WHERE n.assignment_id = a.id "
     f"OR n.idempotency_key = %s ORDER BY n.assignment_id = a.id DESC NULLS LAST LIMIT 1) n ON true "
-    f"WHERE a.id = %s AND a.annotator_id = %s"
+    f"WHERE a.id = %s AND a.annotator_id = %s FOR UPDATE OF a"
 )
-_LOCKED_SUBMIT_SQL = _READ_SUBMIT_SQL + " FOR UPDATE OF a"
 
 
 def _locked_for_submit(assignment: Assignment, annotator, key: str, lock: bool = True) -> tuple[Assignment, Annotation | None]:
     """``_locked_own`` and the earlier annotation of this assignment, or else of this idempotency key, if any.
 
-    Precondition: inside a transaction, unless ``lock`` is false (PostgreSQL only: the same read without the lock).
+    Precondition: inside a transaction, unless ``lock`` is false (PostgreSQL only: the read without the lock and
+    without the lookup, whose answer is then None; see _READ_SUBMIT_SQL).
     """
     if connection.vendor == "postgresql":
         with connection.cursor() as cursor:
-            cursor.execute(_LOCKED_SUBMIT_SQL if lock else _READ_SUBMIT_SQL, [key, assignment.pk, annotator.pk])
+            if lock:
+                cursor.execute(_LOCKED_SUBMIT_SQL, [key, assignment.pk, annotator.pk])
+            else:
+                cursor.execute(_READ_SUBMIT_SQL, [assignment.pk, annotator.pk])
             row = cursor.fetchone()
         if row is None:
             raise ApplicationError("No such assignment.", code="not_found", status_code=404)
+        if not lock:
+            return _locked_from_row(row, _SUBMIT_PARTS), None
         width = len(_EARLIER_PART[2])
         earlier = rows.instances(row[:width], [_EARLIER_PART])["n"] if row[0] is not None else None
         return _locked_from_row(row[width:], _SUBMIT_PARTS), earlier
@@ -513,7 +524,8 @@ def _idempotency_key(annotator, key: str) -> str:
 
 
 class _AssignmentChanged(Exception):
-    """The assignment's status changed between an unlocked read and the write: nothing was written."""
+    """The unlocked try cannot answer (the assignment is closed, or its status changed before the write): nothing
+    was written."""
 
 
 def annotation_submit(
@@ -533,11 +545,11 @@ def annotation_submit(
 
     On PostgreSQL outside a transaction the submission first goes without one: an unlocked read, then
     one statement that writes everything only if the assignment's status is still the one read (it locks
-    the row to check). What that read decides alone cannot change under it (whose the assignment is, an
-    annotation already stored, a skip, the schema's verdict on the answers). If the status moved (a
-    double submit, an expiry, a skip at the same moment), nothing was written and the submission runs
-    again in a transaction holding the row lock from the start, as it always does elsewhere. Two round
-    trips instead of four (BEGIN, the locked read, the write, COMMIT).
+    the row to check). What that read decides alone cannot change under it (whose the assignment is, the
+    schema's verdict on the answers). If the assignment was already closed (a repeat, a skip) or its
+    status moved before the write (a double submit, an expiry, a skip at the same moment), nothing was
+    written and the submission runs again in a transaction holding the row lock from the start, as it
+    always does elsewhere. Two round trips instead of four (BEGIN, the locked read, the write, COMMIT).
     """
     now = now or timezone.now()
     key = _idempotency_key(annotator, idempotency_key)
@@ -555,6 +567,8 @@ def annotation_submit(
 def _submit(*, assignment: Assignment, annotator, values, time_on_item_ms, key: str, now: datetime, lock: bool):
     """Precondition: inside a transaction when ``lock``; else on PostgreSQL, outside one."""
     locked, earlier = _locked_for_submit(assignment, annotator, key, lock=lock)
+    if not lock and locked.status not in (Assignment.Status.ACTIVE, Assignment.Status.EXPIRED):
+        raise _AssignmentChanged  # submitted (a repeat) or skipped: the locked read, with its lookup, answers
     if earlier is not None and earlier.assignment_id == locked.pk:
         return earlier
     if earlier is not None:

@@ -171,6 +171,35 @@ def test_a_submission_outside_a_transaction_is_two_statements(postgres_only):
     assert AssignmentEvent.objects.get(kind="submit").detail["annotation"] == annotation.pk
 
 
+def _sequential_scans(tables: list[str]) -> dict[str, int]:
+    """Sequential scans of ``tables`` so far, this connection's included (its pending counts flushed first)."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_stat_force_next_flush()")  # flushed when the statement ends
+        cursor.execute("SELECT relname, seq_scan FROM pg_stat_user_tables WHERE relname = ANY(%s)", [tables])
+        return dict(cursor.fetchall())
+
+
+@pytest.mark.django_db(transaction=True)
+def test_submissions_never_scan_the_annotation_table_even_with_plans_made_while_it_was_empty(postgres_only):
+    # The statements of the loop become prepared statements on a connection that runs them often, and PostgreSQL may
+    # keep a plan made while a table was nearly empty. The submission's read used to look for an earlier annotation
+    # with a plan made then (a sequential scan), and so read every annotation stored on every submit, on that
+    # connection, for as long as it lived. (On tables this small a scan is the right plan: the point is that a
+    # submission that does not need to read the annotation table does not.)
+    campaign, raters, _ = ab_tie_campaign(pairs=8)
+    with connection.cursor() as cursor:
+        cursor.execute("VACUUM ANALYZE annotation_annotation")  # known to be empty, as after a bulk load
+    before = _sequential_scans(["annotation_annotation"])
+    submitted = 0
+    for rater in raters:
+        while (assignment := assignment_claim(campaign=campaign, annotator=rater)) is not None:
+            annotation_submit(assignment=assignment, annotator=rater, values=AB_TIE_ANSWER, time_on_item_ms=10,
+                              idempotency_key=f"scan-{assignment.pk}")
+            submitted += 1
+    assert submitted == 24  # more often than psycopg's prepare threshold (5), on this one connection
+    assert _sequential_scans(["annotation_annotation"]) == before
+
+
 @pytest.mark.django_db(transaction=True)
 def test_a_lease_expired_between_the_read_and_the_write_is_counted_once(postgres_only, monkeypatch):
     campaign, (rater, *_), (pair,) = ab_tie_campaign(pairs=1, lease_minutes=30)
