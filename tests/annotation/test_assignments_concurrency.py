@@ -14,6 +14,7 @@ from django.db import connection, transaction
 from django.db.models import Count
 from django.utils import timezone
 
+from annotation.errors import ApplicationError
 from annotation.models import Annotation, Assignment, AssignmentEvent, Pair
 from annotation.services.assignments import annotation_submit, assignment_claim, assignments_expire
 from tests.annotation.assignment_helpers import AB_TIE_ANSWER, ab_tie_campaign
@@ -198,6 +199,27 @@ def test_submissions_never_scan_the_annotation_table_even_with_plans_made_while_
             submitted += 1
     assert submitted == 24  # more often than psycopg's prepare threshold (5), on this one connection
     assert _sequential_scans(["annotation_annotation"]) == before
+
+
+@pytest.mark.django_db(transaction=True)
+def test_outside_a_transaction_a_repeat_returns_the_annotation_and_a_reused_key_writes_nothing(postgres_only):
+    campaign, (rater, *_), _ = ab_tie_campaign(pairs=2, overlap=1)
+
+    def submit(assignment, key):
+        return annotation_submit(assignment=assignment, annotator=rater, values=AB_TIE_ANSWER, time_on_item_ms=5,
+                                 idempotency_key=key)
+
+    first = assignment_claim(campaign=campaign, annotator=rater)
+    stored = submit(first, "same")
+    assert submit(first, "same") == stored and submit(first, "another") == stored  # the locked read answers repeats
+    second = assignment_claim(campaign=campaign, annotator=rater)
+    with pytest.raises(ApplicationError) as refused:
+        submit(second, "same")  # the unlocked try: the insert fails on the key's unique index, nothing is written
+    assert (refused.value.code, refused.value.status_code) == ("idempotency_key_reused", 409)
+    assert Assignment.objects.get(pk=second.pk).status == "active"
+    assert Pair.objects.filter(pk=second.pair_id).values_list("active_claims", "annotations_done").get() == (1, 0)
+    assert Annotation.objects.count() == 1
+    assert AssignmentEvent.objects.filter(kind="submit").count() == 1
 
 
 @pytest.mark.django_db(transaction=True)
