@@ -457,13 +457,13 @@ def explain_claim(slug: str) -> str:
     from django.utils import timezone
 
     from annotation.models import Campaign, User
-    from annotation.services.assignments import CLAIM_SQL, claim_params
+    from annotation.services.assignments import claim_params, claim_sql
 
     campaign = Campaign.objects.get(slug=slug)
     rater = User.objects.get(username="bench-rater-0")
     params = claim_params(campaign=campaign, annotator=rater, gold=False, now=timezone.now())
     with transaction.atomic(), connection.cursor() as cursor:
-        cursor.execute("EXPLAIN (ANALYZE, BUFFERS) " + CLAIM_SQL, params)
+        cursor.execute("EXPLAIN (ANALYZE, BUFFERS) " + claim_sql(), params)
         plan = "\n".join(row[0] for row in cursor.fetchall())
         transaction.set_rollback(True)
     return plan

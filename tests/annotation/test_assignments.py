@@ -156,7 +156,7 @@ def test_beyond_a_full_head_a_pair_in_progress_of_higher_priority_still_comes_fi
 
 
 def test_an_annotator_whose_backlog_fills_the_head_opens_a_fresh_pair_of_the_same_priority(postgres_only, monkeypatch):
-    # The one way the PostgreSQL claim differs from the plain walk (documented at CLAIM_SQL): a pair in
+    # The one way the PostgreSQL claim differs from the plain walk (documented at claim_sql): a pair in
     # progress beyond a head full of the annotator's own pairs is left to the others.
     monkeypatch.setattr(assignments, "CLAIM_HEAD", 2)
     campaign, (ahead, other, _), pairs = ab_tie_campaign(overlap=3, pairs=5)
@@ -174,7 +174,7 @@ def test_the_claim_reads_a_bounded_part_of_the_queue_whatever_the_annotators_bac
     params = assignments.claim_params(campaign=campaign, annotator=rater, gold=False, now=timezone.now())
     with transaction.atomic(), connection.cursor() as cursor:
         cursor.execute("ANALYZE annotation_pair, annotation_assignment")
-        cursor.execute("EXPLAIN (ANALYZE, FORMAT JSON) " + assignments.CLAIM_SQL, params)
+        cursor.execute("EXPLAIN (ANALYZE, FORMAT JSON) " + assignments.claim_sql(), params)
         plan = cursor.fetchone()[0]
         transaction.set_rollback(True)
     picked = next(node for node in _plan_nodes(plan[0]["Plan"]) if node.get("Subplan Name") == "CTE picked")

@@ -202,6 +202,35 @@ def test_submissions_never_scan_the_annotation_table_even_with_plans_made_while_
 
 
 @pytest.mark.django_db(transaction=True)
+def test_the_claim_statement_is_planned_once_per_connection_not_on_every_claim(postgres_only):
+    # psycopg prepares a statement run five times on a connection; PostgreSQL then plans it anew on every run
+    # unless its generic plan looks no costlier than one made for the values at hand. A parameter in the
+    # claim's LIMIT and OFFSET made it look costlier, and planning cost more than running it.
+    campaign, (rater, *_), (pair,) = ab_tie_campaign(pairs=1)
+    with connection.cursor() as cursor:  # a pool of 60,000 pairs, as the planner sees it
+        cursor.execute(
+            "INSERT INTO annotation_pair (campaign_id, prompt_id, response_a_id, response_b_id, external_id, criteria,"
+            " metadata, status, status_reason, priority, required_annotations, active_claims, annotations_done, is_gold,"
+            " created_at) SELECT campaign_id, prompt_id, response_a_id, response_b_id, 'copy-' || n, criteria, metadata,"
+            " status, status_reason, priority, required_annotations, 0, 0, is_gold, created_at"
+            " FROM annotation_pair, generate_series(1, 60000) n WHERE id = %s",
+            [pair.pk],
+        )
+        cursor.execute("ANALYZE annotation_pair")
+    for n in range(20):
+        assignment = assignment_claim(campaign=campaign, annotator=rater)
+        annotation_submit(assignment=assignment, annotator=rater, values=AB_TIE_ANSWER, time_on_item_ms=10,
+                          idempotency_key=f"plan-{n}")
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT statement, generic_plans, custom_plans FROM pg_prepared_statements")
+        plans = {statement: (generic, custom) for statement, generic, custom in cursor.fetchall()}
+    (generic, custom), = [counts for statement, counts in plans.items() if "WITH floor AS" in statement]
+    # 20 claims: 5 before psycopg prepared the statement, 5 planned for their values while PostgreSQL compared,
+    # then the generic plan, made once, for the rest.
+    assert (custom, generic) == (5, 10)
+
+
+@pytest.mark.django_db(transaction=True)
 def test_outside_a_transaction_a_repeat_returns_the_annotation_and_a_reused_key_writes_nothing(postgres_only):
     campaign, (rater, *_), _ = ab_tie_campaign(pairs=2, overlap=1)
 
