@@ -16,7 +16,12 @@ from django.utils import timezone
 
 from annotation.errors import ApplicationError
 from annotation.models import Annotation, Assignment, AssignmentEvent, Pair
-from annotation.services.assignments import annotation_submit, assignment_claim, assignments_expire
+from annotation.services.assignments import (
+    annotation_submit,
+    assignment_claim,
+    assignment_claim_by_slug,
+    assignments_expire,
+)
 from tests.annotation.assignment_helpers import AB_TIE_ANSWER, ab_tie_campaign
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -224,7 +229,7 @@ def test_the_claim_statement_is_planned_once_per_connection_not_on_every_claim(p
     with connection.cursor() as cursor:
         cursor.execute("SELECT statement, generic_plans, custom_plans FROM pg_prepared_statements")
         plans = {statement: (generic, custom) for statement, generic, custom in cursor.fetchall()}
-    (generic, custom), = [counts for statement, counts in plans.items() if "WITH floor AS" in statement]
+    (generic, custom), = [counts for statement, counts in plans.items() if "floor AS" in statement]
     # 20 claims: 5 before psycopg prepared the statement, 5 planned for their values while PostgreSQL compared,
     # then the generic plan, made once, for the rest.
     assert (custom, generic) == (5, 10)
@@ -249,6 +254,52 @@ def test_outside_a_transaction_a_repeat_returns_the_annotation_and_a_reused_key_
     assert Pair.objects.filter(pk=second.pair_id).values_list("active_claims", "annotations_done").get() == (1, 0)
     assert Annotation.objects.count() == 1
     assert AssignmentEvent.objects.filter(kind="submit").count() == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_claim_with_nothing_due_is_two_statements_and_the_lease_is_what_was_written(postgres_only):
+    from django.test.utils import CaptureQueriesContext
+
+    campaign, (rater, *_), pairs = ab_tie_campaign(pairs=2)
+    with CaptureQueriesContext(connection) as queries:
+        assignment = assignment_claim_by_slug(slug=campaign.slug, annotator=rater)
+    assert len(queries) == 2, [q["sql"][:80] for q in queries]  # the membership read, the claim; no BEGIN/COMMIT
+    assert assignment.pair == pairs[0] and assignment.campaign == campaign
+    assert assignment.expires_at == assignment.claimed_at + timedelta(minutes=campaign.lease_minutes)
+    stored = Assignment.objects.get(pk=assignment.pk)
+    assert (stored.expires_at, stored.swapped, stored.status) == (assignment.expires_at, assignment.swapped, "active")
+    assert Pair.objects.get(pk=pairs[0].pk).active_claims == 1
+    assert AssignmentEvent.objects.filter(assignment=stored, kind="claim").count() == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_tabs_claiming_at_once_get_the_same_lease(postgres_only, monkeypatch):
+    # The second claim reads no open lease (the first tab's is not committed yet), then waits on the one-lease
+    # index until the first commits, fails on it, and answers with that lease.
+    from annotation.services import assignments
+
+    campaign, (rater, *_), _ = ab_tie_campaign(pairs=3)
+    first_claimed, release, first = threading.Event(), threading.Event(), {}
+
+    def first_tab():
+        with transaction.atomic():
+            first["lease"] = assignment_claim_by_slug(slug=campaign.slug, annotator=rater)
+            first_claimed.set()
+            release.wait(10)
+        connection.close()
+
+    tab = threading.Thread(target=first_tab)
+    tab.start()
+    assert first_claimed.wait(10)
+    conflicts = []
+    own = assignments._own
+    monkeypatch.setattr(assignments, "_own", lambda *args: conflicts.append(args) or own(*args))  # after the failure
+    threading.Timer(0.5, release.set).start()
+    second = assignment_claim_by_slug(slug=campaign.slug, annotator=rater)
+    tab.join(10)
+    assert second.pk == first["lease"].pk and len(conflicts) == 1
+    assert Assignment.objects.filter(annotator=rater).count() == 1
+    assert sorted(Pair.objects.values_list("active_claims", flat=True)) == [0, 0, 1]
 
 
 @pytest.mark.django_db(transaction=True)
