@@ -20,9 +20,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
-import signal
-import subprocess
 import sys
 from pathlib import Path
 
@@ -32,14 +29,15 @@ sys.path.insert(0, str(ROOT / "bench"))
 import annotate_load  # noqa: E402
 
 
-def parse_server(text: str) -> tuple[str, Path, str, str]:
+def parse_server(text: str) -> tuple[str, Path, int, int]:
     name, _, rest = text.partition("=")
     tree, _, shape = rest.partition(":")
     workers, _, threads = (shape or "6x1").partition("x")
     path = Path(tree or ".").resolve()
-    if not name or not (path / "manage.py").is_file():
+    threads = threads or "1"
+    if not name or not (path / "manage.py").is_file() or not (workers.isdigit() and threads.isdigit()):
         raise argparse.ArgumentTypeError(f"--server NAME=TREE[:WORKERSxTHREADS], TREE a Concord checkout: {text!r}")
-    return name, path, workers, threads or "1"
+    return name, path, int(workers), int(threads)
 
 
 def main() -> None:
@@ -61,17 +59,9 @@ def main() -> None:
     servers = []
     try:
         for name, tree, workers, threads in args.server:
-            port = annotate_load._free_port()
-            python = tree / ".venv" / "bin" / "python"
-            process = subprocess.Popen(
-                [str(python if python.exists() else sys.executable), "-m", "gunicorn", "config.wsgi:application",
-                 "--bind", f"127.0.0.1:{port}", "--workers", workers, "--worker-class", "gthread", "--threads", threads,
-                 "--backlog", "256", "--log-level", "warning"],
-                cwd=tree, env=annotate_load._env(args.db), start_new_session=True,
-            )
-            servers.append((name, f"http://127.0.0.1:{port}", process))
-            annotate_load._wait_for(port)
-            asyncio.run(annotate_load.run_phase(servers[-1][1], "interleaved", sessions, 3.0))  # warm the workers
+            process, url = annotate_load.start_gunicorn(args.db, tree=tree, workers=workers, threads=threads)
+            servers.append((name, url, process))
+            asyncio.run(annotate_load.run_phase(url, "interleaved", sessions, 3.0))  # warm the workers
         results = {name: [] for name, _, _ in servers}
         for round_ in range(args.rounds):
             for name, url, process in servers if round_ % 2 == 0 else servers[::-1]:
@@ -81,8 +71,7 @@ def main() -> None:
                   flush=True)
     finally:
         for _, _, process in servers:
-            os.killpg(process.pid, signal.SIGTERM)
-            process.wait(timeout=30)
+            annotate_load.stop_gunicorn(process)
     summary = {}
     for name, phases in results.items():
         rates = [p["cycles_per_s"] for p in phases]

@@ -514,16 +514,9 @@ def main() -> None:
         generation[name] = round(time.perf_counter() - started, 1)
         print(f"{pairs:,} pairs written in {generation[name]}s", file=sys.stderr)
 
-    port = _free_port()
-    base_url = f"http://127.0.0.1:{port}"
-    server = subprocess.Popen(
-        [sys.executable, "-m", "gunicorn", "config.wsgi:application", "--bind", f"127.0.0.1:{port}",
-         "--workers", str(args.workers), "--worker-class", args.worker_class, "--threads", str(args.threads),
-         "--backlog", "256", "--log-level", "warning"],
-        cwd=ROOT, env=_env(args.db), start_new_session=True,
-    )
+    server, base_url = start_gunicorn(args.db, workers=args.workers, worker_class=args.worker_class,
+                                      threads=args.threads)
     try:
-        _wait_for(port)
         # Each worker imports the URLconf, DRF and the views on its first requests; that is not the claim's cost.
         for _, slug, _ in pools:
             asyncio.run(run_phase(base_url, slug, sessions, 5.0))
@@ -567,8 +560,7 @@ def main() -> None:
                 results["large"]["service_claim"]["p50_ms"] / results["small"]["service_claim"]["p50_ms"], 2
             )
     finally:
-        os.killpg(server.pid, signal.SIGTERM)
-        server.wait(timeout=30)
+        stop_gunicorn(server)
     print(json.dumps(results, indent=2))
     phase = "large" if "large" in plans else "small"
     print(f"\nclaim statement plan on the {phase} pool:\n" + plans[phase])
@@ -644,6 +636,30 @@ def _summary(results: dict) -> str:
     lines.append(f"HTTP claim p50 large/small: {results.get('claim_p50_large_over_small')}; "
                  f"service claim p50 large/small: {results.get('service_claim_p50_large_over_small')}")
     return "\n".join(lines)
+
+
+def start_gunicorn(db: str, *, tree: Path = ROOT, workers: int = 6, worker_class: str = "gthread",
+                   threads: int = 1) -> tuple[subprocess.Popen, str]:
+    """gunicorn serving the checkout ``tree`` (its own ``.venv`` if it has one) on ``db``, listening: (process, URL)."""
+    port = _free_port()
+    python = tree / ".venv" / "bin" / "python"
+    process = subprocess.Popen(
+        [str(python if python.exists() else sys.executable), "-m", "gunicorn", "config.wsgi:application",
+         "--bind", f"127.0.0.1:{port}", "--workers", str(workers), "--worker-class", worker_class,
+         "--threads", str(threads), "--backlog", "256", "--log-level", "warning"],
+        cwd=tree, env=_env(db), start_new_session=True,
+    )
+    try:
+        _wait_for(port)
+    except BaseException:
+        stop_gunicorn(process)
+        raise
+    return process, f"http://127.0.0.1:{port}"
+
+
+def stop_gunicorn(process: subprocess.Popen) -> None:
+    os.killpg(process.pid, signal.SIGTERM)
+    process.wait(timeout=30)
 
 
 def _wait_for(port: int, timeout: float = 30.0) -> None:
