@@ -2,6 +2,7 @@
 
 from annotation import schemas
 from annotation.models import Campaign, Pair
+from annotation.services.assignments import annotation_submit
 from tests.factories import CampaignFactory, PairFactory, RatingSchemaFactory, UserFactory
 
 AB_TIE_ANSWER = {"preference": "A"}
@@ -15,3 +16,15 @@ def ab_tie_campaign(*, overlap: int = 3, pairs: int = 5, members: int = 3, **fie
     campaign.members.add(*annotators)
     made = [PairFactory(campaign=campaign) for _ in range(pairs)]
     return campaign, annotators, made
+
+
+def submit(assignment, values=None, key=None, **kwargs):
+    """Submit ``assignment`` as its annotator (AB_TIE_ANSWER and a key of its own unless given)."""
+    return annotation_submit(
+        assignment=assignment,
+        annotator=assignment.annotator,
+        values=values or AB_TIE_ANSWER,
+        time_on_item_ms=kwargs.pop("time_on_item_ms", 1000),
+        idempotency_key=key or f"key-{assignment.pk}",
+        **kwargs,
+    )

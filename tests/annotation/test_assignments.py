@@ -23,22 +23,11 @@ from annotation.services.assignments import (
     assignments_expire,
 )
 from annotation.services.media import media_store
-from tests.annotation.assignment_helpers import AB_TIE_ANSWER, ab_tie_campaign
+from tests.annotation.assignment_helpers import AB_TIE_ANSWER, ab_tie_campaign, submit
 from tests.annotation.test_media import png_bytes
 from tests.factories import CampaignFactory, PairFactory, PromptFactory, ResponseFactory, UserFactory
 
 pytestmark = pytest.mark.django_db
-
-
-def submit(assignment, values=None, key=None, **kwargs):
-    return annotation_submit(
-        assignment=assignment,
-        annotator=assignment.annotator,
-        values=values or AB_TIE_ANSWER,
-        time_on_item_ms=kwargs.pop("time_on_item_ms", 1000),
-        idempotency_key=key or f"key-{assignment.pk}",
-        **kwargs,
-    )
 
 
 def test_a_claim_is_a_lease_recorded_with_its_time():

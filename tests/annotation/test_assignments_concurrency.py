@@ -23,7 +23,7 @@ from annotation.services.assignments import (
     assignment_claim_by_slug,
     assignments_expire,
 )
-from tests.annotation.assignment_helpers import AB_TIE_ANSWER, ab_tie_campaign
+from tests.annotation.assignment_helpers import AB_TIE_ANSWER, ab_tie_campaign, submit
 
 ROOT = Path(__file__).resolve().parents[2]
 ANNOTATORS = 50
@@ -200,8 +200,7 @@ def test_submissions_never_scan_the_annotation_table_even_with_plans_made_while_
     submitted = 0
     for rater in raters:
         while (assignment := assignment_claim(campaign=campaign, annotator=rater)) is not None:
-            annotation_submit(assignment=assignment, annotator=rater, values=AB_TIE_ANSWER, time_on_item_ms=10,
-                              idempotency_key=f"scan-{assignment.pk}")
+            submit(assignment)
             submitted += 1
     assert submitted == 24  # more often than psycopg's prepare threshold (5), on this one connection
     assert _sequential_scans(["annotation_annotation"]) == before
@@ -223,10 +222,8 @@ def test_the_claim_statement_is_planned_once_per_connection_not_on_every_claim(p
             [pair.pk],
         )
         cursor.execute("ANALYZE annotation_pair")
-    for n in range(20):
-        assignment = assignment_claim(campaign=campaign, annotator=rater)
-        annotation_submit(assignment=assignment, annotator=rater, values=AB_TIE_ANSWER, time_on_item_ms=10,
-                          idempotency_key=f"plan-{n}")
+    for _ in range(20):
+        submit(assignment_claim(campaign=campaign, annotator=rater))
     with connection.cursor() as cursor:
         cursor.execute("SELECT statement, generic_plans, custom_plans FROM pg_prepared_statements")
         plans = {statement: (generic, custom) for statement, generic, custom in cursor.fetchall()}
@@ -240,17 +237,12 @@ def test_the_claim_statement_is_planned_once_per_connection_not_on_every_claim(p
 @pytest.mark.django_db(transaction=True)
 def test_outside_a_transaction_a_repeat_returns_the_annotation_and_a_reused_key_writes_nothing(postgres_only):
     campaign, (rater, *_), _ = ab_tie_campaign(pairs=2, overlap=1)
-
-    def submit(assignment, key):
-        return annotation_submit(assignment=assignment, annotator=rater, values=AB_TIE_ANSWER, time_on_item_ms=5,
-                                 idempotency_key=key)
-
     first = assignment_claim(campaign=campaign, annotator=rater)
-    stored = submit(first, "same")
-    assert submit(first, "same") == stored and submit(first, "another") == stored  # the locked read answers repeats
+    stored = submit(first, key="same")
+    assert submit(first, key="same") == stored and submit(first, key="another") == stored  # the locked read answers repeats
     second = assignment_claim(campaign=campaign, annotator=rater)
     with pytest.raises(ApplicationError) as refused:
-        submit(second, "same")  # the unlocked try: the insert fails on the key's unique index, nothing is written
+        submit(second, key="same")  # the unlocked try: the insert fails on the key's unique index, nothing is written
     assert (refused.value.code, refused.value.status_code) == ("idempotency_key_reused", 409)
     assert Assignment.objects.get(pk=second.pk).status == "active"
     assert Pair.objects.filter(pk=second.pair_id).values_list("active_claims", "annotations_done").get() == (1, 0)
