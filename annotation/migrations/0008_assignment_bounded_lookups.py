@@ -3,8 +3,8 @@
 Each was a second way into the claim's lookups that reads without bound: "had this annotator this pair"
 through annotator_id reads every assignment the annotator ever had, "any lease due in the campaign" through
 campaign_id every assignment of the campaign. PostgreSQL chose it when the two ways looked alike (a small
-table, or statistics taken when it was empty) and kept that plan for the connection's prepared statement:
-seen in the load bench as one worker's claims taking 25–56 ms, growing with the annotator's history. The
+table without statistics yet) and kept that plan for the connection's prepared statement: seen in the load
+bench as one worker's claims taking 20–56 ms, growing with the annotator's history. The
 lookups that remain each have one bounded index: (pair_id, annotator_id), the active-lease indexes, and the
 new one below for an annotator's statistics. As in 0005, only the indexes change (AlterField would drop and
 re-validate the foreign keys).
