@@ -6,4 +6,6 @@ class AnnotationConfig(AppConfig):
     verbose_name = "Annotation"
 
     def ready(self) -> None:
-        from annotation import lookups  # noqa: F401 (registers ``__any``)
+        from annotation import db_adapters, lookups  # noqa: F401 (lookups registers ``__any``)
+
+        db_adapters.register()
