@@ -28,3 +28,10 @@ def submit(assignment, values=None, key=None, **kwargs):
         idempotency_key=key or f"key-{assignment.pk}",
         **kwargs,
     )
+
+
+def plan_nodes(node):
+    """Every node of an EXPLAIN (FORMAT JSON) plan, depth first."""
+    yield node
+    for child in node.get("Plans", []):
+        yield from plan_nodes(child)

@@ -23,7 +23,7 @@ from annotation.services.assignments import (
     assignments_expire,
 )
 from annotation.services.media import media_store
-from tests.annotation.assignment_helpers import AB_TIE_ANSWER, ab_tie_campaign, submit
+from tests.annotation.assignment_helpers import AB_TIE_ANSWER, ab_tie_campaign, plan_nodes, submit
 from tests.annotation.test_media import png_bytes
 from tests.factories import CampaignFactory, PairFactory, PromptFactory, ResponseFactory, UserFactory
 
@@ -166,19 +166,13 @@ def test_the_claim_reads_a_bounded_part_of_the_queue_whatever_the_annotators_bac
         cursor.execute("EXPLAIN (ANALYZE, FORMAT JSON) " + assignments.claim_sql(), params)
         plan = cursor.fetchone()[0]
         transaction.set_rollback(True)
-    picked = next(node for node in _plan_nodes(plan[0]["Plan"]) if node.get("Subplan Name") == "CTE picked")
+    picked = next(node for node in plan_nodes(plan[0]["Plan"]) if node.get("Subplan Name") == "CTE picked")
     head, fresh, walk = picked["Plans"]  # the three arms of the COALESCE, in order
-    heads = [node for node in _plan_nodes(head) if node["Node Type"] == "Subquery Scan"]
+    heads = [node for node in plan_nodes(head) if node["Node Type"] == "Subquery Scan"]
     # The head's entries were read (all the annotator's own), the fresh pair was taken, and the walk
     # over the 30 pairs of their backlog never ran.
     assert [node["Actual Rows"] for node in heads] == [assignments.CLAIM_HEAD]
     assert (head["Actual Rows"], fresh["Actual Rows"], walk["Actual Loops"]) == (0, 1, 0)
-
-
-def _plan_nodes(node):
-    yield node
-    for child in node.get("Plans", []):
-        yield from _plan_nodes(child)
 
 
 def test_gold_pairs_are_mixed_in_at_the_campaign_rate():
