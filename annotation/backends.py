@@ -8,7 +8,7 @@ from annotation import rows
 from annotation.models import User
 from annotation.sessions import USER_PART, loaded_user
 
-_USER_SQL = f"SELECT {rows.select_list([USER_PART])} FROM {User._meta.db_table} u WHERE u.id = %s"
+_USER_SQL = f"SELECT {rows.select_list([USER_PART])} FROM {User._meta.db_table} signed_in WHERE signed_in.id = %s"
 
 
 class UserBackend(ModelBackend):
@@ -29,4 +29,4 @@ class UserBackend(ModelBackend):
         with connection.cursor() as cursor:
             cursor.execute(_USER_SQL, [pk])
             row = cursor.fetchone()
-        return None if row is None else rows.instances(row, [USER_PART])["u"]
+        return None if row is None else rows.instances(row, [USER_PART])["signed_in"]

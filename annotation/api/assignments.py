@@ -1,8 +1,10 @@
 """The annotator's work queue over HTTP: claim, display, draft, submit, skip, and my statistics."""
 
 import orjson
+from django.db import connection
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
+from django.utils import timezone
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_serializer
 from rest_framework import serializers, status
 from rest_framework.authentication import CSRFCheck
@@ -20,7 +22,10 @@ from annotation.services.assignments import (
     assignment_claim_by_slug,
     assignment_save_draft,
     assignment_skip,
+    membership_companion,
+    submission_companion,
 )
+from annotation.sessions import Companion, SessionStore
 
 
 @extend_schema_serializer(component_name="AssignmentDisplay")
@@ -72,17 +77,29 @@ class SessionFastPath:
     gives the same answers and every error shape. Responses and ApplicationErrors are written as DRF writes them;
     a test holds the two paths equal.
 
-    A view using it defines ``post_session(request, user, **url_kwargs)``: the response, or None for DRF's dispatch.
+    A view using it defines ``post_session(request, user, read, **url_kwargs)``: the response, or None for DRF's
+    dispatch. On PostgreSQL it may also define ``session_companion(**url_kwargs)``: the first read its service makes
+    (an ``annotation.sessions.Companion``), which then comes in the session's statement, one round trip less;
+    ``read`` is its answer, or None where it was not read that way (the service then reads it itself).
     """
 
     _csrf = CSRFCheck(lambda request: None)
 
+    def session_companion(self, **url_kwargs) -> Companion | None:
+        return None
+
     def dispatch(self, request, *args, **kwargs):
         if request.method == "POST" and "HTTP_AUTHORIZATION" not in request.META:
+            session = getattr(request, "session", None)
+            if not isinstance(session, SessionStore):
+                session = None
+            elif connection.vendor == "postgresql":
+                session.companion = self.session_companion(**kwargs)
             user = request.user
             if user.is_authenticated and user.is_active and self._csrf_accepts(request):
+                read = session.companion_result(user) if session is not None else None
                 try:
-                    response = self.post_session(request, user, **kwargs)
+                    response = self.post_session(request, user, read, **kwargs)
                 except ApplicationError as error:
                     response = json_response(application_error_body(error), error.status_code)
                 if response is not None:
@@ -115,12 +132,16 @@ class AssignmentClaimApi(SessionFastPath, APIView):
     def post(self, request, slug: str):
         return self._claim(request.user, slug)
 
-    def post_session(self, request, user, slug: str):
-        return self._claim(user, slug)
+    def session_companion(self, slug: str) -> Companion:
+        self._read_at = timezone.now()
+        return membership_companion(slug=slug, now=self._read_at)
+
+    def post_session(self, request, user, read, slug: str):
+        return self._claim(user, slug, read=read, now=self._read_at if read is not None else None)
 
     @staticmethod
-    def _claim(user, slug: str) -> HttpResponse:
-        assignment = assignment_claim_by_slug(slug=slug, annotator=user)
+    def _claim(user, slug: str, read: tuple | None = None, now=None) -> HttpResponse:
+        assignment = assignment_claim_by_slug(slug=slug, annotator=user, read=read, now=now)
         if assignment is None:
             no_content = HttpResponse(status=status.HTTP_204_NO_CONTENT)
             del no_content["Content-Type"]  # an empty answer has no type, as DRF writes it
@@ -198,20 +219,26 @@ class AnnotationSubmitApi(SessionFastPath, APIView):
         )
 
     @staticmethod
-    def _submit(user, assignment_id: int, values: dict, time_on_item_ms: int | None, key: str) -> HttpResponse:
-        # No read here: the service reads the row by id and answers 404 unless it is this annotator's.
+    def _submit(user, assignment_id: int, values: dict, time_on_item_ms: int | None, key: str,
+                read: tuple | None = None) -> HttpResponse:
+        # No read here: the service reads the row by id (or takes it read with the session) and answers 404
+        # unless it is this annotator's.
         annotation = annotation_submit(
             assignment=Assignment(pk=assignment_id),
             annotator=user,
             values=values,
             time_on_item_ms=time_on_item_ms,
             idempotency_key=key,
+            read=read,
         )
         return json_response(
             {"annotation": annotation.pk, "assignment": annotation.assignment_id, "submitted_at": annotation.created_at}
         )
 
-    def post_session(self, request, user, assignment_id: int):
+    def session_companion(self, assignment_id: int) -> Companion:
+        return submission_companion(assignment_id=assignment_id)
+
+    def post_session(self, request, user, read, assignment_id: int):
         """Only a body InputSerializer would take as it is (JSON; ``values`` an object; ``time_on_item_ms`` a
         non-negative int or null; a key of 1–64 characters without surrounding blanks); anything else goes to
         DRF, which validates and answers its 400s."""
@@ -230,7 +257,7 @@ class AnnotationSubmitApi(SessionFastPath, APIView):
         if "idempotency_key" in data and not (type(body_key) is str and 0 < len(body_key) <= 64 and body_key == body_key.strip()):
             return None
         key = request.headers.get("Idempotency-Key") or body_key
-        return self._submit(user, assignment_id, data["values"], time_on_item_ms, key)
+        return self._submit(user, assignment_id, data["values"], time_on_item_ms, key, read)
 
 
 class AssignmentSkipApi(APIView):

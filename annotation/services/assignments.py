@@ -41,6 +41,7 @@ from annotation.models import (
     Pair,
     RatingSchema,
 )
+from annotation.sessions import Companion
 
 LAZY_EXPIRY_BATCH = 20
 EXPIRY_BATCH = 500
@@ -66,23 +67,31 @@ def _record(assignment: Assignment, kind: str, at: datetime, **detail) -> Assign
 _CAMPAIGN_PART = [rows.part("c", Campaign)]
 
 
-def _membership_sql(campaign_by: str) -> str:
+def _membership_sql(campaign_by: str, annotator: str = "%(annotator)s") -> str:
     """The campaign's row, whether the annotator is a member, their open lease and whether any lease is due."""
     members = Campaign.members.through._meta
     m_campaign, m_user = members.get_field("campaign").column, members.get_field("user").column
     table = Assignment._meta.db_table
-    own = f"FROM {table} WHERE annotator_id = %(annotator)s AND campaign_id = c.id AND status = 'active' LIMIT 1"
+    own = f"FROM {table} WHERE annotator_id = {annotator} AND campaign_id = c.id AND status = 'active' LIMIT 1"
     return (
         f"SELECT {rows.select_list(_CAMPAIGN_PART)}, m.{m_user} IS NOT NULL, (SELECT id {own}), "
         f"(SELECT expires_at {own}), EXISTS (SELECT 1 FROM {table} WHERE campaign_id = c.id AND status = 'active' "
         f"AND expires_at <= %(now)s) FROM {Campaign._meta.db_table} c LEFT JOIN {members.db_table} m "
-        f"ON m.{m_campaign} = c.id AND m.{m_user} = %(annotator)s WHERE c.{campaign_by} = %(campaign)s"
+        f"ON m.{m_campaign} = c.id AND m.{m_user} = {annotator} WHERE c.{campaign_by} = %(campaign)s"
     )
 
 
 # The ORM queries of the SQLite branch below, written by hand for PostgreSQL: compiling them cost more
 # CPU than running them, on every claim. The campaign comes in the same round trip.
 MEMBERSHIP_SQL = {"id": _membership_sql("id"), "slug": _membership_sql("slug")}
+# The same read for the signed-in user, to ride on the session's statement (annotation.sessions.Companion).
+_MEMBERSHIP_COMPANION_SQL = _membership_sql("slug", annotator="signed_in.id")
+
+
+def membership_companion(*, slug: str, now: datetime) -> Companion:
+    """The read ``assignment_claim_by_slug`` starts with, for the session's statement; hand its columns back as
+    ``read`` with the same ``now``."""
+    return Companion(_MEMBERSHIP_COMPANION_SQL, {"campaign": slug, "now": now})
 
 
 def assignment_claim(*, campaign: Campaign, annotator, now: datetime | None = None, rng: random.Random | None = None):
@@ -101,14 +110,17 @@ def assignment_claim(*, campaign: Campaign, annotator, now: datetime | None = No
     return _claim_for_member(campaign=campaign, annotator=annotator, membership=membership, now=now, rng=rng)
 
 
-def assignment_claim_by_slug(*, slug: str, annotator, now: datetime | None = None, rng: random.Random | None = None):
+def assignment_claim_by_slug(
+    *, slug: str, annotator, now: datetime | None = None, rng: random.Random | None = None, read: tuple | None = None
+):
     """``assignment_claim`` for the campaign ``slug`` (ApplicationError 404 when there is none).
 
-    On PostgreSQL the campaign is read in the membership statement: one round trip less per claim.
+    On PostgreSQL the campaign is read in the membership statement: one round trip less per claim. ``read`` is
+    that statement's answer when it was already read with the session (``membership_companion``, same ``now``).
     """
     now = now or timezone.now()
     if connection.vendor == "postgresql":
-        campaign, membership = _membership_postgresql(by="slug", campaign=slug, annotator=annotator, now=now)
+        campaign, membership = _membership_postgresql(by="slug", campaign=slug, annotator=annotator, now=now, row=read)
     else:
         campaign = Campaign.objects.filter(slug=slug).first()
         membership = None if campaign is None else _membership_portable(campaign=campaign, annotator=annotator, now=now)
@@ -117,12 +129,14 @@ def assignment_claim_by_slug(*, slug: str, annotator, now: datetime | None = Non
     return _claim_for_member(campaign=campaign, annotator=annotator, membership=membership, now=now, rng=rng)
 
 
-def _membership_postgresql(*, by: str, campaign, annotator, now: datetime) -> tuple[Campaign | None, tuple | None]:
-    """(campaign, (open lease id, its expiry, any lease due)), the second None for a non-member."""
-    with connection.cursor() as cursor:
-        cursor.execute(MEMBERSHIP_SQL[by], {"campaign": campaign, "annotator": annotator.pk, "now": now})
-        row = cursor.fetchone()
+def _membership_postgresql(*, by: str, campaign, annotator, now: datetime, row: tuple | None = None):
+    """(campaign, (open lease id, its expiry, any lease due)), the second None for a non-member; ``row``: the
+    statement's answer read already (all None for no campaign)."""
     if row is None:
+        with connection.cursor() as cursor:
+            cursor.execute(MEMBERSHIP_SQL[by], {"campaign": campaign, "annotator": annotator.pk, "now": now})
+            row = cursor.fetchone()
+    if row is None or row[0] is None:
         return None, None
     width = len(_CAMPAIGN_PART[0][2])
     found = rows.instances(row[:width], _CAMPAIGN_PART)["c"]
@@ -461,6 +475,16 @@ _SUBMIT_PARTS = [
     rows.part("s", RatingSchema, ["id", "definition"]),
 ]
 _READ_SUBMIT_SQL = f"SELECT {rows.select_list(_SUBMIT_PARTS)} {_LOCKED_FROM} WHERE a.id = %s AND a.annotator_id = %s"
+# The same unlocked read, to ride on the session's statement (annotation.sessions.Companion). By id alone: joined
+# to the signed-in user, a plan kept while the table had no statistics went from the user to all their assignments
+# (test_assignment_plans); whose it is, is checked on the row read.
+_READ_SUBMIT_COMPANION_SQL = f"SELECT {rows.select_list(_SUBMIT_PARTS)} {_LOCKED_FROM} WHERE a.id = %(assignment)s"
+_READ_ANNOTATOR = [f.attname for f in _SUBMIT_PARTS[0][2]].index("annotator_id")
+
+
+def submission_companion(*, assignment_id: int) -> Companion:
+    """The read ``annotation_submit`` starts with, for the session's statement; hand its columns back as ``read``."""
+    return Companion(_READ_SUBMIT_COMPANION_SQL, {"assignment": assignment_id})
 _LOCKED_SUBMIT_SQL = (
     f"SELECT {rows.select_list([_EARLIER_PART, *_SUBMIT_PARTS])} {_LOCKED_FROM} "
     f"LEFT JOIN LATERAL (SELECT id, assignment_id, created_at FROM {Annotation._meta.db_table} n WHERE n.assignment_id = a.id "
@@ -469,19 +493,25 @@ _LOCKED_SUBMIT_SQL = (
 )
 
 
-def _locked_for_submit(assignment: Assignment, annotator, key: str, lock: bool = True) -> tuple[Assignment, Annotation | None]:
+def _locked_for_submit(
+    assignment: Assignment, annotator, key: str, lock: bool = True, read: tuple | None = None
+) -> tuple[Assignment, Annotation | None]:
     """``_locked_own`` and the earlier annotation of this assignment, or else of this idempotency key, if any.
 
     Precondition: inside a transaction, unless ``lock`` is false (PostgreSQL only: the read without the lock and
-    without the lookup, whose answer is then None; see _READ_SUBMIT_SQL).
+    without the lookup, whose answer is then None; see _READ_SUBMIT_SQL). ``read``: that unlocked read's answer,
+    read already with the session (``submission_companion``; all None when it found no row).
     """
     if connection.vendor == "postgresql":
-        with connection.cursor() as cursor:
-            if lock:
-                cursor.execute(_LOCKED_SUBMIT_SQL, [key, assignment.pk, annotator.pk])
-            else:
-                cursor.execute(_READ_SUBMIT_SQL, [assignment.pk, annotator.pk])
-            row = cursor.fetchone()
+        if read is not None and not lock:
+            row = read if read[0] is not None and read[_READ_ANNOTATOR] == annotator.pk else None
+        else:
+            with connection.cursor() as cursor:
+                if lock:
+                    cursor.execute(_LOCKED_SUBMIT_SQL, [key, assignment.pk, annotator.pk])
+                else:
+                    cursor.execute(_READ_SUBMIT_SQL, [assignment.pk, annotator.pk])
+                row = cursor.fetchone()
         if row is None:
             raise ApplicationError("No such assignment.", code="not_found", status_code=404)
         if not lock:
@@ -551,6 +581,7 @@ def annotation_submit(
     time_on_item_ms: int | None,
     idempotency_key: str,
     now: datetime | None = None,
+    read: tuple | None = None,
 ) -> Annotation:
     """Store the answers (given as shown: left = "A") in canonical orientation; a repeat returns the same annotation.
 
@@ -564,7 +595,8 @@ def annotation_submit(
     schema's verdict on the answers). If the assignment was already closed (a repeat, a skip) or its
     status moved before the write (a double submit, an expiry, a skip at the same moment), nothing was
     written and the submission runs again in a transaction holding the row lock from the start, as it
-    always does elsewhere. Two round trips instead of four (BEGIN, the locked read, the write, COMMIT).
+    always does elsewhere. Two round trips instead of four (BEGIN, the locked read, the write, COMMIT); one when
+    the unlocked read came with the session (``read``, see ``submission_companion``).
     """
     now = now or timezone.now()
     key = _idempotency_key(annotator, idempotency_key)
@@ -572,16 +604,17 @@ def annotation_submit(
                   "key": key, "now": now}
     if connection.vendor == "postgresql" and not connection.in_atomic_block:
         try:
-            return _submit(**submission, lock=False)
+            return _submit(**submission, lock=False, read=read)
         except _AssignmentChanged:
             pass
     with transaction.atomic():
         return _submit(**submission, lock=True)
 
 
-def _submit(*, assignment: Assignment, annotator, values, time_on_item_ms, key: str, now: datetime, lock: bool):
+def _submit(*, assignment: Assignment, annotator, values, time_on_item_ms, key: str, now: datetime, lock: bool,
+            read: tuple | None = None):
     """Precondition: inside a transaction when ``lock``; else on PostgreSQL, outside one."""
-    locked, earlier = _locked_for_submit(assignment, annotator, key, lock=lock)
+    locked, earlier = _locked_for_submit(assignment, annotator, key, lock=lock, read=read)
     if not lock and locked.status not in (Assignment.Status.ACTIVE, Assignment.Status.EXPIRED):
         raise _AssignmentChanged  # submitted (a repeat) or skipped: the locked read, with its lookup, answers
     if earlier is not None and earlier.assignment_id == locked.pk:

@@ -11,12 +11,14 @@ the cheapest plan whatever the indexes; autovacuum's first analyze replaces them
 import re
 
 import pytest
+from django.contrib.auth import SESSION_KEY
 from django.db import connection
 from django.utils import timezone
 from psycopg import sql as psql
 
 from annotation.models import Assignment
 from annotation.services import assignments as service
+from annotation.sessions import SessionStore, _with_companion
 from tests.annotation.assignment_helpers import ab_tie_campaign, plan_nodes, submit
 
 HISTORY = 150
@@ -67,9 +69,21 @@ def test_claim_lookups_read_a_bounded_number_of_assignments_whatever_plan_is_kep
         )
         cursor.execute("DELETE FROM pg_statistic WHERE starelid = %s::regclass", [Assignment._meta.db_table])
     now = timezone.now()
+    session = SessionStore()
+    session[SESSION_KEY] = str(rater.pk)
+    session.create()
+    signed_in = {"session_key": session.session_key, "session_now": now}
+    with_session = [  # the same reads riding on a signed-in request's session statement
+        service.membership_companion(slug=campaign.slug, now=now),
+        service.submission_companion(assignment_id=Assignment.objects.filter(annotator=rater).latest("pk").pk),
+    ]
     statements = {
         "claim": (service.claim_sql(), service.claim_params(campaign=campaign, annotator=rater, gold=False, now=now)),
         "membership": (service.MEMBERSHIP_SQL["id"], {"campaign": campaign.pk, "annotator": rater.pk, "now": now}),
+        **{
+            f"session + {name}": (_with_companion(companion.sql), {**companion.params, **signed_in})
+            for name, companion in zip(["membership", "submission read"], with_session, strict=True)
+        },
     }
     for name, (sql, params) in statements.items():
         reads = _assignment_reads(_generic_plan(sql, params))

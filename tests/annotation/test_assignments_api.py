@@ -5,6 +5,7 @@ import json
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
 from rest_framework.test import APIClient
 
 from annotation.models import Annotation, Assignment, Pair
@@ -310,6 +311,81 @@ def test_a_session_without_the_csrf_token_is_refused_by_drf(drf_dispatches):
     assert "CSRF" in refused.json()["message"]
     assert drf_dispatches == ["AssignmentClaimApi"]
     assert Assignment.objects.count() == 0
+
+
+# On PostgreSQL a signed-in claim or submit reads the session, its user and the service's first read in one
+# statement (annotation.sessions.Companion): two statements per request, one of them a write.
+@pytest.mark.django_db(transaction=True)
+def test_a_session_claim_and_submit_are_two_statements_each(postgres_only, drf_dispatches):
+    campaign, (rater, *_), (pair, _) = ab_tie_campaign(pairs=2)
+    browser = session_client_for(rater)
+    with CaptureQueriesContext(connection) as claim:
+        claimed = session_post(browser, f"/api/v1/campaigns/{campaign.slug}/claim/")
+    assert claimed.status_code == 200
+    assert len(claim) == 2, [q["sql"][:80] for q in claim.captured_queries]
+    assert "annotation_usersession" in claim[0]["sql"] and "annotation_campaign_members" in claim[0]["sql"]
+    assignment_id = claimed.json()["assignment"]
+    with CaptureQueriesContext(connection) as submit:
+        submitted = session_post(browser, f"/api/v1/assignments/{assignment_id}/submit/", {"values": AB_TIE_ANSWER},
+                                 HTTP_IDEMPOTENCY_KEY="two")
+    assert submitted.status_code == 200
+    assert len(submit) == 2, [q["sql"][:80] for q in submit.captured_queries]
+    assert "annotation_usersession" in submit[0]["sql"] and "annotation_ratingschema" in submit[0]["sql"]
+    assert drf_dispatches == []
+    assert Annotation.objects.get().assignment_id == assignment_id
+    pair.refresh_from_db()
+    assert (pair.active_claims, pair.annotations_done) == (0, 1)
+    # The read that came with the session answers as the service's own: a resubmit, another's assignment, none.
+    again = session_post(browser, f"/api/v1/assignments/{assignment_id}/submit/", {"values": AB_TIE_ANSWER},
+                         HTTP_IDEMPOTENCY_KEY="two")
+    assert again.json() == submitted.json()
+    outsider = session_client_for(UserFactory())
+    for url in (f"/api/v1/assignments/{assignment_id}/submit/", "/api/v1/assignments/999999/submit/"):
+        refused = session_post(outsider, url, {"values": AB_TIE_ANSWER}, HTTP_IDEMPOTENCY_KEY="x")
+        assert (refused.status_code, refused.json()["code"]) == (404, "not_found")
+    assert session_post(outsider, f"/api/v1/campaigns/{campaign.slug}/claim/").json()["code"] == "not_a_member"
+    assert session_post(browser, "/api/v1/campaigns/no-such-campaign/claim/").status_code == 404
+    assert Annotation.objects.count() == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_read_with_the_session_serves_only_the_sessions_own_user(postgres_only):
+    """The session row's user column is only a shortcut (Django takes the user from the session's data): where
+    the two differ, what was read with the column's user must not answer for the session's."""
+    from annotation.models import UserSession
+
+    campaign, (member, *_), _ = ab_tie_campaign(pairs=2)
+    assignment_id = session_post(session_client_for(member), f"/api/v1/campaigns/{campaign.slug}/claim/").json()["assignment"]
+    stranger = UserFactory()
+    browser = session_client_for(stranger)
+    UserSession.objects.filter(session_key=browser.session.session_key).update(user=member)
+    claimed = session_post(browser, f"/api/v1/campaigns/{campaign.slug}/claim/")
+    assert (claimed.status_code, claimed.json()["code"]) == (403, "not_a_member")
+    submitted = session_post(browser, f"/api/v1/assignments/{assignment_id}/submit/", {"values": AB_TIE_ANSWER},
+                             HTTP_IDEMPOTENCY_KEY="x")
+    assert (submitted.status_code, submitted.json()["code"]) == (404, "not_found")
+    assert Annotation.objects.count() == 0
+    assert Assignment.objects.get().annotator_id == member.pk
+
+
+def test_a_companion_is_only_answered_when_it_came_with_the_session():
+    from annotation.services.assignments import membership_companion
+    from annotation.sessions import SessionStore
+
+    campaign, (rater, *_), _ = ab_tie_campaign(pairs=1)
+    browser = session_client_for(rater)
+    loaded_first = SessionStore(browser.session.session_key)
+    assert loaded_first["_auth_user_id"] == str(rater.pk)  # as a middleware reading the session before the view
+    loaded_first.companion = membership_companion(slug=campaign.slug, now=timezone.now())
+    assert loaded_first["_auth_user_id"] == str(rater.pk)
+    assert loaded_first.companion_result(rater) is None
+    if connection.vendor == "postgresql":
+        with_it = SessionStore(browser.session.session_key)
+        with_it.companion = membership_companion(slug=campaign.slug, now=timezone.now())
+        with_it.load()
+        read = with_it.companion_result(rater)
+        assert read[0] == campaign.pk
+        assert with_it.companion_result(UserFactory()) is None
 
 
 def test_http_basic_scripts_go_through_drf(drf_dispatches):

@@ -148,10 +148,10 @@ def _wrap_the_read(monkeypatch, meanwhile):
     """Runs ``meanwhile(assignment)`` on another connection right after the submission's unlocked read."""
     from annotation.services import assignments
 
-    read = assignments._locked_for_submit
+    original = assignments._locked_for_submit
 
-    def read_then_interfere(assignment, annotator, key, lock=True):
-        found = read(assignment, annotator, key, lock=lock)
+    def read_then_interfere(assignment, annotator, key, lock=True, read=None):
+        found = original(assignment, annotator, key, lock=lock, read=read)
         if not lock:
             worker = threading.Thread(target=lambda: (meanwhile(assignment), connection.close()))
             worker.start()

@@ -62,7 +62,7 @@ def test_a_signed_in_request_reads_its_session_and_its_user_in_one_statement():
         assert client.get("/api/v1/campaigns/").status_code == 200
     first, *rest = [query["sql"] for query in queries]
     assert "annotation_usersession" in first and "JOIN annotation_user" in first
-    assert not [sql for sql in rest if 'FROM "annotation_user"' in sql or "FROM annotation_user u WHERE" in sql]
+    assert not [sql for sql in rest if 'FROM "annotation_user"' in sql or "FROM annotation_user signed_in WHERE" in sql]
 
 
 def test_the_session_data_decides_who_is_signed_in_not_the_column():
