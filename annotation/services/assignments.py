@@ -475,6 +475,12 @@ _SUBMIT_PARTS = [
     rows.part("s", RatingSchema, ["id", "definition"]),
 ]
 _READ_SUBMIT_SQL = f"SELECT {rows.select_list(_SUBMIT_PARTS)} {_LOCKED_FROM} WHERE a.id = %s AND a.annotator_id = %s"
+_LOCKED_SUBMIT_SQL = (
+    f"SELECT {rows.select_list([_EARLIER_PART, *_SUBMIT_PARTS])} {_LOCKED_FROM} "
+    f"LEFT JOIN LATERAL (SELECT id, assignment_id, created_at FROM {Annotation._meta.db_table} n WHERE n.assignment_id = a.id "
+    f"OR n.idempotency_key = %s ORDER BY n.assignment_id = a.id DESC NULLS LAST LIMIT 1) n ON true "
+    f"WHERE a.id = %s AND a.annotator_id = %s FOR UPDATE OF a"
+)
 # The same unlocked read, to ride on the session's statement (annotation.sessions.Companion). By id alone: joined
 # to the signed-in user, a plan kept while the table had no statistics went from the user to all their assignments
 # (test_assignment_plans); whose it is, is checked on the row read.
@@ -485,12 +491,6 @@ _READ_ANNOTATOR = [f.attname for f in _SUBMIT_PARTS[0][2]].index("annotator_id")
 def submission_companion(*, assignment_id: int) -> Companion:
     """The read ``annotation_submit`` starts with, for the session's statement; hand its columns back as ``read``."""
     return Companion(_READ_SUBMIT_COMPANION_SQL, {"assignment": assignment_id})
-_LOCKED_SUBMIT_SQL = (
-    f"SELECT {rows.select_list([_EARLIER_PART, *_SUBMIT_PARTS])} {_LOCKED_FROM} "
-    f"LEFT JOIN LATERAL (SELECT id, assignment_id, created_at FROM {Annotation._meta.db_table} n WHERE n.assignment_id = a.id "
-    f"OR n.idempotency_key = %s ORDER BY n.assignment_id = a.id DESC NULLS LAST LIMIT 1) n ON true "
-    f"WHERE a.id = %s AND a.annotator_id = %s FOR UPDATE OF a"
-)
 
 
 def _locked_for_submit(
