@@ -8,7 +8,7 @@ minutes apart), so two runs of ``annotate_load.py`` one after the other compare 
 Here every server runs at once against one database (an idle gunicorn costs nothing), and short closed-loop
 phases go to each in turn, the order reversed every round, so the drift falls on all alike. Each
 ``--server NAME=TREE[:WORKERSxTHREADS]`` is a checkout (``git worktree add /tmp/concord-before <rev>``; its
-``.venv`` may be a link to this one) served by gunicorn ``gthread`` (8 × 1 unless given). All of them share the
+``.venv`` may be a link to this one) served by gunicorn ``gthread`` (3 × 2 unless given). All of them share the
 campaign: the pool they claim from shrinks the same way for each.
 
 Prints each round's cycles/s, then per server the mean, range, rounds won, and CPU per cycle (server and
@@ -32,7 +32,7 @@ import annotate_load  # noqa: E402
 def parse_server(text: str) -> tuple[str, Path, int, int]:
     name, _, rest = text.partition("=")
     tree, _, shape = rest.partition(":")
-    workers, _, threads = (shape or "8x1").partition("x")
+    workers, _, threads = (shape or "3x2").partition("x")
     path = Path(tree or ".").resolve()
     threads = threads or "1"
     if not name or not (path / "manage.py").is_file() or not (workers.isdigit() and threads.isdigit()):

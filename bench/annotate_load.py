@@ -1,7 +1,7 @@
 """Load test of the work queue: simulated annotators looping claim → submit over HTTP against gunicorn.
 
     /work/main/.venv/bin/python bench/annotate_load.py --pairs 1000000 --small-pairs 10000 --annotators 32 \
-        --duration 30 --rates 130,200,260 --paced-duration 20 --workers 8 --worker-class gthread --threads 1
+        --duration 30 --rates 130,200,260 --paced-duration 20 --workers 3 --worker-class gthread --threads 2
 
 Steps (everything on 127.0.0.1, in the separate database ``concord_bench``, dropped and recreated):
 
@@ -638,8 +638,8 @@ def _summary(results: dict) -> str:
     return "\n".join(lines)
 
 
-def start_gunicorn(db: str, *, tree: Path = ROOT, workers: int = 8, worker_class: str = "gthread",
-                   threads: int = 1) -> tuple[subprocess.Popen, str]:
+def start_gunicorn(db: str, *, tree: Path = ROOT, workers: int = 3, worker_class: str = "gthread",
+                   threads: int = 2) -> tuple[subprocess.Popen, str]:
     """gunicorn serving the checkout ``tree`` (its own ``.venv`` if it has one) on ``db``, listening: (process, URL)."""
     port = _free_port()
     python = tree / ".venv" / "bin" / "python"
