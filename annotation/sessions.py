@@ -11,9 +11,9 @@ the next request as before; the store is Django's database store (``clearsession
 On the work queue's claim → submit loop the Redis read and the user statement were a fifth of a cycle's CPU.
 
 A view may also give the store a ``Companion`` before the session loads: the first read its service makes (which
-may name the signed-in user as ``signed_in.id``), joined to the same statement as a ``LEFT JOIN LATERAL``. Its columns are kept
-for that user only (``companion_result``) and are used only once Django has accepted the session; a request whose
-session had already loaded, or that is not signed in, gets None and runs its own read.
+may name the signed-in user as ``signed_in.id``), joined to the same statement as a ``LEFT JOIN LATERAL``. Its
+columns are kept for that user only (``companion_result``) and are used only once Django has accepted the session;
+a request whose session had already loaded, or that is not signed in, gets None and runs its own read.
 """
 
 from __future__ import annotations

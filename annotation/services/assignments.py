@@ -474,23 +474,23 @@ _SUBMIT_PARTS = [
     rows.part("c", Campaign, ["id", "rating_schema_id"]),
     rows.part("s", RatingSchema, ["id", "definition"]),
 ]
-_READ_SUBMIT_SQL = f"SELECT {rows.select_list(_SUBMIT_PARTS)} {_LOCKED_FROM} WHERE a.id = %s AND a.annotator_id = %s"
+# By id alone, whose it is checked on the row read, so that it can ride on the session's statement
+# (``submission_companion``): joined to the signed-in user there, a plan kept while the table had no statistics
+# went from the user to all their assignments (test_assignment_plans).
+_READ_SUBMIT_SQL = f"SELECT {rows.select_list(_SUBMIT_PARTS)} {_LOCKED_FROM} WHERE a.id = %(assignment)s"
+_READ_ANNOTATOR = [f.attname for f in _SUBMIT_PARTS[0][2]].index("annotator_id")
 _LOCKED_SUBMIT_SQL = (
     f"SELECT {rows.select_list([_EARLIER_PART, *_SUBMIT_PARTS])} {_LOCKED_FROM} "
     f"LEFT JOIN LATERAL (SELECT id, assignment_id, created_at FROM {Annotation._meta.db_table} n WHERE n.assignment_id = a.id "
     f"OR n.idempotency_key = %s ORDER BY n.assignment_id = a.id DESC NULLS LAST LIMIT 1) n ON true "
     f"WHERE a.id = %s AND a.annotator_id = %s FOR UPDATE OF a"
 )
-# The same unlocked read, to ride on the session's statement (annotation.sessions.Companion). By id alone: joined
-# to the signed-in user, a plan kept while the table had no statistics went from the user to all their assignments
-# (test_assignment_plans); whose it is, is checked on the row read.
-_READ_SUBMIT_COMPANION_SQL = f"SELECT {rows.select_list(_SUBMIT_PARTS)} {_LOCKED_FROM} WHERE a.id = %(assignment)s"
-_READ_ANNOTATOR = [f.attname for f in _SUBMIT_PARTS[0][2]].index("annotator_id")
 
 
 def submission_companion(*, assignment_id: int) -> Companion:
-    """The read ``annotation_submit`` starts with, for the session's statement; hand its columns back as ``read``."""
-    return Companion(_READ_SUBMIT_COMPANION_SQL, {"assignment": assignment_id})
+    """The read ``annotation_submit`` starts with, for the session's statement (annotation.sessions.Companion); hand
+    its columns back as ``read``."""
+    return Companion(_READ_SUBMIT_SQL, {"assignment": assignment_id})
 
 
 def _locked_for_submit(
@@ -503,15 +503,16 @@ def _locked_for_submit(
     read already with the session (``submission_companion``; all None when it found no row).
     """
     if connection.vendor == "postgresql":
-        if read is not None and not lock:
-            row = read if read[0] is not None and read[_READ_ANNOTATOR] == annotator.pk else None
-        else:
+        if lock:
             with connection.cursor() as cursor:
-                if lock:
-                    cursor.execute(_LOCKED_SUBMIT_SQL, [key, assignment.pk, annotator.pk])
-                else:
-                    cursor.execute(_READ_SUBMIT_SQL, [assignment.pk, annotator.pk])
+                cursor.execute(_LOCKED_SUBMIT_SQL, [key, assignment.pk, annotator.pk])
                 row = cursor.fetchone()
+        else:
+            if read is None:
+                with connection.cursor() as cursor:
+                    cursor.execute(_READ_SUBMIT_SQL, {"assignment": assignment.pk})
+                    read = cursor.fetchone()
+            row = read if read is not None and read[0] is not None and read[_READ_ANNOTATOR] == annotator.pk else None
         if row is None:
             raise ApplicationError("No such assignment.", code="not_found", status_code=404)
         if not lock:

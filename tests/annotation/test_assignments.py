@@ -543,3 +543,16 @@ def test_my_statistics_count_today_and_overall_with_the_median_time_on_item():
         campaign.slug, 3, 1, 4, 3,
     )
     assert row["has_open_assignment"] is False
+
+
+# Outside a transaction (as served), where PostgreSQL's submission starts with its unlocked read.
+@pytest.mark.django_db(transaction=True)
+def test_no_one_submits_an_assignment_that_is_not_theirs():
+    campaign, (rater, other, *_), (pair, *_) = ab_tie_campaign(pairs=2)
+    assignment = assignment_claim(campaign=campaign, annotator=rater)
+    with pytest.raises(ApplicationError) as refused:
+        annotation_submit(assignment=Assignment(pk=assignment.pk), annotator=other, values=AB_TIE_ANSWER,
+                          time_on_item_ms=10, idempotency_key="not-mine")
+    assert (refused.value.code, refused.value.status_code) == ("not_found", 404)
+    assert Annotation.objects.count() == 0
+    assert Assignment.objects.get(pk=assignment.pk).status == "active"
