@@ -18,7 +18,6 @@ database, as annotate_load measures it). Never part of ``make test``.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import sys
 from pathlib import Path
@@ -61,7 +60,7 @@ def main() -> None:
         for name, tree, workers, threads in args.server:
             process, url = annotate_load.start_gunicorn(args.db, tree=tree, workers=workers, threads=threads)
             servers.append((name, url, process))
-            asyncio.run(annotate_load.run_phase(url, "interleaved", sessions, 3.0))  # warm the workers
+            annotate_load.run_phase(url, "interleaved", sessions, 3.0)  # warm the workers
         results = {name: [] for name, _, _ in servers}
         for round_ in range(args.rounds):
             for name, url, process in servers if round_ % 2 == 0 else servers[::-1]:
