@@ -567,8 +567,8 @@ def main() -> None:
     parser.add_argument("--duration", type=float, default=30.0,
                         help=f"closed-loop seconds per pool (at most {MAX_PHASE_SECONDS})")
     parser.add_argument("--workers", type=int, default=3, help="gunicorn worker processes")
-    parser.add_argument("--worker-class", default="sync", choices=["sync", "gthread"])
-    parser.add_argument("--threads", type=int, default=1, help="threads per gunicorn worker (gthread)")
+    parser.add_argument("--worker-class", default="gthread", choices=["sync", "gthread"])
+    parser.add_argument("--threads", type=int, default=2, help="threads per gunicorn worker (gthread)")
     parser.add_argument("--rates", default="",
                         help="comma-separated cycles/s: after each closed-loop phase, paced phases at these offered "
                              "rates (latency counted from when each claim was due)")
