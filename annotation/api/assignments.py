@@ -25,7 +25,7 @@ from annotation.services.assignments import (
     membership_companion,
     submission_companion,
 )
-from annotation.sessions import Companion, SessionStore
+from annotation.sessions import Companion, SessionStore, request_user
 
 
 @extend_schema_serializer(component_name="AssignmentDisplay")
@@ -95,7 +95,7 @@ class SessionFastPath:
                 session = None
             elif connection.vendor == "postgresql":
                 session.companion = self.session_companion(**kwargs)
-            user = request.user
+            user = request_user(request)
             if user.is_authenticated and user.is_active and self._csrf_accepts(request):
                 read = session.companion_result(user) if session is not None else None
                 try:

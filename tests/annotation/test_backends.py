@@ -91,3 +91,29 @@ def test_an_expired_session_is_nobody_and_a_deleted_user_takes_their_sessions():
     assert UserSession.objects.filter(user=rater).exists()
     rater.delete()
     assert not UserSession.objects.exists()
+
+
+def test_request_user_is_the_user_behind_the_lazy_proxy_or_what_was_set():
+    from django.contrib.auth.models import AnonymousUser
+    from django.contrib.sessions.middleware import SessionMiddleware
+    from django.test import RequestFactory
+
+    from annotation.sessions import AuthenticationMiddleware, request_user
+
+    rater = UserFactory()
+    client = signed_in(rater)
+    request = RequestFactory().get("/", HTTP_COOKIE=f"sessionid={client.cookies['sessionid'].value}")
+    SessionMiddleware(lambda r: None).process_request(request)
+    AuthenticationMiddleware(lambda r: None).process_request(request)
+    user = request_user(request)
+    assert type(user) is User and user.pk == rater.pk
+    assert request.user.pk == rater.pk and request.user._wrapped is user  # the proxy resolved to the same object
+
+    anonymous = RequestFactory().get("/")
+    SessionMiddleware(lambda r: None).process_request(anonymous)
+    AuthenticationMiddleware(lambda r: None).process_request(anonymous)
+    assert isinstance(request_user(anonymous), AnonymousUser)
+
+    set_by_hand = RequestFactory().get("/")
+    set_by_hand.user = rater
+    assert request_user(set_by_hand) is rater
