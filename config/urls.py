@@ -7,8 +7,8 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, Spec
 from annotation.views import MediaView
 
 urlpatterns = [
-    path("admin/", admin.site.urls),
     path("api/v1/", include("annotation.api.urls")),
+    path("admin/", admin.site.urls),
     path("api/v1/", include("curation.api.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
