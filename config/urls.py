@@ -7,9 +7,9 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, Spec
 from annotation.views import MediaView
 
 urlpatterns = [
-    path("api/v1/", include("annotation.api.urls")),
-    path("admin/", admin.site.urls),
+    path("api/v1/", include("annotation.api.urls")),  # first: the work queue's claim and submit are most requests
     path("api/v1/", include("curation.api.urls")),
+    path("admin/", admin.site.urls),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
     path("api/redoc/", SpectacularRedocView.as_view(url_name="api-schema"), name="api-redoc"),

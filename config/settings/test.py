@@ -39,8 +39,8 @@ if not env("DATABASE_URL", default=""):
             }
         }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":  # noqa: F405
-    # A file, not Django's shared-cache in-memory database, whose concurrent writers fail at once ("database table
-    # is locked") where a file's wait for the write lock: the live server's threads then claim as in production.
+    # A file, not Django's shared-cache in-memory database: there concurrent writers fail at once ("database table
+    # is locked"), while a file's wait for the write lock, so the live server's threads claim as in production.
     DATABASES["default"].setdefault("TEST", {}).setdefault(  # noqa: F405
         "NAME", os.path.join(tempfile.gettempdir(), "concord-test-db.sqlite3")
     )
