@@ -34,6 +34,7 @@ import socket
 import subprocess
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 
 import orjson
@@ -386,7 +387,7 @@ def run_phase(base_url: str, slug: str, sessions: list[tuple[str, str]], duratio
     host, port = base_url.removeprefix("http://").split(":")
     claim_times: list[float] = []
     submit_times: list[float] = []
-    failures: dict[str, int] = {}
+    failures: Counter[str] = Counter()
     answer = json.dumps({"values": {"preference": "A"}, "time_on_item_ms": 1000}).encode()
     submit_tail = b"Content-Length: %d\r\n\r\n" % len(answer) + answer
     interval = len(sessions) / rate if rate else 0.0
@@ -397,23 +398,10 @@ def run_phase(base_url: str, slug: str, sessions: list[tuple[str, str]], duratio
         _Annotator(i, (host, int(port)), key, csrf, f"/api/v1/campaigns/{slug}/claim/", began + interval * i / len(sessions))
         for i, (key, csrf) in enumerate(sessions)
     ]
-    waiting = [(annotator.due, i) for i, annotator in enumerate(annotators)]  # a heap: (due, index)
+    # Annotators whose next cycle is to start, a heap by when it is due (in a closed loop: at once).
+    waiting = [(annotator.due, i) for i, annotator in enumerate(annotators)]
     heapq.heapify(waiting)
-    busy = 0
-
-    def fail(what: str) -> None:
-        failures[what] = failures.get(what, 0) + 1
-
-    def next_cycle(annotator: _Annotator, now: float) -> int:
-        """Start the annotator's next cycle (closed loop) or put it in the queue (paced); 0 if its time is up."""
-        if now >= deadline:
-            annotator.close(selector)
-            return 0
-        if interval:
-            heapq.heappush(waiting, (annotator.due, annotator.index))
-            return 0
-        annotator.send("claim", annotator.claim_request, now)
-        return 1
+    busy = 0  # cycles under way
 
     try:
         while busy or waiting:
@@ -455,7 +443,7 @@ def run_phase(base_url: str, slug: str, sessions: list[tuple[str, str]], duratio
                             now,
                         )
                         continue
-                    fail(f"claim {status}")
+                    failures[f"claim {status}"] += 1
                     busy -= 1
                     if status == 204:  # nothing left for this annotator
                         annotator.close(selector)
@@ -463,9 +451,12 @@ def run_phase(base_url: str, slug: str, sessions: list[tuple[str, str]], duratio
                 else:
                     submit_times.append(now - annotator.started)
                     if status != 200:
-                        fail(f"submit {status}")
+                        failures[f"submit {status}"] += 1
                     busy -= 1
-                busy += next_cycle(annotator, time.perf_counter())
+                if time.perf_counter() < deadline:
+                    heapq.heappush(waiting, (annotator.due, annotator.index))
+                else:
+                    annotator.close(selector)
     finally:
         for annotator in annotators:
             annotator.close(selector)
@@ -477,7 +468,7 @@ def run_phase(base_url: str, slug: str, sessions: list[tuple[str, str]], duratio
         "submit": percentiles(submit_times),
         "cycles": len(submit_times),
         "cycles_per_s": round(len(submit_times) / elapsed, 1),
-        "failures": failures,
+        "failures": dict(failures),
         "_samples": (claim_times, submit_times, elapsed),
     }
 
