@@ -7,8 +7,9 @@ This machine's speed drifts by more than the effects sought (the same closed loo
 minutes apart), so two runs of ``annotate_load.py`` one after the other compare the drift, not the code.
 Here every server runs at once against one database (an idle gunicorn costs nothing), and short closed-loop
 phases go to each in turn, the order reversed every round, so the drift falls on all alike. Each
-``--server NAME=TREE[:WORKERSxTHREADS]`` is a checkout (``git worktree add /tmp/concord-before <rev>``; its
-``.venv`` may be a link to this one) served by gunicorn ``gthread`` (3 × 2 unless given). All of them share the
+``--server NAME=TREE[:WORKERSxTHREADS[:CLASS]]`` is a checkout (``git worktree add /tmp/concord-before <rev>``;
+its ``.venv`` may be a link to this one) served by gunicorn, ``gthread`` 3 × 2 unless given (``:6x1:sync``: six
+``sync`` workers, which close every connection). All of them share the
 campaign: the pool they claim from shrinks the same way for each.
 
 Prints each round's cycles/s, then per server the mean, range, rounds won, and CPU per cycle (server and
@@ -28,21 +29,23 @@ sys.path.insert(0, str(ROOT / "bench"))
 import annotate_load  # noqa: E402
 
 
-def parse_server(text: str) -> tuple[str, Path, int, int]:
+def parse_server(text: str) -> tuple[str, Path, int, int, str]:
     name, _, rest = text.partition("=")
     tree, _, shape = rest.partition(":")
+    shape, _, worker_class = shape.partition(":")
     workers, _, threads = (shape or "3x2").partition("x")
     path = Path(tree or ".").resolve()
     threads = threads or "1"
     if not name or not (path / "manage.py").is_file() or not (workers.isdigit() and threads.isdigit()):
-        raise argparse.ArgumentTypeError(f"--server NAME=TREE[:WORKERSxTHREADS], TREE a Concord checkout: {text!r}")
-    return name, path, int(workers), int(threads)
+        raise argparse.ArgumentTypeError(
+            f"--server NAME=TREE[:WORKERSxTHREADS[:CLASS]], TREE a Concord checkout: {text!r}")
+    return name, path, int(workers), int(threads), worker_class or "gthread"
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--server", action="append", type=parse_server, required=True,
-                        help="NAME=TREE[:WORKERSxTHREADS]; give two or more")
+                        help="NAME=TREE[:WORKERSxTHREADS[:CLASS]]; give two or more")
     parser.add_argument("--pairs", type=int, default=60_000)
     parser.add_argument("--annotators", type=int, default=32)
     parser.add_argument("--rounds", type=int, default=10)
@@ -57,8 +60,9 @@ def main() -> None:
     annotate_load.copy_campaign("interleaved", args.pairs)
     servers = []
     try:
-        for name, tree, workers, threads in args.server:
-            process, url = annotate_load.start_gunicorn(args.db, tree=tree, workers=workers, threads=threads)
+        for name, tree, workers, threads, worker_class in args.server:
+            process, url = annotate_load.start_gunicorn(args.db, tree=tree, workers=workers, threads=threads,
+                                                        worker_class=worker_class)
             servers.append((name, url, process))
             annotate_load.run_phase(url, "interleaved", sessions, 3.0)  # warm the workers
         results = {name: [] for name, _, _ in servers}
@@ -84,7 +88,7 @@ def main() -> None:
         print(f"{name}: {summary[name]['cycles_per_s_mean']} cycles/s mean ({min(rates)}–{max(rates)}), "
               f"ahead in {won} of {len(rates)} rounds; CPU per cycle server {summary[name]['server_cpu_ms_per_cycle']} "
               f"+ database {summary[name]['db_cpu_ms_per_cycle']} ms; failures {summary[name]['failures'] or 'none'}")
-    print(json.dumps({"config": vars(args) | {"server": [f"{n}={t}:{w}x{th}" for n, t, w, th in args.server]},
+    print(json.dumps({"config": vars(args) | {"server": [f"{n}={t}:{w}x{th}:{c}" for n, t, w, th, c in args.server]},
                       "rounds": results, "summary": summary}, default=str))
 
 

@@ -117,3 +117,48 @@ def test_request_user_is_the_user_behind_the_lazy_proxy_or_what_was_set():
     set_by_hand = RequestFactory().get("/")
     set_by_hand.user = rater
     assert request_user(set_by_hand) is rater
+
+
+def test_session_data_is_verified_once_per_process_and_each_load_gets_its_own_copy(monkeypatch):
+    from django.core import signing
+
+    from annotation.sessions import SessionStore
+
+    store = SessionStore()
+    store.update({"user": "7", "nested": {"step": 1}})
+    text = store.encode(store._session)
+    checked = []
+    real_loads = signing.loads
+    monkeypatch.setattr(signing, "loads", lambda *a, **k: checked.append(a[0]) or real_loads(*a, **k))
+    first, second = SessionStore().decode(text), SessionStore().decode(text)
+    assert first == second == {"user": "7", "nested": {"step": 1}} and checked == [text]
+    first["nested"]["step"] = 2  # a request changing its session changes nobody else's
+    assert SessionStore().decode(text)["nested"] == {"step": 1}
+    tampered = text[:-2] + ("A" if text[-2] != "A" else "B") + text[-1]
+    assert SessionStore().decode(tampered) == {}  # a signature that fails is still refused
+
+
+def test_a_new_secret_key_forgets_the_session_data_verified_under_the_old_one(settings):
+    from annotation.sessions import SessionStore
+
+    store = SessionStore()
+    text = store.encode({"user": "7"})
+    assert SessionStore().decode(text) == {"user": "7"}
+    settings.SECRET_KEY = "another-secret-key-" + "x" * 40
+    assert SessionStore().decode(text) == {}
+
+
+def test_the_session_auth_hash_is_djangos_for_every_secret(settings):
+    from django.contrib.auth.base_user import AbstractBaseUser
+
+    rater = UserFactory()
+    settings.SECRET_KEY_FALLBACKS = ["an-older-secret-key-" + "y" * 40]
+    assert rater.get_session_auth_hash() == AbstractBaseUser._get_session_auth_hash(rater)
+    assert list(rater.get_session_auth_fallback_hash()) == [
+        AbstractBaseUser._get_session_auth_hash(rater, secret=settings.SECRET_KEY_FALLBACKS[0])
+    ]
+    before = rater.get_session_auth_hash()
+    settings.SECRET_KEY = "another-secret-key-" + "x" * 40
+    assert rater.get_session_auth_hash() == AbstractBaseUser._get_session_auth_hash(rater) != before
+    rater.set_password("another")
+    assert rater.get_session_auth_hash() == AbstractBaseUser._get_session_auth_hash(rater)
