@@ -59,14 +59,14 @@ def instances(row, parts: list[Part]) -> dict[str, Model]:
         values = row[at : at + len(fields)]
         at += len(fields)
         if generic or plan is None:
-            converted = [_convert(f, value) for f, value in zip(fields, values)]
+            converted = [_convert(f, value) for f, value in zip(fields, values, strict=True)]
             built[alias] = model.from_db(db, [f.attname for f in fields], converted)
             continue
         instance = model.__new__(model)
         state = ModelState()
         state.adding, state.db = False, db
         attributes = instance.__dict__
-        for (attname, convert), value in zip(plan, values):
+        for (attname, convert), value in zip(plan, values, strict=True):
             attributes[attname] = value if convert is None else convert(value)
         attributes["_state"] = state
         built[alias] = instance

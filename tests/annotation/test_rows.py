@@ -64,7 +64,7 @@ def test_instances_equal_what_from_db_builds_on_every_model_of_the_work_queue(mo
     part, row = _whole_row(model, pk)
     assert part.plan is not None  # the direct path, not from_db
     built = rows.instances(row, [part])["t"]
-    converted = [f.from_db_value(v, None, connection) if hasattr(f, "from_db_value") else v for f, v in zip(part.fields, row)]
+    converted = [rows._convert(f, value) for f, value in zip(part.fields, row, strict=True)]
     expected = model.from_db(connection.alias, [f.attname for f in part.fields], converted)
     assert type(built) is model and _fields(built) == _fields(expected) == _fields(model.objects.get(pk=pk))
     assert (built._state.adding, built._state.db) == (False, connection.alias)
