@@ -137,7 +137,7 @@ class SessionStore(DBStore):
         self.loaded_user = rows.instances(user_row, [USER_PART])["signed_in"] if user_row[0] is not None else None
         if companion is not None and self.loaded_user is not None:
             self._companion_row = row[2 + _USER_WIDTH :]
-        return UserSession(session_key=self.session_key, session_data=row[0], expire_date=row[1])
+        return rows.loaded(UserSession, session_key=self.session_key, session_data=row[0], expire_date=row[1])
 
 
 def loaded_user(user_id) -> User | None:

@@ -13,6 +13,7 @@ from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from annotation import rows
 from annotation.api.exceptions import application_error_body
 from annotation.errors import ApplicationError
 from annotation.models import Assignment, Campaign
@@ -224,7 +225,7 @@ class AnnotationSubmitApi(SessionFastPath, APIView):
         # No read here: the service reads the row by id (or takes it read with the session) and answers 404
         # unless it is this annotator's.
         annotation = annotation_submit(
-            assignment=Assignment(pk=assignment_id),
+            assignment=rows.loaded(Assignment, pk=assignment_id),
             annotator=user,
             values=values,
             time_on_item_ms=time_on_item_ms,

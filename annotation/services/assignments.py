@@ -328,12 +328,11 @@ def _lease_postgresql(*, campaign: Campaign, annotator, gold: bool, now: datetim
         row = cursor.fetchone()
     if row is None:
         return None
-    assignment = Assignment(
-        id=row[0], pair_id=row[1], campaign=campaign, annotator=annotator, status=Assignment.Status.ACTIVE,
-        swapped=row[2], claimed_at=now, expires_at=params["expires"], skip_reason="", draft={},
+    assignment = rows.loaded(
+        Assignment, id=row[0], pair_id=row[1], campaign=campaign, annotator=annotator, status=Assignment.Status.ACTIVE,
+        swapped=row[2], claimed_at=now, expires_at=params["expires"], finished_at=None, skip_reason="", draft={},
+        draft_saved_at=None,
     )
-    assignment._state.adding = False
-    assignment._state.db = connection.alias
     return selectors.attach_display_rows(assignment, row[3:])
 
 
@@ -737,13 +736,10 @@ def _store_postgresql(*, assignment: Assignment, annotator, fields: dict, was_ex
         raise _AssignmentChanged
     if annotation_id is None:
         return None
-    annotation = Annotation(
-        id=annotation_id, pair=assignment.pair, assignment=assignment, annotator=annotator, source=Annotation.Source.CONCORD,
-        created_at=now, **fields,
+    return rows.loaded(
+        Annotation, id=annotation_id, pair=assignment.pair, assignment=assignment, annotator=annotator,
+        source=Annotation.Source.CONCORD, rater_label="", created_at=now, **fields,
     )
-    annotation._state.adding = False
-    annotation._state.db = connection.alias
-    return annotation
 
 
 def _store_portable(*, assignment: Assignment, annotator, fields: dict, was_expired: bool, now: datetime):

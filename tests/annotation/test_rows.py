@@ -7,7 +7,7 @@ from django.db.models.fields.files import FieldFile
 from django.test.utils import CaptureQueriesContext
 
 from annotation import rows
-from annotation.models import Assignment, Campaign, Media, Pair, Prompt, RatingSchema, Response, User
+from annotation.models import Annotation, Assignment, Campaign, Media, Pair, Prompt, RatingSchema, Response, User
 from annotation.services.assignments import assignment_claim
 from tests.annotation.assignment_helpers import ab_tie_campaign
 
@@ -93,3 +93,52 @@ def test_receivers_of_init_signals_still_hear_every_instance():
     finally:
         signals.post_init.disconnect(receiver, sender=Pair)
     assert heard == [built["p"]] and built["c"] == campaign
+
+
+def test_loaded_is_what_the_constructor_builds_for_the_fields_given_with_the_rest_deferred():
+    campaign, (annotator, *_), (pair, *_) = ab_tie_campaign(pairs=1)
+    assignment = assignment_claim(campaign=campaign, annotator=annotator)
+    given = {"id": assignment.pk, "pair_id": pair.pk, "status": "active", "swapped": assignment.swapped,
+             "claimed_at": assignment.claimed_at, "expires_at": assignment.expires_at, "draft": {}}
+    built = rows.loaded(Assignment, campaign=campaign, annotator=annotator, **given)
+    expected = Assignment(campaign=campaign, annotator=annotator, **given)
+    assert _fields(built) == {name: getattr(expected, name) for name in _fields(built)}
+    assert (built._state.adding, built._state.db) == (False, connection.alias)
+    assert built.get_deferred_fields() == {"finished_at", "skip_reason", "draft_saved_at"}
+    with CaptureQueriesContext(connection) as queries:
+        assert built.campaign is campaign and built.annotator is annotator  # cached as select_related leaves them
+    assert len(queries) == 0
+    with CaptureQueriesContext(connection) as queries:
+        assert built.skip_reason == ""  # a deferred field loads on access
+    assert len(queries) == 1
+    assert rows.loaded(Assignment, pk=assignment.pk).get_deferred_fields() == set(given) - {"id"} | {
+        "campaign_id", "annotator_id", "finished_at", "skip_reason", "draft_saved_at"
+    }
+
+
+def test_loaded_sets_both_sides_of_a_one_to_one_and_refuses_what_the_constructor_refuses():
+    campaign, (annotator, *_), (pair, *_) = ab_tie_campaign(pairs=1)
+    assignment = assignment_claim(campaign=campaign, annotator=annotator)
+    annotation = rows.loaded(Annotation, id=1, assignment=assignment, annotator=None, pair=pair)
+    assert annotation.assignment is assignment and assignment.annotation is annotation  # as Django's descriptor does
+    assert (annotation.assignment_id, annotation.annotator_id, annotation.pair_id) == (assignment.pk, None, pair.pk)
+    with pytest.raises(ValueError, match="must be a Pair instance"):
+        rows.loaded(Annotation, pair=campaign)
+    with pytest.raises(TypeError, match="has no field 'colour'"):
+        rows.loaded(Annotation, colour="red")
+
+
+def test_loaded_goes_through_the_descriptors_when_a_receiver_listens():
+    campaign, _, (pair, *_) = ab_tie_campaign(pairs=1)
+    heard = []
+
+    def receiver(sender, instance, **kwargs):
+        heard.append(instance)
+
+    signals.post_init.connect(receiver, sender=Pair)
+    try:
+        built = rows.loaded(Pair, id=pair.pk, campaign=campaign)
+    finally:
+        signals.post_init.disconnect(receiver, sender=Pair)
+    assert heard == [built] and built.campaign is campaign and built.campaign_id == campaign.pk
+    assert not built._state.adding
