@@ -19,7 +19,7 @@ import functools
 from typing import NamedTuple
 
 import orjson
-from django.db import connection
+from django.db import DEFAULT_DB_ALIAS, connection
 from django.db.models import JSONField, Model, signals
 from django.db.models.base import ModelState
 from django.db.models.query_utils import DeferredAttribute
@@ -52,7 +52,7 @@ def select_list(parts: list[Part]) -> str:
 
 def instances(row, parts: list[Part]) -> dict[str, Model]:
     """The instances of one row, by alias; each value goes through its field's ``from_db_value`` as the ORM does."""
-    db = connection.alias
+    db = DEFAULT_DB_ALIAS  # connection.alias, without the lookup through the connection proxy
     generic = signals.pre_init.receivers or signals.post_init.receivers
     built = {}
     at = 0
@@ -98,7 +98,7 @@ def loaded(model: type[Model], **values) -> Model:
             raise ValueError(f"{model.__name__}.{name} must be a {relation.remote_field.model.__name__} instance")
         attributes[attname] = None if value is None else getattr(value, relation.target_field.attname)
         related.append((relation, value))
-    db = connection.alias
+    db = DEFAULT_DB_ALIAS  # connection.alias, without the lookup through the connection proxy
     if signals.pre_init.receivers or signals.post_init.receivers or names["__plan__"] is None:
         instance = model.from_db(db, list(attributes), list(attributes.values()))
         for relation, value in related:

@@ -142,7 +142,10 @@ class _Hidden:
             return text
         if self.lowered is not None and text.isascii():
             lowered = text.lower()
-            if not any(secret in lowered for secret in self.lowered):
+            for secret in self.lowered:  # a loop, not any(): no generator per string (every string of a display)
+                if secret in lowered:
+                    break
+            else:
                 return text
         if self._patterns is None:
             self._patterns = [re.compile(re.escape(secret), re.IGNORECASE) for secret in self.secrets]

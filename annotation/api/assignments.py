@@ -257,7 +257,8 @@ class AnnotationSubmitApi(SessionFastPath, APIView):
         body_key = data.get("idempotency_key", "")
         if "idempotency_key" in data and not (type(body_key) is str and 0 < len(body_key) <= 64 and body_key == body_key.strip()):
             return None
-        key = request.headers.get("Idempotency-Key") or body_key
+        # The header as request.headers reads it, without building that mapping of every header (its only use).
+        key = request.META.get("HTTP_IDEMPOTENCY_KEY") or body_key
         return self._submit(user, assignment_id, data["values"], time_on_item_ms, key, read)
 
 
