@@ -100,7 +100,8 @@ def loaded(model: type[Model], **values) -> Model:
         related.append((relation, value))
     db = DEFAULT_DB_ALIAS  # connection.alias, without the lookup through the connection proxy
     if signals.pre_init.receivers or signals.post_init.receivers or names["__plan__"] is None:
-        instance = model.from_db(db, list(attributes), list(attributes.values()))
+        given = [f.attname for f in model._meta.concrete_fields if f.attname in attributes]  # from_db's order
+        instance = model.from_db(db, given, [attributes[attname] for attname in given])
         for relation, value in related:
             setattr(instance, relation.name, value)
         return instance

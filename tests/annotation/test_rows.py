@@ -137,8 +137,8 @@ def test_loaded_goes_through_the_descriptors_when_a_receiver_listens():
 
     signals.post_init.connect(receiver, sender=Pair)
     try:
-        built = rows.loaded(Pair, id=pair.pk, campaign=campaign)
+        built = rows.loaded(Pair, external_id="x-1", campaign=campaign, id=pair.pk)  # not in the fields' order
     finally:
         signals.post_init.disconnect(receiver, sender=Pair)
     assert heard == [built] and built.campaign is campaign and built.campaign_id == campaign.pk
-    assert not built._state.adding
+    assert (built.pk, built.external_id, built._state.adding) == (pair.pk, "x-1", False)
