@@ -24,17 +24,20 @@ import orjson
 from django.db import DEFAULT_DB_ALIAS, connection
 from django.db.models import JSONField, Model, signals
 from django.db.models.base import ModelState
+from django.db.models.fields.related_descriptors import ForeignKeyDeferredAttribute
 from django.db.models.query_utils import DeferredAttribute
 
 
 class Part(NamedTuple):
-    """One table of the row: its alias in the SQL, its model, the fields read, and how ``instances`` sets them
-    ((attname, converter or None) per field; None where the model goes through ``from_db``)."""
+    """One table of the row: its alias in the SQL, its model, the fields read with their attnames and converters
+    of a value read (None: taken as it is), and whether ``instances`` may build it directly (else ``from_db``)."""
 
     alias: str
     model: type[Model]
     fields: list
-    plan: tuple | None
+    attnames: tuple
+    converters: tuple
+    direct: bool
 
 
 def part(alias: str, model: type[Model], names: list[str] | None = None) -> Part:
@@ -43,7 +46,8 @@ def part(alias: str, model: type[Model], names: list[str] | None = None) -> Part
     if names is not None and len(fields) != len(names):
         unknown = set(names) - {f.attname for f in fields}
         raise ValueError(f"{model.__name__} has no column(s) {sorted(unknown)}")
-    return Part(alias, model, fields, _plan(model, fields))
+    attnames = tuple(f.attname for f in fields)
+    return Part(alias, model, fields, attnames, tuple(_converter(f) for f in fields), _direct(model, fields))
 
 
 def select_list(parts: list[Part]) -> str:
@@ -54,25 +58,22 @@ def select_list(parts: list[Part]) -> str:
 
 def instances(row, parts: list[Part]) -> dict[str, Model]:
     """The instances of one row, by alias; each value goes through its field's ``from_db_value`` as the ORM does."""
-    db = DEFAULT_DB_ALIAS  # connection.alias, without the lookup through the connection proxy
-    generic = signals.pre_init.receivers or signals.post_init.receivers
+    heard = _init_heard()
     built = {}
     at = 0
-    for alias, model, fields, plan in parts:
-        values = row[at : at + len(fields)]
-        at += len(fields)
-        if generic or plan is None:
-            converted = [_convert(f, value) for f, value in zip(fields, values, strict=True)]
-            built[alias] = model.from_db(db, [f.attname for f in fields], converted)
+    for alias, model, _, attnames, converters, direct in parts:
+        values = row[at : at + len(attnames)]
+        at += len(attnames)
+        if heard or not direct:
+            converted = [
+                value if convert is None else convert(value) for convert, value in zip(converters, values, strict=True)
+            ]
+            built[alias] = model.from_db(DEFAULT_DB_ALIAS, attnames, converted)
             continue
-        instance = model.__new__(model)
-        state = ModelState()
-        state.adding, state.db = False, db
+        built[alias] = instance = _bare(model)
         attributes = instance.__dict__
-        for (attname, convert), value in zip(plan, values, strict=True):
+        for attname, convert, value in zip(attnames, converters, values, strict=True):
             attributes[attname] = value if convert is None else convert(value)
-        attributes["_state"] = state
-        built[alias] = instance
     return built
 
 
@@ -86,7 +87,7 @@ def loaded(model: type[Model], **values) -> Model:
     ``__init__``'s loop over every field (a default computed for each one not given), where ``instances``
     takes its direct path; otherwise through ``from_db`` and the descriptors.
     """
-    names = _names(model)
+    names, direct = _names(model)
     attributes, related = {}, []
     for name, value in values.items():
         try:
@@ -100,17 +101,13 @@ def loaded(model: type[Model], **values) -> Model:
             raise ValueError(f"{model.__name__}.{name} must be a {relation.remote_field.model.__name__} instance")
         attributes[attname] = None if value is None else getattr(value, relation.target_field.attname)
         related.append((relation, value))
-    db = DEFAULT_DB_ALIAS  # connection.alias, without the lookup through the connection proxy
-    if signals.pre_init.receivers or signals.post_init.receivers or names["__plan__"] is None:
+    if _init_heard() or not direct:
         given = [f.attname for f in model._meta.concrete_fields if f.attname in attributes]  # from_db's order
-        instance = model.from_db(db, given, [attributes[attname] for attname in given])
+        instance = model.from_db(DEFAULT_DB_ALIAS, given, [attributes[attname] for attname in given])
         for relation, value in related:
             setattr(instance, relation.name, value)
         return instance
-    instance = model.__new__(model)
-    state = ModelState()
-    state.adding, state.db = False, db
-    attributes["_state"] = state
+    instance = _bare(model)
     instance.__dict__.update(attributes)
     for relation, value in related:
         relation.set_cached_value(instance, value)
@@ -119,46 +116,49 @@ def loaded(model: type[Model], **values) -> Model:
     return instance
 
 
+def _init_heard() -> bool:
+    """Whether any receiver listens to ``pre_init`` or ``post_init`` (then every instance goes through Django)."""
+    return bool(signals.pre_init.receivers or signals.post_init.receivers)
+
+
+def _bare(model: type[Model]) -> Model:
+    """An instance of ``model`` loaded from the database (the default alias), its fields not set yet."""
+    instance = model.__new__(model)
+    state = ModelState()
+    state.adding, state.db = False, DEFAULT_DB_ALIAS  # connection.alias, without the connection proxy's lookup
+    instance._state = state
+    return instance
+
+
 @functools.cache
-def _names(model: type[Model]) -> dict:
-    """Field name or attname (and ``pk``) -> (attname, the foreign key when named by its relation, else None);
-    ``__plan__``: whether ``loaded`` may take its direct path (a plan for every concrete field)."""
+def _names(model: type[Model]) -> tuple[dict, bool]:
+    """(field name or attname, and ``pk`` -> (attname, the foreign key when named by its relation, else None);
+    whether ``loaded`` may build the model directly)."""
     fields = model._meta.concrete_fields
     inherits = any(f.one_to_one and f.remote_field.parent_link for f in fields)
-    names = {"pk": (model._meta.pk.attname, None), "__plan__": None if inherits else _plan(model, fields)}
+    names = {"pk": (model._meta.pk.attname, None)}
     for f in fields:
         names[f.attname] = (f.attname, None)
         if f.is_relation and (f.many_to_one or f.one_to_one):
             names[f.name] = (f.attname, f)
-    return names
+    return names, not inherits and _direct(model, fields)
 
 
-def _convert(field, value):
-    return field.from_db_value(value, None, connection) if hasattr(field, "from_db_value") else value
-
-
-def _plan(model: type[Model], fields: list) -> tuple | None:
-    """(attname, converter or None) per field, or None where ``model`` must go through ``from_db``."""
+def _direct(model: type[Model], fields: list) -> bool:
+    """Whether setting ``fields`` in a new instance's ``__dict__`` leaves what ``from_db`` would: the model's own
+    ``__init__`` and ``from_db`` are Django's, and no field's descriptor works on assignment (a foreign key's id
+    descriptor only forgets a cached related object, and a new instance has none)."""
     if model.__init__ is not Model.__init__ or model.from_db.__func__ is not Model.from_db.__func__:
-        return None
-    plan = []
+        return False
     for f in fields:
         descriptor = model.__dict__.get(f.attname) or getattr(model, f.attname, None)
-        if hasattr(descriptor, "__set__") and not _plain_descriptor(f, descriptor):
-            return None
-        plan.append((f.attname, _converter(f)))
-    return tuple(plan)
-
-
-def _plain_descriptor(field, descriptor) -> bool:
-    # A foreign key's id descriptor only forgets a cached related object, and a new instance has none.
-    from django.db.models.fields.related_descriptors import ForeignKeyDeferredAttribute
-
-    return type(descriptor) in (DeferredAttribute, ForeignKeyDeferredAttribute)
+        if hasattr(descriptor, "__set__") and type(descriptor) not in (DeferredAttribute, ForeignKeyDeferredAttribute):
+            return False
+    return True
 
 
 def _converter(field):
-    """The field's ``from_db_value`` for a value that is not None; a JSONField with Django's own decoder reads
+    """The field's ``from_db_value``, or None where it has none; a JSONField with Django's own decoder reads
     JSON text with orjson (its fallback, for what orjson refuses: integers beyond 64 bits, text that is no JSON)."""
     if type(field) is JSONField and field.decoder is None:
         slow = field.from_db_value

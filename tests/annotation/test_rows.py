@@ -1,5 +1,7 @@
 """annotation.rows: model instances from hand-written rows behave as the ORM's own."""
 
+from contextlib import contextmanager
+
 import pytest
 from django.db import connection
 from django.db.models import signals
@@ -62,9 +64,12 @@ def test_instances_equal_what_from_db_builds_on_every_model_of_the_work_queue(mo
     pk = {Assignment: assignment.pk, Campaign: campaign.pk, Pair: pair.pk, Prompt: pair.prompt_id,
           RatingSchema: campaign.rating_schema_id, Response: pair.response_a_id, User: annotator.pk}[model]
     part, row = _whole_row(model, pk)
-    assert part.plan is not None  # the direct path, not from_db
+    assert part.direct  # the direct path, not from_db
     built = rows.instances(row, [part])["t"]
-    converted = [rows._convert(f, value) for f, value in zip(part.fields, row, strict=True)]
+    converted = [
+        f.from_db_value(value, None, connection) if hasattr(f, "from_db_value") else value
+        for f, value in zip(part.fields, row, strict=True)
+    ]
     expected = model.from_db(connection.alias, [f.attname for f in part.fields], converted)
     assert type(built) is model and _fields(built) == _fields(expected) == _fields(model.objects.get(pk=pk))
     assert (built._state.adding, built._state.db) == (False, connection.alias)
@@ -75,23 +80,30 @@ def test_instances_equal_what_from_db_builds_on_every_model_of_the_work_queue(mo
 def test_a_model_whose_descriptor_works_on_assignment_goes_through_from_db():
     media = Media.objects.create(sha256="a" * 64, kind="image", mime_type="image/png", size=3, file="media/aa.png")
     part, row = _whole_row(Media, media.pk)
-    assert part.plan is None  # FileField's descriptor
+    assert not part.direct  # FileField's descriptor
     built = rows.instances(row, [part])["t"]
     assert isinstance(built.file, FieldFile) and built.file.name == "media/aa.png"
 
 
-def test_receivers_of_init_signals_still_hear_every_instance():
-    campaign, _, (pair, *_) = ab_tie_campaign(pairs=1)
+@contextmanager
+def _post_init_heard(sender):
+    """The instances of ``sender`` a post_init receiver hears while the block runs."""
     heard = []
 
     def receiver(sender, instance, **kwargs):
         heard.append(instance)
 
-    signals.post_init.connect(receiver, sender=Pair)
+    signals.post_init.connect(receiver, sender=sender)
     try:
-        built = rows.instances(_row(pair), [CAMPAIGN, PAIR])
+        yield heard
     finally:
-        signals.post_init.disconnect(receiver, sender=Pair)
+        signals.post_init.disconnect(receiver, sender=sender)
+
+
+def test_receivers_of_init_signals_still_hear_every_instance():
+    campaign, _, (pair, *_) = ab_tie_campaign(pairs=1)
+    with _post_init_heard(Pair) as heard:
+        built = rows.instances(_row(pair), [CAMPAIGN, PAIR])
     assert heard == [built["p"]] and built["c"] == campaign
 
 
@@ -130,15 +142,7 @@ def test_loaded_sets_both_sides_of_a_one_to_one_and_refuses_what_the_constructor
 
 def test_loaded_goes_through_the_descriptors_when_a_receiver_listens():
     campaign, _, (pair, *_) = ab_tie_campaign(pairs=1)
-    heard = []
-
-    def receiver(sender, instance, **kwargs):
-        heard.append(instance)
-
-    signals.post_init.connect(receiver, sender=Pair)
-    try:
+    with _post_init_heard(Pair) as heard:
         built = rows.loaded(Pair, external_id="x-1", campaign=campaign, id=pair.pk)  # not in the fields' order
-    finally:
-        signals.post_init.disconnect(receiver, sender=Pair)
     assert heard == [built] and built.campaign is campaign and built.campaign_id == campaign.pk
     assert (built.pk, built.external_id, built._state.adding) == (pair.pk, "x-1", False)
