@@ -57,7 +57,7 @@ def select_list(parts: list[Part]) -> str:
 
 
 def instances(row, parts: list[Part]) -> dict[str, Model]:
-    """The instances of one row, by alias; each value goes through its field's ``from_db_value`` as the ORM does."""
+    """The instances of one row, by alias; each value goes through the converters the ORM applies."""
     heard = _init_heard()
     built = {}
     at = 0
@@ -158,21 +158,33 @@ def _direct(model: type[Model], fields: list) -> bool:
 
 
 def _converter(field):
-    """The field's ``from_db_value``, or None where it has none; a JSONField with Django's own decoder reads
-    JSON text with orjson (its fallback, for what orjson refuses: integers beyond 64 bits, text that is no JSON)."""
-    if type(field) is JSONField and field.decoder is None:
+    """What the ORM's compiler applies to a value of ``field`` read from the database (the backend's converters,
+    then the field's: on SQLite, datetimes made aware and booleans from 0/1), as one callable; None where it
+    applies nothing. A JSONField with Django's own decoder and no backend converter reads JSON text with
+    orjson (its fallback, for what orjson refuses: integers beyond 64 bits, text that is no JSON)."""
+    column = field.get_col(field.model._meta.db_table)
+    converters = connection.ops.get_db_converters(column) + column.get_db_converters(connection)
+    if not converters:
+        return None
+    if type(field) is JSONField and field.decoder is None and converters == [field.from_db_value]:
         slow = field.from_db_value
 
         def loads(value):
             if not isinstance(value, str):
-                return slow(value, None, connection)
+                return slow(value, column, connection)
             try:
                 return orjson.loads(value)
             except orjson.JSONDecodeError:
-                return slow(value, None, connection)
+                return slow(value, column, connection)
 
         return loads
-    if hasattr(field, "from_db_value"):
-        method = field.from_db_value
-        return lambda value: method(value, None, connection)
-    return None
+    if len(converters) == 1:
+        (only,) = converters
+        return lambda value: only(value, column, connection)
+
+    def convert(value):
+        for converter in converters:
+            value = converter(value, column, connection)
+        return value
+
+    return convert

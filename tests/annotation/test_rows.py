@@ -66,12 +66,9 @@ def test_instances_equal_what_from_db_builds_on_every_model_of_the_work_queue(mo
     part, row = _whole_row(model, pk)
     assert part.direct  # the direct path, not from_db
     built = rows.instances(row, [part])["t"]
-    converted = [
-        f.from_db_value(value, None, connection) if hasattr(f, "from_db_value") else value
-        for f, value in zip(part.fields, row, strict=True)
-    ]
-    expected = model.from_db(connection.alias, [f.attname for f in part.fields], converted)
+    expected = model.objects.only(*part.attnames).get(pk=pk)  # the ORM's own read of the same columns
     assert type(built) is model and _fields(built) == _fields(expected) == _fields(model.objects.get(pk=pk))
+    assert [type(value) for value in _fields(built).values()] == [type(value) for value in _fields(expected).values()]
     assert (built._state.adding, built._state.db) == (False, connection.alias)
     if model is Prompt:  # orjson refuses integers beyond 64 bits: Django's own decoder reads them
         assert built.content[1] == {"n": 2**70}
