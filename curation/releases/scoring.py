@@ -1,13 +1,19 @@
-"""Score a judge's predictions against a release exactly as the benchmarks' papers do.
+"""Score a judge's predictions against a release exactly as the benchmarks' own scripts do.
 
-MMRB2: every pair is judged forward and with A/B swapped, and both count. A forward verdict is
-right when it equals ``chosen``; a swapped ("reverse") verdict is flipped back first (A↔B). Accuracy
-is right verdicts over verdicts made: a missing verdict leaves the denominator, and any verdict other
-than the exact strings ``"A"``/``"B"`` is wrong.
+MMRB2 (``evaluate/compute_scores/compute_accuracy.py``): every pair is judged forward and with A/B
+swapped. Only the **first** entry of each ``forward`` / ``reverse`` list counts; an empty or missing
+judgement is skipped (it leaves the denominator); a reverse judgement is flipped A↔B before it is
+compared with ``chosen``; any other judgement that differs from ``chosen`` ("tie", "C", "a") is wrong.
+Accuracy is correct judgements over judgements made; a pair absent from the predictions is *missing*
+and counts nowhere. Concord adds per-source figures, intervals and position consistency, and says
+how many entries beyond the first it ignored. Where MMRB2's script prints 0.00 % for a file with no
+usable judgement, Concord reports no accuracy (``None``): nothing was measured.
 
-Omni-Reward: one label per pair, ``response1``/``response2``/``tie``. *With ties* scores every labelled
-pair over the three labels; *without ties* drops pairs whose reference label is a tie. A missing label
-leaves the denominator; anything but the three labels is wrong.
+Omni-RewardBench: one label per pair, ``response1`` / ``response2`` / ``tie``, compared with the
+reference label as the benchmark's script does (``predicted == criteria_preference``). *With ties*
+scores every pair of the release over the three labels; *without ties* leaves out the pairs whose
+reference is a tie. A pair without a label (absent, or null as Omni's parser returns for a verdict it
+cannot read) is wrong, as in Omni's script, and is also reported as missing.
 
 Intervals are 95% percentile bootstraps that resample pairs (a pair's two verdicts stay together).
 Pure Python and numpy, no Django.
@@ -16,14 +22,16 @@ Pure Python and numpy, no Django.
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 SIDES = ("A", "B")
 FLIP = {"A": "B", "B": "A"}
+ORDERS = ("forward", "reverse")
 OMNI_LABELS = ("response1", "response2", "tie")
 OMNI_FROM_SIDE = {"A": "response1", "B": "response2", "tie": "tie"}
+OMNI_LABEL_KEYS = ("predicted", "prediction", "criteria_preference")
 BOOTSTRAP_SAMPLES = 1_000
 EXAMPLES = 5
 
@@ -42,50 +50,67 @@ class GoldPair:
     chosen: str
 
 
-def parse_mmrb2(data) -> dict[str, dict[str, list]]:
-    """``{pair_id: {"forward": [{"judgement": "A"}, ...], "reverse": [...]}}`` → raw judgements (None = missing)."""
+@dataclass(frozen=True)
+class Mmrb2Prediction:
+    """What MMRB2 reads of one pair's entry: the first judgement of each order (None when it skips the
+    order) and how many further entries it ignores."""
+
+    forward: object
+    reverse: object
+    ignored: int = 0
+
+
+def _first_judgement(pair_id, order: str, items) -> tuple[object, int]:
+    """The judgement MMRB2 reads from one order's list: its first entry's, or None (skipped) when empty."""
+    if items is None:
+        return None, 0
+    if not isinstance(items, list):
+        raise PredictionsError(f"{pair_id}.{order}: expected a list of {{\"judgement\": ...}}")
+    if not items:
+        return None, 0
+    first = items[0]
+    if isinstance(first, dict):
+        judgement = first.get("judgement")
+    elif first is None or isinstance(first, str):
+        judgement = first
+    else:
+        raise PredictionsError(f"{pair_id}.{order}[0]: expected {{\"judgement\": \"A\"|\"B\"}}")
+    # MMRB2 tests the judgement's truth: None, "" (and any other falsy value) is not a judgement.
+    return (judgement if judgement else None), len(items) - 1
+
+
+def parse_mmrb2(data) -> dict[str, Mmrb2Prediction]:
+    """``{pair_id: {"forward": [{"judgement": "A"}, ...], "reverse": [...]}}`` → what MMRB2's script reads.
+
+    Keys other than forward and reverse are ignored, as MMRB2 ignores them; a bare string entry is
+    taken as the judgement itself (MMRB2 would stop on it).
+    """
     if not isinstance(data, dict):
         raise PredictionsError(f"MMRB2 predictions are an object keyed by pair id, got {type(data).__name__}")
     parsed = {}
     for pair_id, entry in data.items():
         if not isinstance(entry, dict):
-            raise PredictionsError(f"{pair_id}: expected {{\"forward\": [...], \"reverse\": [...]}}, got {type(entry).__name__}")
-        unknown = set(entry) - {"forward", "reverse"}
-        if unknown:
-            names = ", ".join(sorted(map(str, unknown)))
-            raise PredictionsError(f"{pair_id}: unknown key(s) {names}; expected forward and reverse")
-        orders = {}
-        for order in ("forward", "reverse"):
-            items = entry.get(order)
-            if items is None:
-                orders[order] = [None]
-                continue
-            if not isinstance(items, list):
-                raise PredictionsError(f"{pair_id}.{order}: expected a list of {{\"judgement\": ...}}")
-            verdicts = []
-            for i, item in enumerate(items):
-                if isinstance(item, dict):
-                    verdicts.append(item.get("judgement"))
-                elif item is None or isinstance(item, str):
-                    verdicts.append(item)
-                else:
-                    raise PredictionsError(f"{pair_id}.{order}[{i}]: expected {{\"judgement\": \"A\"|\"B\"}}")
-            orders[order] = verdicts or [None]
-        parsed[str(pair_id)] = orders
+            raise PredictionsError(f"{pair_id}: expected {{\"forward\": [...], \"reverse\": [...]}}, "
+                                   f"got {type(entry).__name__}")
+        forward, extra_forward = _first_judgement(pair_id, "forward", entry.get("forward"))
+        reverse, extra_reverse = _first_judgement(pair_id, "reverse", entry.get("reverse"))
+        parsed[str(pair_id)] = Mmrb2Prediction(forward, reverse, extra_forward + extra_reverse)
     return parsed
 
 
 def parse_omnireward(data) -> dict[str, object]:
-    """Omni-Reward labels: ``{pair_id: label}``, ``{pair_id: {"prediction": label}}`` or a list of
-    ``{"id": ..., "prediction" | "criteria_preference": label}``; a null label is missing."""
+    """Omni-Reward labels: ``{pair_id: label}``, ``{pair_id: {"prediction": label}}``, or a list of records
+    with an ``id`` and a label under ``predicted`` (Omni-RewardBench's own results), ``prediction`` or
+    ``criteria_preference``, read in that order (a results record also holds the reference under
+    ``criteria_preference``); a null label is missing."""
     if isinstance(data, list):
         labels = {}
         for i, item in enumerate(data):
             if not isinstance(item, dict) or "id" not in item:
                 raise PredictionsError(f"[{i}]: expected an object with an id and a prediction")
-            keys = [k for k in ("prediction", "criteria_preference") if k in item]
+            keys = [k for k in OMNI_LABEL_KEYS if k in item]
             if not keys:
-                raise PredictionsError(f"[{i}] ({item['id']}): no prediction or criteria_preference")
+                raise PredictionsError(f"[{i}] ({item['id']}): no predicted, prediction or criteria_preference")
             labels[str(item["id"])] = item[keys[0]]
         return labels
     if not isinstance(data, dict):
@@ -93,17 +118,26 @@ def parse_omnireward(data) -> dict[str, object]:
     labels = {}
     for pair_id, value in data.items():
         if isinstance(value, dict):
-            if "prediction" not in value:
+            keys = [k for k in OMNI_LABEL_KEYS if k in value]
+            if not keys:
                 raise PredictionsError(f"{pair_id}: expected {{\"prediction\": label}}")
-            value = value["prediction"]
+            value = value[keys[0]]
         labels[str(pair_id)] = value
     return labels
 
 
 @dataclass
 class _Tally:
-    correct: list
-    made: list
+    """Per pair of a group: judgements right, judgements made, and whether the predictions name the pair."""
+
+    correct: list = field(default_factory=list)
+    made: list = field(default_factory=list)
+    present: list = field(default_factory=list)
+
+    def add(self, correct: int, made: int, present: bool = True) -> None:
+        self.correct.append(correct)
+        self.made.append(made)
+        self.present.append(present)
 
     def accuracy(self) -> float | None:
         total = sum(self.made)
@@ -131,12 +165,16 @@ def bootstrap_ci(correct, made, *, samples: int = BOOTSTRAP_SAMPLES, seed: int =
 
 
 def _summary(tally: _Tally, *, samples: int, seed: int) -> dict:
+    """Accuracy with its interval; ``evaluated`` / ``missing`` are the pairs the predictions name / leave out."""
+    present = sum(tally.present)
     return {
         "accuracy": tally.accuracy(),
         "ci95": bootstrap_ci(tally.correct, tally.made, samples=samples, seed=seed),
         "verdicts": int(sum(tally.made)),
         "correct": int(sum(tally.correct)),
-        "evaluated": sum(1 for m in tally.made if m),
+        "pairs": len(tally.made),
+        "evaluated": present,
+        "missing": len(tally.made) - present,
     }
 
 
@@ -146,42 +184,46 @@ def _unknown(gold: list[GoldPair], predictions: dict) -> dict:
     return {"unknown_ids": len(unknown), "unknown_examples": unknown[:EXAMPLES]}
 
 
-def score_mmrb2(gold: list[GoldPair], predictions: dict[str, dict[str, list]], *, samples: int = BOOTSTRAP_SAMPLES,
+def score_mmrb2(gold: list[GoldPair], predictions: dict[str, Mmrb2Prediction], *, samples: int = BOOTSTRAP_SAMPLES,
                 seed: int = 0) -> dict:
-    """MMRB2 accuracy overall, per task and per source, with intervals and position consistency."""
-    overall = _Tally([], [])
-    groups = {"per_task": defaultdict(lambda: _Tally([], [])), "per_source": defaultdict(lambda: _Tally([], []))}
-    invalid = missing_verdicts = missing_pairs = consistent = both_valid = 0
+    """MMRB2's accuracy overall and per task, as ``compute_accuracy.py`` gives it, plus Concord's additions:
+    per source, intervals, position consistency, and what was skipped, ignored or unknown.
+
+    Pairs whose humans chose a tie are left out (MMRB2's ``chosen`` is A or B; the MMRB2 export holds none).
+    """
+    overall = _Tally()
+    groups = {"per_task": defaultdict(_Tally), "per_source": defaultdict(_Tally)}
+    invalid = skipped = ignored = without_verdict = consistent = both_valid = ties = 0
     for pair in gold:
-        entry = predictions.get(pair.id, {"forward": [None], "reverse": [None]})
+        if pair.chosen not in SIDES:
+            ties += 1
+            continue
+        entry = predictions.get(pair.id)
         correct = made = 0
-        for order in ("forward", "reverse"):
-            for verdict in entry[order]:
-                if verdict is None:
-                    missing_verdicts += 1
+        if entry is not None:
+            ignored += entry.ignored
+            for order, judgement in zip(ORDERS, (entry.forward, entry.reverse), strict=True):
+                if judgement is None:
+                    skipped += 1
                     continue
                 made += 1
-                if verdict not in SIDES:
-                    invalid += 1
-                    continue
-                side = verdict if order == "forward" else FLIP[verdict]
+                invalid += judgement not in SIDES
+                side = judgement if order == "forward" else FLIP.get(judgement, judgement)
                 correct += side == pair.chosen
-        forward, reverse = entry["forward"][0], entry["reverse"][0]
-        if forward in SIDES and reverse in SIDES:
-            both_valid += 1
-            consistent += forward == FLIP[reverse]
-        if not made:
-            missing_pairs += 1
+            if entry.forward in SIDES and entry.reverse in SIDES:
+                both_valid += 1
+                consistent += entry.forward == FLIP[entry.reverse]
+            without_verdict += made == 0
         for tally in (overall, groups["per_task"][pair.task], groups["per_source"][pair.source]):
-            tally.correct.append(correct)
-            tally.made.append(made)
+            tally.add(correct, made, entry is not None)
     result = _summary(overall, samples=samples, seed=seed)
     result.update({
         "format": "mmrb2",
-        "pairs": len(gold),
-        "missing": missing_pairs,
-        "missing_verdicts": missing_verdicts,
+        "pairs_without_verdict": without_verdict,
+        "missing_verdicts": skipped,
+        "ignored_entries": ignored,
         "invalid": invalid,
+        "tie_pairs_left_out": ties,
         "position_consistency": (consistent / both_valid) if both_valid else None,
         "position_consistency_pairs": both_valid,
         "with_ties": None,
@@ -195,9 +237,10 @@ def score_mmrb2(gold: list[GoldPair], predictions: dict[str, dict[str, list]], *
 
 def score_omnireward(gold: list[GoldPair], labels: dict[str, object], *, samples: int = BOOTSTRAP_SAMPLES,
                      seed: int = 0) -> dict:
-    """Omni-Reward accuracy with and without ties, overall, per task and per source, with intervals."""
+    """Omni-RewardBench's accuracy with ties (every pair) and without ties (tie pairs left out), overall,
+    per task and per source, with intervals; a pair without a label is wrong."""
     def new():
-        return {"with": _Tally([], []), "without": _Tally([], [])}
+        return {"with": _Tally(), "without": _Tally()}
 
     overall = new()
     groups = {"per_task": defaultdict(new), "per_source": defaultdict(new)}
@@ -205,32 +248,28 @@ def score_omnireward(gold: list[GoldPair], labels: dict[str, object], *, samples
     for pair in gold:
         reference = OMNI_FROM_SIDE.get(pair.chosen, pair.chosen)
         label = labels.get(pair.id)
-        if label is None:
-            missing += 1
-            continue
-        invalid += label not in OMNI_LABELS
-        right = int(label == reference)
+        missing += label is None
+        invalid += label is not None and label not in OMNI_LABELS
+        right = int(label is not None and label == reference)
         for tallies in (overall, groups["per_task"][pair.task], groups["per_source"][pair.source]):
-            tallies["with"].correct.append(right)
-            tallies["with"].made.append(1)
+            tallies["with"].add(right, 1, label is not None)
             if reference != "tie":
-                tallies["without"].correct.append(right)
-                tallies["without"].made.append(1)
+                tallies["without"].add(right, 1, label is not None)
 
     def describe(tallies) -> dict:
         summary = _summary(tallies["with"], samples=samples, seed=seed)
         summary.update({
             "with_ties": tallies["with"].accuracy(),
             "without_ties": tallies["without"].accuracy(),
-            "without_ties_ci95": bootstrap_ci(tallies["without"].correct, tallies["without"].made, samples=samples, seed=seed),
+            "without_ties_ci95": bootstrap_ci(tallies["without"].correct, tallies["without"].made, samples=samples,
+                                              seed=seed),
+            "tie_pairs": len(tallies["with"].made) - len(tallies["without"].made),
         })
         return summary
 
     result = describe(overall)
     result.update({
         "format": "omnireward",
-        "pairs": len(gold),
-        "missing": missing,
         "missing_verdicts": missing,
         "invalid": invalid,
         "position_consistency": None,

@@ -10,18 +10,24 @@ from curation.models import JudgeEvaluation
 from curation.selectors.releases import release_get, release_parse_ref
 from curation.services.releases import judge_evaluate
 
-KEYS = ("accuracy", "evaluated", "missing", "per_task", "with_ties", "without_ties")
+
+def percent(value) -> str:
+    return "n/a" if value is None else f"{100 * value:.2f}%"
+
+
+def interval(ci) -> str:
+    return "" if not ci else f" [95% CI {percent(ci[0])}–{percent(ci[1])}]"
 
 
 class Command(BaseCommand):
-    help = "Score a judge's predictions against a published release as MMRB2 or Omni-Reward score them."
+    help = "Score a judge's predictions against a published release as MMRB2 or Omni-RewardBench score them."
 
     def add_arguments(self, parser):
         parser.add_argument("--release", required=True, help="NAME@X.Y.Z")
         parser.add_argument("--predictions", required=True, type=Path)
         parser.add_argument("--format", required=True, choices=JudgeEvaluation.Format.values)
         parser.add_argument("--judge", default="", help="Judge name on the leaderboard (default: the file's name).")
-        parser.add_argument("--json", action="store_true")
+        parser.add_argument("--json", action="store_true", help="Print every figure as one JSON object.")
 
     def handle(self, *args, **options):
         path = options["predictions"]
@@ -37,14 +43,31 @@ class Command(BaseCommand):
             raise CommandError(exc.message) from exc
         scores = evaluation.scores
         if options["json"]:
-            extra = {k: scores[k] for k in ("ci95", "per_source", "position_consistency", "verdicts", "invalid",
-                                             "missing_verdicts", "unknown_ids") if k in scores}
-            self.stdout.write(json.dumps({**{k: scores[k] for k in KEYS}, **extra}))
+            self.stdout.write(json.dumps(scores))
             return
-        accuracy = scores["accuracy"]
-        self.stdout.write(f"{evaluation.judge_name} on {options['release']}: accuracy "
-                          f"{'n/a' if accuracy is None else f'{100 * accuracy:.2f}%'} over {scores['evaluated']} pairs, "
-                          f"{scores['missing']} without a verdict")
-        for task, figures in scores["per_task"].items():
-            value = figures["accuracy"]
-            self.stdout.write(f"  {task}: {'n/a' if value is None else f'{100 * value:.2f}%'}")
+        write = self.stdout.write
+        where = f"{evaluation.judge_name} on {options['release']}"
+        if scores["format"] == JudgeEvaluation.Format.MMRB2:
+            write(f"{where}, MMRB2 rules (compute_accuracy.py): accuracy {percent(scores['accuracy'])} "
+                  f"({scores['correct']}/{scores['verdicts']} judgements){interval(scores['ci95'])}; "
+                  f"{scores['evaluated']} pairs evaluated, {scores['missing']} missing")
+            for task, figures in scores["per_task"].items():
+                write(f"  {task}: {percent(figures['accuracy'])} ({figures['correct']}/{figures['verdicts']}), "
+                      f"{figures['missing']} missing")
+            write(f"Concord's additions: position consistency {percent(scores['position_consistency'])} over "
+                  f"{scores['position_consistency_pairs']} pairs; {scores['missing_verdicts']} empty or absent "
+                  f"judgements skipped; {scores['ignored_entries']} entries after the first ignored; "
+                  f"{scores['tie_pairs_left_out']} tie pairs left out")
+        else:
+            write(f"{where}, Omni-RewardBench rules: with ties {percent(scores['with_ties'])} over {scores['pairs']} "
+                  f"pairs{interval(scores['ci95'])}; without ties {percent(scores['without_ties'])} over "
+                  f"{scores['pairs'] - scores['tie_pairs']} pairs{interval(scores['without_ties_ci95'])}; "
+                  f"{scores['missing']} without a label (counted wrong)")
+            for task, figures in scores["per_task"].items():
+                write(f"  {task}: with ties {percent(figures['with_ties'])}, without ties "
+                      f"{percent(figures['without_ties'])}")
+        for source, figures in scores["per_source"].items():
+            write(f"  source {source}: {percent(figures['accuracy'])}{interval(figures['ci95'])}")
+        if scores["unknown_ids"]:
+            write(f"{scores['unknown_ids']} prediction ids are not in the release (ignored), e.g. "
+                  f"{', '.join(scores['unknown_examples'])}")

@@ -1,4 +1,4 @@
-"""Judge scoring equals a straightforward computation of the papers' formulas, edge cases included."""
+"""Judge scoring equals the benchmarks' own rules, written from their published definitions, edge cases included."""
 
 import numpy as np
 import pytest
@@ -23,58 +23,93 @@ GOLD = [
 ]
 
 MMRB2_PREDICTIONS = {
-    "p1": {"forward": [{"judgement": "A"}], "reverse": [{"judgement": "B"}]},  # both right (reverse flips to A)
+    # several entries per order: only the first counts (both right; the later wrong ones are ignored)
+    "p1": {"forward": [{"judgement": "A"}, {"judgement": "B"}], "reverse": [{"judgement": "B"}, {"judgement": "A"}]},
     "p2": {"forward": [{"judgement": "A"}], "reverse": [{"judgement": "A"}]},  # forward wrong, reverse right
-    "p3": {"forward": [{"judgement": "C"}], "reverse": [{"judgement": "a"}]},  # both invalid: wrong
-    "p4": {"forward": [{"judgement": "B"}]},  # reverse missing: leaves the denominator
-    "p5": {"forward": [{"judgement": None}], "reverse": [{"judgement": "tie"}]},  # forward missing, "tie" wrong
+    "p3": {"forward": [{"judgement": "C"}], "reverse": [{"judgement": "a"}]},  # neither A nor B: both wrong
+    "p4": {"forward": [{"judgement": "B"}], "notes": "kept by the judge"},  # reverse order missing: skipped
+    "p5": {"forward": [{"judgement": ""}, {"judgement": "A"}], "reverse": [{"judgement": "tie"}]},  # empty first
+    # entry skipped (not the second one); a tie is wrong
     "unknown": {"forward": [{"judgement": "A"}], "reverse": [{"judgement": "B"}]},
-}  # p6 has no prediction at all
+}  # p6 has no prediction at all: a missing pair
 
 
-def straightforward_mmrb2(gold, predictions):
-    """MMRB2's formula, written as plainly as possible."""
-    right = made = 0
+def mmrb2_reference(gold, predictions):
+    """compute_accuracy.py's rules, written from MMRB2's published definition: per pair of the benchmark, a
+    pair absent from the predictions is missing; otherwise the first entry of a non-empty forward (reverse)
+    list is read, an empty judgement is skipped, any other is one judgement made, right when it (flipped
+    A↔B for reverse) equals chosen. Returns (correct, made, evaluated pairs, missing pairs)."""
+    correct = made = evaluated = missing = 0
     for pair in gold:
-        entry = predictions.get(pair.id, {})
-        for item in entry.get("forward", []):
-            verdict = item.get("judgement")
-            if verdict is None:
-                continue
-            made += 1
-            if verdict == pair.chosen:
-                right += 1
-        for item in entry.get("reverse", []):
-            verdict = item.get("judgement")
-            if verdict is None:
-                continue
-            made += 1
-            if (verdict == "A" and pair.chosen == "B") or (verdict == "B" and pair.chosen == "A"):
-                right += 1
-    return right, made
+        if pair.id not in predictions:
+            missing += 1
+            continue
+        evaluated += 1
+        entry = predictions[pair.id]
+        for order, flip in (("forward", {}), ("reverse", {"A": "B", "B": "A"})):
+            if order in entry and len(entry[order]) > 0:
+                judgement = entry[order][0].get("judgement")
+                if judgement:
+                    made += 1
+                    correct += flip.get(judgement, judgement) == pair.chosen
+    return correct, made, evaluated, missing
 
 
-def test_mmrb2_accuracy_counts_both_orders_flips_swapped_ones_and_drops_missing_verdicts():
+def test_mmrb2_accuracy_is_compute_accuracy_first_entry_per_order_empty_skipped_anything_else_wrong():
     scores = score_mmrb2(GOLD, parse_mmrb2(MMRB2_PREDICTIONS), samples=200)
-    right, made = straightforward_mmrb2(GOLD, MMRB2_PREDICTIONS)
-    assert (right, made) == (4, 8)
-    assert scores["accuracy"] == right / made == 0.5
-    assert (scores["verdicts"], scores["correct"], scores["invalid"]) == (8, 4, 3)
-    assert (scores["evaluated"], scores["missing"], scores["missing_verdicts"]) == (5, 1, 4)
+    correct, made, evaluated, missing = mmrb2_reference(GOLD, MMRB2_PREDICTIONS)
+    assert (correct, made, evaluated, missing) == (4, 8, 5, 1)
+    assert scores["accuracy"] == correct / made == 4 / 8
+    assert (scores["verdicts"], scores["correct"], scores["evaluated"], scores["missing"]) == (made, correct, 5, 1)
+    assert (scores["invalid"], scores["missing_verdicts"], scores["ignored_entries"]) == (3, 2, 3)
+    assert scores["pairs_without_verdict"] == 0
     assert (scores["unknown_ids"], scores["unknown_examples"]) == (1, ["unknown"])
-    t2i = [g for g in GOLD if g.task == "text-to-image"]
-    assert scores["per_task"]["text-to-image"]["accuracy"] == pytest.approx(
-        straightforward_mmrb2(t2i, MMRB2_PREDICTIONS)[0] / straightforward_mmrb2(t2i, MMRB2_PREDICTIONS)[1]
-    ) == pytest.approx(3 / 6)
-    assert scores["per_task"]["image-editing"]["accuracy"] == pytest.approx(1 / 2)
+    for task in ("text-to-image", "image-editing"):
+        subset = [g for g in GOLD if g.task == task]
+        task_correct, task_made, task_evaluated, task_missing = mmrb2_reference(subset, MMRB2_PREDICTIONS)
+        figures = scores["per_task"][task]
+        assert figures["accuracy"] == task_correct / task_made
+        assert (figures["evaluated"], figures["missing"]) == (task_evaluated, task_missing)
+    assert scores["per_task"]["text-to-image"]["accuracy"] == 3 / 6
+    assert scores["per_task"]["image-editing"]["accuracy"] == 1 / 2
     assert scores["per_source"]["wise"]["accuracy"] == 0.0
-    assert scores["per_source"]["oneigbench"]["accuracy"] == pytest.approx(3 / 4)
+    assert scores["per_source"]["oneigbench"]["accuracy"] == 3 / 4
     assert scores["with_ties"] is None and scores["without_ties"] is None
+
+
+def test_mmrb2_scoring_agrees_with_the_reference_on_random_prediction_files():
+    rng = np.random.default_rng(7)
+    gold = [GoldPair(f"p{i}", "text-to-image" if i % 3 else "image-editing", "src", "AB"[i % 2]) for i in range(60)]
+    choices = ["A", "B", "", None, "tie", "C", "b"]
+    for _ in range(25):
+        predictions = {}
+        for pair in gold + [GoldPair("stray", "t", "s", "A")]:
+            if rng.random() < 0.15:
+                continue
+            entry = {}
+            for order in ("forward", "reverse"):
+                if rng.random() < 0.1:
+                    continue
+                entry[order] = [{"judgement": choices[rng.integers(len(choices))]} for _ in range(rng.integers(0, 4))]
+            predictions[pair.id] = entry
+        scores = score_mmrb2(gold, parse_mmrb2(predictions), samples=10)
+        correct, made, evaluated, missing = mmrb2_reference(gold, predictions)
+        assert scores["accuracy"] == (correct / made if made else None)
+        assert (scores["correct"], scores["verdicts"], scores["evaluated"], scores["missing"]) == (
+            correct, made, evaluated, missing)
+
+
+def test_mmrb2_scoring_leaves_tie_pairs_out_and_says_so():
+    gold = [*GOLD, GoldPair("t1", "text-to-image", "omni", "tie")]
+    predictions = {**MMRB2_PREDICTIONS, "t1": {"forward": [{"judgement": "A"}], "reverse": [{"judgement": "A"}]}}
+    scores = score_mmrb2(gold, parse_mmrb2(predictions), samples=10)
+    assert scores["accuracy"] == 4 / 8
+    assert scores["tie_pairs_left_out"] == 1 and scores["unknown_ids"] == 1
 
 
 def test_position_consistency_is_the_share_of_pairs_judged_the_same_way_in_both_orders():
     scores = score_mmrb2(GOLD, parse_mmrb2(MMRB2_PREDICTIONS), samples=50)
-    # Valid A/B in both orders: p1 (A, then B = A flipped: consistent) and p2 (A, then A = B flipped: not).
+    # Valid A/B first entries in both orders: p1 (A, then B = A flipped: consistent) and p2 (A, then A: not).
     assert scores["position_consistency_pairs"] == 2
     assert scores["position_consistency"] == 0.5
 
@@ -82,7 +117,10 @@ def test_position_consistency_is_the_share_of_pairs_judged_the_same_way_in_both_
 def test_a_judge_with_no_verdicts_has_no_accuracy_rather_than_zero():
     scores = score_mmrb2(GOLD, {}, samples=10)
     assert scores["accuracy"] is None and scores["ci95"] is None
-    assert (scores["evaluated"], scores["missing"], scores["missing_verdicts"]) == (0, 6, 12)
+    assert (scores["evaluated"], scores["missing"], scores["missing_verdicts"]) == (0, 6, 0)
+    empty = score_mmrb2(GOLD, parse_mmrb2({"p1": {"forward": [], "reverse": [{"judgement": None}]}}), samples=10)
+    assert empty["accuracy"] is None
+    assert (empty["evaluated"], empty["pairs_without_verdict"], empty["missing_verdicts"]) == (1, 1, 2)
 
 
 def test_the_bootstrap_interval_resamples_pairs_with_a_fixed_seed():
@@ -112,33 +150,37 @@ OMNI_GOLD = [
 OMNI_LABELS = {"o1": "response1", "o2": "tie", "o3": "tie", "o4": "A", "o5": "response2", "o6": "response2", "o7": None}
 
 
-def straightforward_omni(gold, labels, *, ties: bool):
-    reference = {"A": "response1", "B": "response2", "tie": "tie"}
-    right = total = 0
-    for pair in gold:
-        label = labels.get(pair.id)
-        if label is None or (not ties and pair.chosen == "tie"):
-            continue
-        total += 1
-        right += label == reference[pair.chosen]
-    return right / total
-
-
-def test_omni_reward_accuracy_with_and_without_ties():
+def test_omni_reward_accuracy_with_ties_counts_every_pair_and_without_ties_leaves_tie_pairs_out():
     scores = score_omnireward(OMNI_GOLD, parse_omnireward(OMNI_LABELS), samples=100)
-    assert scores["with_ties"] == straightforward_omni(OMNI_GOLD, OMNI_LABELS, ties=True) == pytest.approx(3 / 6)
-    assert scores["without_ties"] == straightforward_omni(OMNI_GOLD, OMNI_LABELS, ties=False) == pytest.approx(2 / 4)
-    assert scores["accuracy"] == scores["with_ties"]
-    assert (scores["evaluated"], scores["missing"], scores["invalid"]) == (6, 1, 1)
-    assert scores["per_task"]["text-to-text"]["with_ties"] == pytest.approx(2 / 3)
-    assert scores["per_task"]["text-to-text"]["without_ties"] == pytest.approx(1 / 2)
-    assert scores["per_task"]["text-to-video"]["without_ties"] == pytest.approx(1 / 2)
+    # Right: o1, o3, o6. With ties: every pair, o7 (no label) and o4 ("A" is not a label) wrong: 3 / 7.
+    # Without ties: o1, o2, o4, o6, o7: right o1, o6: 2 / 5.
+    assert scores["with_ties"] == scores["accuracy"] == 3 / 7
+    assert scores["without_ties"] == 2 / 5
+    assert (scores["pairs"], scores["evaluated"], scores["missing"], scores["invalid"]) == (7, 6, 1, 1)
+    assert scores["tie_pairs"] == 2
+    assert scores["per_task"]["text-to-text"]["with_ties"] == 2 / 3
+    assert scores["per_task"]["text-to-text"]["without_ties"] == 1 / 2
+    assert scores["per_task"]["text-to-video"]["without_ties"] == 1 / 3
     assert scores["position_consistency"] is None
 
 
-def test_omni_reward_labels_are_accepted_as_a_list_of_records():
-    records = [{"id": "o1", "criteria_preference": "response1"}, {"id": "o2", "prediction": "response2"}]
-    assert parse_omnireward(records) == {"o1": "response1", "o2": "response2"}
+def test_omni_reward_figures_of_the_issue_item_set_are_0_5625_with_ties_and_0_6364_without():
+    """Sixteen pairs, five of them ties: the judge gets 7 of the 11 non-tie pairs and 2 of the 5 ties."""
+    gold = [GoldPair(f"n{i}", "text-to-image", "omni", "AB"[i % 2]) for i in range(11)]
+    gold += [GoldPair(f"t{i}", "text-to-image", "omni", "tie") for i in range(5)]
+    right = {"A": "response1", "B": "response2"}
+    wrong = {"A": "response2", "B": "tie"}
+    labels = {g.id: (right if i < 7 else wrong)[g.chosen] for i, g in enumerate(gold[:11])}
+    labels.update({"t0": "tie", "t1": "tie", "t2": "response1", "t3": "response2", "t4": None})
+    scores = score_omnireward(gold, parse_omnireward(labels), samples=50)
+    assert scores["with_ties"] == 9 / 16 == 0.5625
+    assert round(scores["without_ties"], 4) == 0.6364 == round(7 / 11, 4)
+
+
+def test_omni_reward_labels_are_accepted_as_a_list_of_records_omni_results_included():
+    records = [{"id": "o1", "criteria_preference": "response1"}, {"id": "o2", "prediction": "response2"},
+               {"id": "o3", "criteria_preference": "tie", "predicted": "response1"}]
+    assert parse_omnireward(records) == {"o1": "response1", "o2": "response2", "o3": "response1"}
 
 
 @pytest.mark.parametrize(
@@ -148,7 +190,6 @@ def test_omni_reward_labels_are_accepted_as_a_list_of_records():
         (parse_mmrb2, {"p1": "A"}, r"p1: expected \{\"forward\""),
         (parse_mmrb2, {"p1": {"forward": "A"}}, r"p1.forward: expected a list"),
         (parse_mmrb2, {"p1": {"forward": [7]}}, r"p1.forward\[0\]"),
-        (parse_mmrb2, {"p1": {"forwards": []}}, "unknown key"),
         (parse_omnireward, "response1", "an object or a list"),
         (parse_omnireward, [{"prediction": "tie"}], "an id and a prediction"),
         (parse_omnireward, {"o1": {"label": "tie"}}, "prediction"),

@@ -147,9 +147,22 @@ def test_evaluate_judge_prints_the_documented_json(published, tmp_path):
                  "--json", stdout=out)
     result = json.loads(out.getvalue())
     assert {"accuracy", "evaluated", "missing", "per_task", "with_ties", "without_ties"} <= set(result)
-    assert (result["accuracy"], result["with_ties"], result["without_ties"]) == (pytest.approx(2 / 3),) * 3
+    # Four pairs, none a tie; reason-1 has no label, which Omni-RewardBench counts wrong.
+    assert (result["accuracy"], result["with_ties"], result["without_ties"]) == (2 / 4,) * 3
     assert (result["evaluated"], result["missing"]) == (3, 1)
     assert JudgeEvaluation.objects.get().judge_name == "omni"
+
+
+def test_evaluate_judge_reports_unknown_prediction_ids_without_failing(published, tmp_path):
+    path = tmp_path / "judge.json"
+    path.write_text(json.dumps({**PERFECT, "no-such-pair": {"forward": [{"judgement": "A"}]}}))
+    out = StringIO()
+    call_command("evaluate_judge", "--release", "fox-bench@1.0.0", "--predictions", str(path), "--format", "mmrb2",
+                 stdout=out)
+    text = out.getvalue()
+    assert "MMRB2 rules (compute_accuracy.py): accuracy 85.71% (6/7 judgements)" in text
+    assert "1 prediction ids are not in the release (ignored), e.g. no-such-pair" in text
+    assert JudgeEvaluation.objects.get().scores["unknown_ids"] == 1
 
 
 def test_the_leaderboard_page_lists_judges_beside_human_agreement_and_takes_an_upload(published, client):
