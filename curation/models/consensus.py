@@ -2,7 +2,13 @@ from django.db import models
 
 
 class ConsensusRecord(models.Model):
-    """The decision a consensus policy took for one pair: kept with a chosen side, or dropped with a reason."""
+    """The decision a consensus policy took for one pair: kept with a chosen side (or a tie), or dropped with a
+    reason.
+
+    A record describes the pair as it was decided: ``stale_reason`` names the curator action that changed
+    the pair since (empty while the record is current), and ``basis_annotations`` the pair's annotation
+    count then (a different count now means new annotations since). Releases take current records only.
+    """
 
     class Decision(models.TextChoices):
         KEPT = "kept", "Kept"
@@ -13,15 +19,21 @@ class ConsensusRecord(models.Model):
     policy = models.CharField(max_length=64)
     params = models.JSONField(default=dict, blank=True)
     decision = models.CharField(max_length=16, choices=Decision.choices)
-    chosen = models.CharField(max_length=8, blank=True, help_text="A or B when kept.")
+    chosen = models.CharField(max_length=8, blank=True, help_text="A, B or tie when kept.")
     reason = models.CharField(max_length=64, blank=True, help_text="Reason code for a drop or dispute.")
     details = models.JSONField(default=dict, blank=True)
+    stale_reason = models.CharField(
+        max_length=64, blank=True, help_text="The curator action that changed the pair since; empty while current."
+    )
+    basis_annotations = models.PositiveIntegerField(
+        null=True, blank=True, help_text="The pair's annotation count when decided (unknown for older records)."
+    )
     decided_at = models.DateTimeField(auto_now=True)
 
     class Meta:
         constraints = [
             models.CheckConstraint(
-                condition=~models.Q(decision="kept") | models.Q(chosen__in=["A", "B"]), name="consensus_kept_has_side"
+                condition=~models.Q(decision="kept") | models.Q(chosen__in=["A", "B", "tie"]), name="consensus_kept_has_side"
             )
         ]
 

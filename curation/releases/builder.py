@@ -1,5 +1,9 @@
 """Stream the kept consensus records of a release's campaigns into staged files, in bounded memory.
 
+A release takes a pair only when its current state and its consensus record agree: the record is
+kept and current (no curator action since), the pair is complete, and it has the annotations the
+record was decided on. The others are counted, by reason, in ``left_out``.
+
 The ORM feeds plain data to ``rows`` and ``writers``; nothing is held per pair except its id, its
 chosen side (for the changelog) and the set of media digests it references.
 """
@@ -12,10 +16,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from django.conf import settings
+from django.db.models import Count, F, Q
 
 from annotation import content
 from annotation.errors import ApplicationError
-from annotation.models import Annotation, Campaign, Media
+from annotation.models import Annotation, Campaign, Media, Pair
 from curation.models import ConsensusRecord
 from curation.releases import rows
 from curation.releases.writers import SplitWriter
@@ -45,6 +50,7 @@ class BuildOutput:
     raters: set = field(default_factory=set)
     ratings: int = 0
     agreement: dict[str, list[int]] = field(default_factory=lambda: defaultdict(lambda: [0, 0]))
+    left_out: dict[str, int] = field(default_factory=dict)
 
     @property
     def pairs(self) -> int:
@@ -86,18 +92,49 @@ class KeptPair:
         return (self.prompt_content, self.content_a, self.content_b)
 
 
-def kept_pairs(campaign_ids: list[int]):
-    """Kept pairs of the campaigns with their prompt and responses, by pair id, as plain tuples."""
-    return (
+def current_kept(prefix: str = "") -> Q:
+    """Kept consensus records that still describe their pair (``prefix`` reaches the record from another model)."""
+    def q(**lookups) -> Q:
+        return Q(**{prefix + key: value for key, value in lookups.items()})
+
+    return (q(decision=ConsensusRecord.Decision.KEPT, stale_reason="", pair__status=Pair.Status.COMPLETE)
+            & (q(basis_annotations__isnull=True) | q(basis_annotations=F(prefix + "pair__annotations_done"))))
+
+
+def current_records(campaign_ids: list[int]):
+    """The kept, current consensus records of the campaigns."""
+    return ConsensusRecord.objects.filter(current_kept(), pair__campaign_id__in=campaign_ids)
+
+
+def left_out(campaign_ids: list[int]) -> dict[str, int]:
+    """Kept records a release leaves out, counted by why: the curator action since, the pair's status now,
+    or new annotations since the decision."""
+    stale = (
         ConsensusRecord.objects.filter(pair__campaign_id__in=campaign_ids, decision=ConsensusRecord.Decision.KEPT)
-        .order_by("pair_id").values_list(*PAIR_FIELDS).iterator(chunk_size=BATCH)
+        .exclude(current_kept())
+        .values("stale_reason", "pair__status", "basis_annotations", "pair__annotations_done")
+        .annotate(n=Count("id")).order_by()
     )
+    counts: Counter = Counter()
+    for row in stale:
+        if row["stale_reason"]:
+            counts[row["stale_reason"]] += row["n"]
+        elif row["pair__status"] != Pair.Status.COMPLETE:
+            counts[f"pair_{row['pair__status']}"] += row["n"]
+        else:
+            counts["annotated_since_consensus"] += row["n"]
+    return dict(sorted(counts.items()))
+
+
+def kept_pairs(campaign_ids: list[int]):
+    """Kept, current pairs of the campaigns with their prompt and responses, by pair id, as plain tuples."""
+    return current_records(campaign_ids).order_by("pair_id").values_list(*PAIR_FIELDS).iterator(chunk_size=BATCH)
 
 
 def kept_ratings(campaign_ids: list[int]):
     """Every rating of those pairs, by pair id then rating id, as plain tuples."""
     return (
-        Annotation.objects.filter(pair__campaign_id__in=campaign_ids, pair__consensus__decision=ConsensusRecord.Decision.KEPT)
+        Annotation.objects.filter(current_kept("pair__consensus__"), pair__campaign_id__in=campaign_ids)
         .order_by("pair_id", "id").values_list("pair_id", "annotator_id", "rater_label", "source", "values")
         .iterator(chunk_size=BATCH * 3)
     )
@@ -123,7 +160,7 @@ def build(*, campaigns: list[Campaign], staging: Path, progress: Callable[[int],
     """
     by_id = {c.pk: c for c in campaigns}
     secret = settings.CONCORD_RATER_ID_SECRET
-    out = BuildOutput()
+    out = BuildOutput(left_out=left_out(list(by_id)))
     writers: dict[str, SplitWriter] = {}
     media_names: dict[str, str] = {}
     origin: dict[str, str] = {}

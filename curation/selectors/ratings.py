@@ -103,7 +103,8 @@ class PairFacts:
     """What the statistics need to know about every pair of a campaign, aligned with ``pair_ids`` (sorted).
 
     ``rejected`` (pairs × 2) marks responses rejected for a wrong final answer without a human rating;
-    ``expected_ratings`` (the pairs' annotation counters) sizes progress bars before the ratings are read.
+    ``expected_ratings`` (the pairs' annotation counters) sizes progress bars before the ratings are read;
+    ``annotations_done`` is each pair's counter, the basis a consensus record is decided on.
     """
 
     pair_ids: np.ndarray
@@ -115,6 +116,7 @@ class PairFacts:
     expected_ratings: int
     gold_answers: dict
     rejected: np.ndarray
+    annotations_done: np.ndarray
 
 
 def pair_facts(*, campaign: Campaign) -> PairFacts:
@@ -139,6 +141,7 @@ def pair_facts(*, campaign: Campaign) -> PairFacts:
         expected_ratings=int(frame["annotations_done"].sum()),
         gold_answers={k: v for k, v in gold.items() if v is not None},
         rejected=_rejected_sides(frame["rejected"]),
+        annotations_done=frame["annotations_done"].to_numpy(dtype=np.int64),
     )
 
 

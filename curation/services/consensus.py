@@ -86,7 +86,7 @@ def consensus_apply(*, campaign: Campaign, policy: str | None = None, params: di
     table = rating_table(campaign=campaign, facts=facts, progress=(lambda done: progress(done, 0)) if progress else None)
     variable = _policy_variable(chosen_policy, full_params, table.variables)
     ratings_per_pair = np.bincount(table.pair, minlength=len(facts.pair_ids))
-    adjudicated = set(ConsensusRecord.objects.filter(pair__campaign=campaign, policy=ADJUDICATION_POLICY)
+    adjudicated = set(ConsensusRecord.objects.filter(pair__campaign=campaign, policy=ADJUDICATION_POLICY, stale_reason="")
                       .values_list("pair_id", flat=True))
     ready = ((ratings_per_pair >= np.maximum(facts.required, 1))
              & ~np.isin(facts.status, list(UNDECIDED_STATUSES))
@@ -109,10 +109,13 @@ def consensus_apply(*, campaign: Campaign, policy: str | None = None, params: di
 @transaction.atomic
 def _write(*, campaign, decisions, facts, ready, policy, params, dispute, progress) -> dict:
     required_of = dict(zip(facts.pair_ids[ready].tolist(), facts.required[ready].tolist(), strict=True))
+    basis_of = dict(zip(facts.pair_ids[ready].tolist(), facts.annotations_done[ready].tolist(), strict=True))
     status_of = dict(zip(facts.pair_ids[ready].tolist(), facts.status[ready].tolist(), strict=True))
     records, escalate, adjudicate, settled_from_queue = [], {}, [], []
     dropped_by_reason: Counter = Counter()
     chosen = Counter({"A": 0, "B": 0})
+    if any(d.decision == KEPT and d.chosen == "tie" for d in decisions):
+        chosen["tie"] = 0
     for d in decisions:
         details = dict(d.details)
         if d.decision == KEPT:
@@ -133,11 +136,13 @@ def _write(*, campaign, decisions, facts, ready, policy, params, dispute, progre
             settled_from_queue.append(d.pair_id)
         details["dispute"] = d.reason in DISPUTE_REASONS
         records.append(ConsensusRecord(pair_id=d.pair_id, policy=policy, params=params, decision=decision,
-                                       chosen=d.chosen, reason=d.reason, details=details))
+                                       chosen=d.chosen, reason=d.reason, details=details, stale_reason="",
+                                       basis_annotations=basis_of[d.pair_id]))
     for start in range(0, len(records), WRITE_BATCH):
         ConsensusRecord.objects.bulk_create(
             records[start:start + WRITE_BATCH], update_conflicts=True, unique_fields=["pair"],
-            update_fields=["policy", "params", "decision", "chosen", "reason", "details", "decided_at"],
+            update_fields=["policy", "params", "decision", "chosen", "reason", "details", "stale_reason",
+                           "basis_annotations", "decided_at"],
         )
         if progress:
             progress(start + len(records[start:start + WRITE_BATCH]), len(records))
@@ -148,7 +153,7 @@ def _write(*, campaign, decisions, facts, ready, policy, params, dispute, progre
             required_annotations=F("required_annotations") + 1, status=Pair.Status.QUEUED, status_reason="disputed")
     Pair.objects.filter(pk__in=adjudicate).update(status=Pair.Status.ADJUDICATION, status_reason="disputed")
     Pair.objects.filter(pk__in=settled_from_queue).update(status=Pair.Status.COMPLETE, status_reason="")
-    kept = chosen["A"] + chosen["B"]
+    kept = sum(chosen.values())
     return {
         "kept": kept,
         "dropped": sum(dropped_by_reason.values()),
@@ -199,6 +204,14 @@ def consensus_job_run(*, job_id: int) -> None:
     job_succeed(job_id=job_id, result=summary)
 
 
+def consensus_invalidate(*, pair_id: int, reason: str) -> int:
+    """Mark the pair's consensus record as no longer describing it (``reason``: the curator action).
+
+    Precondition: the caller holds a row lock on the pair, in the transaction that changes it.
+    """
+    return ConsensusRecord.objects.filter(pair_id=pair_id).update(stale_reason=reason)
+
+
 @transaction.atomic
 def pair_adjudicate(*, pair_id: int, curator, chosen: str | None, note: str) -> ConsensusRecord:
     """Record a curator's final decision on a pair awaiting adjudication: keep it with ``chosen`` A or B,
@@ -229,6 +242,8 @@ def pair_adjudicate(*, pair_id: int, curator, chosen: str | None, note: str) -> 
             "reason": "" if chosen else ADJUDICATED_DROP,
             "details": {"note": note, "curator_id": curator.pk, "curator": curator.get_username(),
                         "previous": previous},
+            "stale_reason": "",
+            "basis_annotations": pair.annotations_done,
         },
     )
     pair.status = Pair.Status.COMPLETE

@@ -2,6 +2,8 @@
 
 Each action takes a row lock on the pair, checks the pair's status allows it, and refuses precisely
 (an ApplicationError with a code) otherwise; the pair's ``status_reason`` records who did what.
+An action that changes the pair's state invalidates its consensus record in the same transaction,
+so no release takes a decision the curator has since overruled.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from django.utils import timezone
 
 from annotation.errors import ApplicationError
 from annotation.models import Pair
+from curation.services.consensus import consensus_invalidate
 
 MAX_NOTE = 150
 ANNOTATION_STATUSES = (Pair.Status.QUEUED, Pair.Status.COMPLETE, Pair.Status.ADJUDICATION)
@@ -62,6 +65,7 @@ def pair_extend_overlap(*, pair_id: int, by: int = 1, actor=None, note: str = ""
     pair.status = Pair.Status.QUEUED
     pair.status_reason = _reason(actor=actor, verb=f"overlap raised to {target}", note=note)
     pair.save(update_fields=["required_annotations", "status", "status_reason"])
+    consensus_invalidate(pair_id=pair.pk, reason="overlap_extended")
     return pair
 
 
@@ -81,6 +85,7 @@ def pair_send_to_adjudication(*, pair_id: int, actor=None, note: str = "") -> Pa
     pair.status = Pair.Status.ADJUDICATION
     pair.status_reason = _reason(actor=actor, verb="sent to adjudication", note=note)
     pair.save(update_fields=["status", "status_reason"])
+    consensus_invalidate(pair_id=pair.pk, reason="sent_to_adjudication")
     return pair
 
 
@@ -132,6 +137,7 @@ def pair_exclude(*, pair_id: int, reason: str, actor=None) -> Pair:
     pair.status = Pair.Status.EXCLUDED
     pair.status_reason = _reason(actor=actor, verb="excluded", note=reason)
     pair.save(update_fields=["status", "status_reason"])
+    consensus_invalidate(pair_id=pair.pk, reason="excluded")
     return pair
 
 
@@ -153,4 +159,5 @@ def pair_restore(*, pair_id: int, actor=None, note: str = "") -> Pair:
     pair.status = _status_after_annotation(pair)
     pair.status_reason = _reason(actor=actor, verb=verb, note=note)
     pair.save(update_fields=["status", "status_reason"])
+    consensus_invalidate(pair_id=pair.pk, reason="restored")
     return pair

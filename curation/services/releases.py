@@ -30,7 +30,7 @@ from django.utils import timezone
 from annotation.errors import ApplicationError
 from annotation.models import Campaign, Job
 from annotation.services.jobs import job_create, job_fail, job_progress, job_start, job_succeed
-from curation.models import AgreementReport, ConsensusRecord, JudgeEvaluation, Release, ReleaseFile
+from curation.models import AgreementReport, JudgeEvaluation, Release, ReleaseFile
 from curation.releases import builder, scoring
 from curation.releases.card import card_text, changelog_between, changelog_text, parse_version
 from curation.releases.storage import default_storage_kind, file_sha256, release_storage
@@ -53,12 +53,14 @@ def concord_version() -> str:
 def _frozen_policies(campaigns: list[Campaign]) -> dict[str, dict]:
     """The one consensus policy and parameters each campaign's kept pairs were decided with.
 
-    ApplicationError when a campaign has no kept pair or its records mix policies (recompute first).
+    Only current records count (``builder.current_kept``): a record a curator action has overruled never
+    blocks publishing. ApplicationError when a campaign has no kept pair or its records mix policies
+    (recompute first).
     Pairs a curator adjudicated count as kept under the campaign's policy (``adjudicated``, when any, says how many).
     """
     used: dict[int, list] = {c.pk: [] for c in campaigns}
     rows = (
-        ConsensusRecord.objects.filter(pair__campaign__in=campaigns, decision=ConsensusRecord.Decision.KEPT)
+        builder.current_records([c.pk for c in campaigns])
         .values("pair__campaign_id", "policy", "params").annotate(n=Count("id")).order_by("pair__campaign_id", "policy")
     )
     adjudicated: dict[int, int] = {c.pk: 0 for c in campaigns}
@@ -213,7 +215,8 @@ def release_build(*, release_id: int) -> Release:
 def release_summary(release: Release) -> dict:
     """What ``publish_release --json`` prints."""
     return {"release": release.name, "version": release.version, "pairs": release.pairs_count,
-            "files": release.files_count, "manifest_sha256": release.manifest_sha256, "location": release.location}
+            "files": release.files_count, "manifest_sha256": release.manifest_sha256, "location": release.location,
+            "left_out": (release.summary or {}).get("counts", {}).get("left_out", {})}
 
 
 @dataclass(frozen=True)
@@ -233,7 +236,7 @@ def _build_and_store(release: Release, staging: Path) -> None:
     campaigns = list(release.campaigns.select_related("rating_schema").order_by("slug"))
     store = release_storage(release.storage)
     prefix = f"{release.name}/{release.version}"
-    total = ConsensusRecord.objects.filter(pair__campaign__in=campaigns, decision=ConsensusRecord.Decision.KEPT).count()
+    total = builder.current_records([c.pk for c in campaigns]).count()
     job_id = release.job_id
 
     def rows_done(done: int) -> None:
@@ -282,7 +285,8 @@ def _build_and_store(release: Release, staging: Path) -> None:
         "campaigns": campaign_facts,
         "policy": release.params["policies"],
         "counts": {"pairs": out.pairs, "per_task": dict(sorted(out.per_task.items())),
-                   "per_source": dict(sorted(out.per_source.items())), "media_files": len(out.media)},
+                   "per_source": dict(sorted(out.per_source.items())), "media_files": len(out.media),
+                   "left_out": out.left_out},
         "raters": raters,
         "agreement": {"human_pairwise": out.human_agreement(), "reports": reports},
         "changelog": log.summary(),

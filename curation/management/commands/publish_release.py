@@ -38,3 +38,7 @@ class Command(BaseCommand):
                 f"published {release} with {result['pairs']} pairs in {result['files']} files at {result['location']}\n"
                 f"manifest sha256 {result['manifest_sha256']}"
             )
+            if result["left_out"]:
+                reasons = ", ".join(f"{reason} {n}" for reason, n in result["left_out"].items())
+                self.stdout.write(f"left out {sum(result['left_out'].values())} kept pairs whose consensus no longer "
+                                  f"describes them ({reasons}); run consensus again to decide them")

@@ -31,7 +31,7 @@ def publish_both(version="1.0.0"):
 
 def test_publish_release_prints_the_documented_json_and_stores_every_manifest_file(release_data, releases_root):
     result = publish_both()
-    assert set(result) == {"release", "version", "pairs", "files", "manifest_sha256", "location"}
+    assert set(result) == {"release", "version", "pairs", "files", "manifest_sha256", "location", "left_out"}
     assert (result["release"], result["version"], result["pairs"]) == ("fox-bench", "1.0.0", 4)
     folder = releases_root / "fox-bench" / "1.0.0"
     assert result["location"] == folder.resolve().as_uri() + "/"
