@@ -71,7 +71,7 @@ class PairRatings:
 
 @dataclass(frozen=True)
 class Decision:
-    """One pair's outcome: ``decision`` kept / dropped / disputed, ``chosen`` A or B when kept, else ""."""
+    """One pair's outcome: ``decision`` kept / dropped / disputed, ``chosen`` A, B or tie when kept, else ""."""
 
     pair_id: int
     decision: str

@@ -21,7 +21,7 @@ from curation.consensus.base import (
     register,
     require_sides,
 )
-from curation.consensus.voting import category_sides, settled
+from curation.consensus.voting import category_sides, keeps_ties, settled
 
 
 def posteriors(ratings: PairRatings, *, n_iter: int, tol: float) -> np.ndarray:
@@ -42,8 +42,8 @@ def posteriors(ratings: PairRatings, *, n_iter: int, tol: float) -> np.ndarray:
 
 
 def decide_dawid_skene(ratings: PairRatings, params: dict) -> list[Decision]:
-    """Keep when the most probable category is a side with posterior at least ``threshold``; below it the
-    pair is disputed. ``unit`` must index ``pair_ids``."""
+    """Keep when the most probable category is a side (or the schema's tie, unless ``strict_winner``) with
+    posterior at least ``threshold``; below it the pair is disputed. ``unit`` must index ``pair_ids``."""
     require_sides(ratings, "dawid-skene")
     if ratings.variable.scope != "pair":
         raise PolicyError("dawid-skene models one label per rater and pair; criteria answers have several")
@@ -53,6 +53,7 @@ def decide_dawid_skene(ratings: PairRatings, params: dict) -> list[Decision]:
     probabilities = posteriors(ratings, n_iter=int(params["n_iter"]), tol=float(params["tol"]))
     sides = category_sides(ratings)
     details = item_details(ratings.counts, ratings.variable)
+    keep_tie = keeps_ties(ratings, params)
     out = []
     for i, pair_id in enumerate(ratings.pair_ids):
         row = probabilities[i]
@@ -64,14 +65,15 @@ def decide_dawid_skene(ratings: PairRatings, params: dict) -> list[Decision]:
         if row[category] < threshold:
             out.append(Decision(int(pair_id), DISPUTED, "", LOW_POSTERIOR, info))
         else:
-            out.append(settled(int(pair_id), ratings.variable.categories[category], sides[category], info))
+            out.append(settled(int(pair_id), ratings.variable.categories[category], sides[category], info,
+                               keep_tie=keep_tie))
     return out
 
 
 register(ConsensusPolicy(
     name="dawid-skene",
     scope="pair",
-    defaults={"threshold": 0.9, "n_iter": 100, "tol": 1e-5},
+    defaults={"threshold": 0.9, "n_iter": 100, "tol": 1e-5, "strict_winner": False},
     decide=decide_dawid_skene,
     description="Dawid–Skene posterior (crowd-kit); keep when the winning side reaches the threshold.",
 ))

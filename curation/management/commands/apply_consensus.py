@@ -51,8 +51,9 @@ class Command(BaseCommand):
             self.stdout.write(json.dumps(summary))
             return
         reasons = ", ".join(f"{reason} {n:,}" for reason, n in summary["dropped_by_reason"].items()) or "none"
+        sides = ", ".join(f"{side} {n:,}" for side, n in summary["chosen"].items())
         self.stdout.write(
-            f"{found.slug} ({summary['policy']}): kept {summary['kept']:,} (A {summary['chosen']['A']:,}, "
-            f"B {summary['chosen']['B']:,}), dropped {summary['dropped']:,} ({reasons}), "
-            f"disputed {summary['disputed']:,}, waiting for ratings {summary['pending']:,}"
+            f"{found.slug} ({summary['policy']}): kept {summary['kept']:,} ({sides}), "
+            f"dropped {summary['dropped']:,} ({reasons}), disputed {summary['disputed']:,}, "
+            f"waiting for ratings {summary['pending']:,}"
         )

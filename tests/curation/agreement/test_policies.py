@@ -139,3 +139,22 @@ def test_mmrb2_reasoning_uses_no_response_twice():
     decisions = reasoning({1: ([1, 1, 1], [3, 3, 3]), 2: ([1, 1, 1], [3, 3, 3]), 3: ([2, 2, 2], [3, 3, 3])},
                           rejected=[[False, False]] * 3, response_ids=[[10, 11], [10, 12], [13, 11]])
     assert outcome(decisions) == [("kept", "A"), ("dropped", "response_used_twice"), ("dropped", "response_used_twice")]
+
+
+def test_an_agreed_tie_is_kept_as_a_tie_where_the_schema_offers_one():
+    ab_tie = decide("majority", {1: ["tie", "tie", "A"], 2: ["A", "A", "tie"]}, preset="ab-tie", qid="preference")
+    assert outcome(ab_tie) == [("kept", "tie"), ("kept", "A")]
+    assert outcome(decide("unanimous", {1: ["tie", "tie"]}, preset="ab-tie", qid="preference")) == [("kept", "tie")]
+    omni = decide("majority", {1: [[{"criterion": "tone", "label": "tie"}]], 2: [[{"criterion": "tone", "label": "B"}]]},
+                  preset="omni-criteria", qid="criteria")
+    assert outcome(omni) == [("kept", "tie"), ("kept", "B")]
+
+
+def test_a_policy_asked_for_a_strict_winner_drops_an_agreed_tie_as_majority_tie():
+    strict = decide("majority", {1: ["tie", "tie", "A"]}, preset="ab-tie", qid="preference",
+                    params={"strict_winner": True})
+    assert outcome(strict) == [("dropped", "majority_tie")]
+    unanimous = decide("unanimous", {1: ["tie", "tie"]}, preset="ab-tie", qid="preference", params={"strict_winner": True})
+    assert outcome(unanimous) == [("dropped", "majority_tie")]
+    # The middle of MMRB2's 1..6 scale is a tie band, not an answer: a drop whatever the parameter.
+    assert outcome(decide("majority", {1: [3, 4, 6]})) == [("dropped", "majority_tie")]
