@@ -38,8 +38,12 @@ def parse(value, *, line: int, options: rows.ParseOptions) -> rows.PairRow:
     external_id = rows.text(record, "id", "", max_length=rows.MAX_EXTERNAL_ID)
     prompt_text = rows.text(record, "prompt", "", max_length=1_000_000, required=False)
     prompt_blocks = [{"type": "text", "text": prompt_text, "format": "plain"}] if prompt_text else []
+    seen: set[str] = set()
     for field, kind in PROMPT_MEDIA:
-        prompt_blocks += [{"type": kind, "file": path, "alt": ""} for path in _paths(record, field)]
+        # Omni's hub rows name a prompt file twice (image and image_path): it is one file.
+        paths = [path for path in _paths(record, field) if path not in seen]
+        seen.update(paths)
+        prompt_blocks += [{"type": kind, "file": path, "alt": ""} for path in paths]
     if not prompt_blocks:
         raise RowError("prompt: a row needs a prompt text or prompt media")
     prompt_blocks = rows.blocks(prompt_blocks, "prompt")
@@ -91,10 +95,11 @@ def _response(record: dict, n: int) -> rows.ResponseRow:
     answer = record.get(f"response{n}")
     if answer is not None and not isinstance(answer, str):
         raise RowError(f"response{n}: expected a string, got {rows.type_name(answer)}")
-    if answer:
+    paths = _paths(record, f"response{n}_path")
+    # A generated file's row holds its path in response{n} as well; that is the file, not a text.
+    if answer and answer not in paths:
         blocks.append({"type": "text", "text": answer, "format": "markdown"})
-    blocks += [{"type": media_kind(path, f"response{n}_path"), "file": path, "alt": ""}
-               for path in _paths(record, f"response{n}_path")]
+    blocks += [{"type": media_kind(path, f"response{n}_path"), "file": path, "alt": ""} for path in paths]
     if not blocks:
         raise RowError(f"response{n}: a response needs a text or a response{n}_path")
     return rows.ResponseRow(model_name=rows.text(record, f"model{n}", "", max_length=rows.MAX_MODEL_NAME),

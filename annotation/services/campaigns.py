@@ -60,6 +60,7 @@ def campaign_create(
         raise ApplicationError(
             f"unknown task kind {kind!r}; expected one of {', '.join(TaskKind.values)}", code="unknown_task_kind"
         )
+    _check_overlap(overlap)
     if Campaign.objects.filter(slug=slug).exists():
         raise ApplicationError(f"campaign {slug!r} already exists", code="campaign_exists", status_code=409)
     preset = preset or DEFAULT_PRESET_BY_KIND.get(kind, "ab-tie")
@@ -77,13 +78,30 @@ def campaign_create(
     )
 
 
-def campaign_get_or_create(*, slug: str, kind: str | None, preset: str | None) -> tuple[Campaign, bool]:
-    """The campaign ``slug``; created only when a task kind is given."""
+def _check_overlap(overlap) -> None:
+    if not isinstance(overlap, int) or isinstance(overlap, bool) or overlap < 1:
+        raise ApplicationError(f"overlap is the number of ratings each pair needs, at least 1; got {overlap!r}",
+                               code="invalid_overlap")
+
+
+def campaign_get_or_create(*, slug: str, kind: str | None, preset: str | None,
+                           overlap: int | None = None) -> tuple[Campaign, bool]:
+    """The campaign ``slug``; created (with ``overlap`` ratings per pair, default 3) only when a task kind is given.
+
+    ``overlap`` is for a new campaign: an existing one with another overlap is refused, not changed.
+    """
+    if overlap is not None:
+        _check_overlap(overlap)
     campaign = Campaign.objects.filter(slug=slug).select_related("rating_schema").first()
     if campaign is not None:
         if kind and kind != campaign.kind:
             raise ApplicationError(
                 f"campaign {slug!r} is {campaign.kind}, not {kind}", code="campaign_kind_mismatch"
+            )
+        if overlap is not None and overlap != campaign.overlap:
+            raise ApplicationError(
+                f"campaign {slug!r} exists with overlap {campaign.overlap}; the overlap of a new campaign cannot "
+                f"change an existing one (raise pairs' overlap from the console)", code="campaign_overlap_mismatch"
             )
         return campaign, False
     if not kind:
@@ -92,7 +110,7 @@ def campaign_get_or_create(*, slug: str, kind: str | None, preset: str | None) -
             code="campaign_not_found",
             status_code=404,
         )
-    return campaign_create(slug=slug, kind=kind, preset=preset), True
+    return campaign_create(slug=slug, kind=kind, preset=preset, overlap=3 if overlap is None else overlap), True
 
 
 def campaign_add_members(*, campaign: Campaign, users) -> None:

@@ -23,6 +23,7 @@ from annotation.errors import ApplicationError
 from annotation.models import Annotation, Campaign, Media, Pair
 from curation.models import ConsensusRecord
 from curation.releases import rows
+from curation.releases.omni_export import OmniWriter
 from curation.releases.writers import SplitWriter
 
 BATCH = 2_000
@@ -162,6 +163,7 @@ def build(*, campaigns: list[Campaign], staging: Path, progress: Callable[[int],
     secret = settings.CONCORD_RATER_ID_SECRET
     out = BuildOutput(left_out=left_out(list(by_id)))
     writers: dict[str, SplitWriter] = {}
+    omni = OmniWriter(staging)
     media_names: dict[str, str] = {}
     origin: dict[str, str] = {}
     pseudonyms: dict[tuple, str] = {}
@@ -204,7 +206,10 @@ def build(*, campaigns: list[Campaign], staging: Path, progress: Callable[[int],
             writer = writers.get(campaign.kind)
             if writer is None:
                 writer = writers[campaign.kind] = SplitWriter(staging, campaign.kind)
-            writer.add(row, mmrb2)
+            writer.add(row, mmrb2 if pair.chosen in ("A", "B") else None)
+            omni.add(kind=campaign.kind, pair_id=pair.external_id, prompt=pair.prompt_content, model_a=pair.model_a,
+                     content_a=pair.content_a, model_b=pair.model_b, content_b=pair.content_b,
+                     criteria=pair.criteria or [], chosen=pair.chosen, media_path=lambda d: out.media[d].path)
             out.chosen[pair.external_id] = pair.chosen
             origin[pair.external_id] = campaign.slug
             out.per_task[campaign.kind] += 1
@@ -228,9 +233,11 @@ def build(*, campaigns: list[Campaign], staging: Path, progress: Callable[[int],
     except BaseException:
         for writer in writers.values():
             writer.abort()
+        omni.abort()
         raise
     for task in sorted(writers):
         out.staged.extend(writers[task].close())
+    out.staged.extend(omni.close())
     return out
 
 

@@ -87,10 +87,14 @@ class SplitWriter:
         self._parquet = pq.ParquetWriter(staging / self.paths["parquet"], PARQUET_SCHEMA, compression="zstd")
         self._columns: dict[str, list] = {name: [] for name in PARQUET_SCHEMA.names}
         self.count = 0
+        self.mmrb2_count = 0
 
-    def add(self, row: dict, mmrb2: dict) -> None:
+    def add(self, row: dict, mmrb2: dict | None) -> None:
+        """One row; ``mmrb2`` None keeps the pair out of the MMRB2 file (MMRB2's ``chosen`` is A or B, never a tie)."""
         self._jsonl.write(json.dumps(row, ensure_ascii=False) + "\n")
-        self._mmrb2.write(("\n" if self.count == 0 else ",\n") + json.dumps(mmrb2, ensure_ascii=False))
+        if mmrb2 is not None:
+            self._mmrb2.write(("\n" if self.mmrb2_count == 0 else ",\n") + json.dumps(mmrb2, ensure_ascii=False))
+            self.mmrb2_count += 1
         for name, value in parquet_columns(row).items():
             self._columns[name].append(value)
         self.count += 1

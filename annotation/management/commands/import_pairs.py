@@ -35,6 +35,8 @@ class Command(BaseCommand):
         parser.add_argument("--format", required=True, choices=sorted(FORMATS), dest="fmt")
         parser.add_argument("--task", choices=TaskKind.values, help="Task kind, to create the campaign.")
         parser.add_argument("--schema", choices=PRESETS, help="Rating schema preset for a new campaign.")
+        parser.add_argument("--overlap", type=int,
+                            help="Ratings each pair needs, for a new campaign (default 3; 1 for single-label sources).")
         parser.add_argument("--media-root", type=Path,
                             help="Folder that media paths are relative to (default: the file's folder).")
         parser.add_argument("--with-annotations", action="store_true",
@@ -44,11 +46,11 @@ class Command(BaseCommand):
         parser.add_argument("--batch-size", type=int, default=2000, help="Rows per database batch.")
 
     def handle(self, *args, path: Path, campaign: str, fmt: str, task, schema, media_root, with_annotations, strict,
-               as_json: bool, batch_size: int, **options):
+               as_json: bool, batch_size: int, overlap: int | None = None, **options):
         try:
             if not path.is_file():
                 raise ApplicationError(f"{path}: no such file", code="file_not_found")
-            campaign_obj, created = campaign_get_or_create(slug=campaign, kind=task, preset=schema)
+            campaign_obj, created = campaign_get_or_create(slug=campaign, kind=task, preset=schema, overlap=overlap)
             if created and not as_json:
                 self.stderr.write(f"Created campaign {campaign_obj.slug} ({campaign_obj.kind}, "
                                   f"{campaign_obj.rating_schema.slug}).")
