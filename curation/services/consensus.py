@@ -74,7 +74,8 @@ def consensus_apply(*, campaign: Campaign, policy: str | None = None, params: di
     """Decide every pair that has all its required ratings and write one ConsensusRecord per decided pair.
 
     A pair is decided when it has at least ``required_annotations`` ratings, is not awaiting pre-filter,
-    dropped as easy or excluded, and has no curator adjudication (a curator's decision is final).
+    dropped as easy or excluded, has no current curator adjudication (a curator's decision is final) and
+    was not sent to adjudication by a curator (it waits for the curator's decision).
     A dispute (raters disagree) is dropped (``on_dispute`` "drop"), sent to the adjudication queue
     ("adjudicate"), or given one more annotator up to ``campaign.max_overlap`` and re-queued, then
     adjudicated ("escalate"). Running it twice changes nothing more: an escalated pair waits for its
@@ -90,7 +91,7 @@ def consensus_apply(*, campaign: Campaign, policy: str | None = None, params: di
                       .values_list("pair_id", flat=True))
     ready = ((ratings_per_pair >= np.maximum(facts.required, 1))
              & ~np.isin(facts.status, list(UNDECIDED_STATUSES))
-             & ~np.isin(facts.pair_ids, list(adjudicated)))
+             & ~np.isin(facts.pair_ids, list(adjudicated) + _awaiting_curator(campaign)))
     ratings: PairRatings = pair_ratings_from_table(table, variable, rejected=facts.rejected,
                                                    response_ids=facts.response_ids).subset(ready)
     try:
@@ -104,6 +105,16 @@ def consensus_apply(*, campaign: Campaign, policy: str | None = None, params: di
     summary.update({"policy": chosen_policy.name, "params": full_params, "on_dispute": dispute,
                     "pairs": int(len(facts.pair_ids)), "pending": int(len(facts.pair_ids) - ready.sum())})
     return summary
+
+
+def _awaiting_curator(campaign: Campaign) -> list[int]:
+    """Pairs in the adjudication queue that a curator put there (no current dispute of a policy sent them):
+    only the curator's decision settles them, never a run of consensus."""
+    return list(
+        Pair.objects.filter(campaign=campaign, status=Pair.Status.ADJUDICATION)
+        .exclude(consensus__decision=ConsensusRecord.Decision.DISPUTED, consensus__stale_reason="")
+        .values_list("pk", flat=True)
+    )
 
 
 @transaction.atomic

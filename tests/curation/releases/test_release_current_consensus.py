@@ -73,6 +73,8 @@ def test_a_pair_sent_to_adjudication_ships_only_with_the_curators_decision(decid
     campaign, pairs = decided
     curator = CuratorFactory()
     curator_actions.pair_send_to_adjudication(pair_id=pairs[3].pk, actor=curator, note="B looks wrong")
+    assert consensus_apply(campaign=campaign)["decided"] == 4, "the curator's queue is not the policy's to settle"
+    assert Pair.objects.get(pk=pairs[3].pk).status == Pair.Status.ADJUDICATION
     release, ids = published_ids(campaign, "1.0.0")
     assert pairs[3].external_id not in ids
     assert release.summary["counts"]["left_out"] == {"sent_to_adjudication": 1}
