@@ -325,6 +325,12 @@ def reorient(definition: dict, values: dict, *, swapped: bool) -> dict:
     return out
 
 
+def offers_tie(definition: dict) -> bool:
+    """Whether a rater can answer "tie" to the schema's preference (a choice or criteria option, not a scale's middle)."""
+    return any(q.get("oriented") and q["type"] in ("choice", "criteria")
+               and any(o.get("value") == "tie" for o in q.get("options", [])) for q in definition["questions"])
+
+
 def preference_question(definition: dict) -> dict | None:
     """The pair-level oriented question that carries the overall preference, if any."""
     for q in definition["questions"]:

@@ -208,13 +208,14 @@ class AdjudicationQueueApi(APIView):
 
 
 class PairAdjudicateApi(APIView):
-    """A curator's final decision on a disputed pair: keep it with A or B, or drop it (chosen null), with a note."""
+    """A curator's final decision on a disputed pair: keep it with A or B (or tie, where the schema offers one), or
+    drop it (chosen null), with a note."""
 
     permission_classes = [IsCurator]
 
     @extend_schema_serializer(component_name="AdjudicationDecisionInput")
     class InputSerializer(serializers.Serializer):
-        chosen = serializers.ChoiceField(choices=["A", "B"], allow_null=True)
+        chosen = serializers.ChoiceField(choices=["A", "B", "tie"], allow_null=True)
         note = serializers.CharField(max_length=5000)
 
     @extend_schema(request=InputSerializer, responses=ConsensusRecordSerializer)

@@ -10,6 +10,7 @@ import numpy as np
 from django.db import transaction
 from django.db.models import F
 
+from annotation import schemas
 from annotation.errors import ApplicationError
 from annotation.models import Campaign, Job, Pair
 from annotation.services.jobs import job_create, job_fail, job_is_cancelled, job_progress, job_start, job_succeed
@@ -225,12 +226,14 @@ def consensus_invalidate(*, pair_id: int, reason: str) -> int:
 
 @transaction.atomic
 def pair_adjudicate(*, pair_id: int, curator, chosen: str | None, note: str) -> ConsensusRecord:
-    """Record a curator's final decision on a pair awaiting adjudication: keep it with ``chosen`` A or B,
-    or drop it (``chosen`` None). Holds a row lock on the pair, so two curators cannot both decide it."""
+    """Record a curator's final decision on a pair awaiting adjudication: keep it with ``chosen`` A or B (or
+    tie, where the campaign's schema offers a tie), or drop it (``chosen`` None). Holds a row lock on the
+    pair, so two curators cannot both decide it."""
     if not getattr(curator, "is_curator", False):
         raise ApplicationError("only curators can adjudicate pairs", code="forbidden", status_code=403)
-    if chosen not in ("A", "B", None):
-        raise ApplicationError("chosen must be 'A', 'B', or null to drop the pair", code="invalid_chosen")
+    if chosen not in ("A", "B", "tie", None):
+        raise ApplicationError("chosen must be 'A', 'B', 'tie' (where the schema offers a tie), or null to drop the pair",
+                               code="invalid_chosen")
     note = (note or "").strip()
     if not note:
         raise ApplicationError("write a note that explains the decision", code="note_required")
@@ -239,6 +242,9 @@ def pair_adjudicate(*, pair_id: int, curator, chosen: str | None, note: str) -> 
     pair = Pair.objects.select_for_update().filter(pk=pair_id).first()
     if pair is None:
         raise ApplicationError(f"pair {pair_id} does not exist", code="not_found", status_code=404)
+    if chosen == "tie" and not schemas.offers_tie(pair.campaign.rating_schema.definition):
+        raise ApplicationError("chosen must be 'A' or 'B', or null to drop the pair: this campaign's rating schema "
+                               "has no tie", code="invalid_chosen")
     if pair.status != Pair.Status.ADJUDICATION:
         raise ApplicationError(f"pair {pair_id} is not awaiting adjudication (status {pair.status})",
                                code="not_awaiting_adjudication", status_code=409)

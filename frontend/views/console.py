@@ -19,6 +19,7 @@ from django.urls import reverse
 from django.views import View
 from django.views.generic import TemplateView
 
+from annotation import schemas
 from annotation.errors import ApplicationError
 from annotation.models import Campaign, Media, Pair
 from annotation.selectors import media_url
@@ -185,7 +186,7 @@ def blocks_with_urls(blocks, media: dict[str, Media]) -> list[dict]:
 
 
 ACTIONS = ("extend-overlap", "send-to-adjudication", "adjudicate", "mark-gold", "unmark-gold", "exclude", "restore")
-ADJUDICATION_CHOICES = {"A": "A", "B": "B", "drop": None}
+ADJUDICATION_CHOICES = {"A": "A", "B": "B", "tie": "tie", "drop": None}
 
 
 class PairDetailView(CuratorRequiredMixin, TemplateView):
@@ -207,6 +208,7 @@ class PairDetailView(CuratorRequiredMixin, TemplateView):
             "response_b_blocks": blocks_with_urls(pair.response_b.content, media),
             "max_extra": max(0, pair.campaign.max_overlap - pair.required_annotations),
             "in_annotation": pair.status in curator_actions.ANNOTATION_STATUSES,
+            "offers_tie": schemas.offers_tie(pair.campaign.rating_schema.definition),
         }
 
 
@@ -228,10 +230,11 @@ class PairActionView(CuratorRequiredMixin, View):
             elif action == "adjudicate":
                 choice = form.get("chosen", "")
                 if choice not in ADJUDICATION_CHOICES:
-                    raise ApplicationError("choose A, B, or drop the pair", code="invalid_chosen")
+                    raise ApplicationError("choose A, B, tie, or drop the pair", code="invalid_chosen")
                 pair_adjudicate(pair_id=pair_id, curator=request.user, chosen=ADJUDICATION_CHOICES[choice],
                                 note=form.get("note", ""))
-                done = f"Adjudicated: {choice} preferred." if choice != "drop" else "Adjudicated: dropped."
+                done = {"drop": "Adjudicated: dropped.", "tie": "Adjudicated: kept as a tie."}.get(
+                    choice, f"Adjudicated: {choice} preferred.")
             elif action == "mark-gold":
                 curator_actions.pair_mark_gold(
                     pair_id=pair_id, side=form.get("side", ""), note=form.get("note", ""), actor=request.user

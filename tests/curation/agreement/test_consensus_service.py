@@ -126,7 +126,9 @@ def test_adjudication_refuses_the_wrong_person_state_or_input():
     with pytest.raises(ApplicationError, match="write a note"):
         pair_adjudicate(pair_id=queued.pk, curator=curator, chosen="A", note="   ")
     with pytest.raises(ApplicationError, match="chosen must be"):
-        pair_adjudicate(pair_id=queued.pk, curator=curator, chosen="tie", note="tie")
+        pair_adjudicate(pair_id=queued.pk, curator=curator, chosen="C", note="C")
+    with pytest.raises(ApplicationError, match="this campaign's rating schema has no tie"):
+        pair_adjudicate(pair_id=queued.pk, curator=curator, chosen="tie", note="tie")  # MMRB2's scale has no tie answer
     with pytest.raises(ApplicationError, match="not awaiting adjudication") as refused:
         pair_adjudicate(pair_id=kept.pk, curator=curator, chosen="B", note="override")
     assert refused.value.status_code == 409

@@ -121,3 +121,20 @@ def test_an_overlap_below_1_is_refused_before_anything_is_created(tmp_path):
         call_command("import_pairs", str(path), "--campaign", "zero", "--format", "omnireward", "--task",
                      "text-to-text", "--overlap", "-2", stdout=StringIO(), stderr=StringIO())
     assert not Campaign.objects.filter(slug="zero").exists() and not Pair.objects.exists()
+
+
+def test_a_curator_can_settle_an_omni_pair_as_a_tie_and_it_ships_as_one(omni_release, client):
+    from curation.services.consensus import pair_adjudicate
+    from curation.services.curator_actions import pair_send_to_adjudication
+    from curation.services.releases import release_gold, release_publish
+    from tests.factories import CuratorFactory
+
+    curator = CuratorFactory()
+    pair = Pair.objects.get(external_id="t2t-0")
+    pair_send_to_adjudication(pair_id=pair.pk, actor=curator, note="both answers are fine")
+    client.force_login(curator)
+    page = client.get(f"/console/pairs/{pair.pk}/").content.decode()
+    assert '<option value="tie">Keep: a tie</option>' in page
+    pair_adjudicate(pair_id=pair.pk, curator=curator, chosen="tie", note="Equivalent under the criterion")
+    release = release_publish(name="omni-bench", version="1.1.0", campaign_slugs=["omni-t2t"])
+    assert {g.id: g.chosen for g in release_gold(release=release)}["t2t-0"] == "tie"
