@@ -74,8 +74,11 @@ def _frozen_policies(campaigns: list[Campaign]) -> dict[str, dict]:
     for campaign in campaigns:
         found = used[campaign.pk] or ([{"policy": ADJUDICATION_POLICY, "params": {}, "n": 0}] if adjudicated[campaign.pk] else [])
         if not found:
+            stale = builder.left_out([campaign.pk])
+            why = (f" that are current ({', '.join(f'{reason} {n}' for reason, n in stale.items())} left out)"
+                   if stale else "")
             raise ApplicationError(
-                f"campaign {campaign.slug!r} has no kept consensus records; run consensus before publishing",
+                f"campaign {campaign.slug!r} has no kept consensus records{why}; run consensus before publishing",
                 code="release_nothing_kept",
             )
         if len(found) > 1:

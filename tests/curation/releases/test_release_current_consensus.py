@@ -5,6 +5,7 @@ import pytest
 from django.core.management import call_command
 from django.db.models import F
 
+from annotation.errors import ApplicationError
 from annotation.models import Annotation, Pair
 from curation.models import ConsensusRecord
 from curation.services import curator_actions
@@ -105,3 +106,26 @@ def test_stale_records_of_another_policy_never_block_publishing(decided, capsys)
     out = capsys.readouterr().out
     assert "published decisions@1.0.0 with 4 pairs" in out
     assert "left out 1 kept pairs whose consensus no longer describes them (excluded 1)" in out
+
+
+def test_in_app_ties_ship_as_ties_and_a_rating_after_more_raters_were_asked_is_decided_before_release(releases_root):
+    """Through the work queue itself: two raters say tie (kept as a tie); the curator asks for a third rater,
+    whose rating arrives by the real submit path; the pair ships only once consensus has seen it."""
+    from annotation.services.assignments import assignment_claim
+    from tests.annotation.assignment_helpers import ab_tie_campaign, submit
+
+    campaign, annotators, (pair,) = ab_tie_campaign(overlap=2, pairs=1, slug="ab-wave")
+    for annotator in annotators[:2]:
+        submit(assignment_claim(campaign=campaign, annotator=annotator), values={"preference": "tie"})
+    assert consensus_apply(campaign=campaign)["chosen"] == {"A": 0, "B": 0, "tie": 1}
+    assert {g.chosen for g in release_gold(release=published_ids(campaign, "1.0.0")[0])} == {"tie"}
+    curator_actions.pair_extend_overlap(pair_id=pair.pk, by=1, actor=CuratorFactory())
+    submit(assignment_claim(campaign=campaign, annotator=annotators[2]), values={"preference": "A"})
+    pair.refresh_from_db()
+    assert (pair.status, pair.annotations_done) == (Pair.Status.COMPLETE, 3)
+    with pytest.raises(ApplicationError, match=r"'ab-wave' has no kept consensus records that are current "
+                                               r"\(overlap_extended 1 left out\); run consensus before publishing"):
+        published_ids(campaign, "1.1.0")
+    consensus_apply(campaign=campaign)
+    assert ConsensusRecord.objects.get(pair=pair).basis_annotations == 3
+    assert {g.chosen for g in release_gold(release=published_ids(campaign, "1.1.0")[0])} == {"tie"}
