@@ -33,10 +33,13 @@ def published_ids(campaign, version: str):
     return release, {g.id for g in release_gold(release=release)}
 
 
-def test_an_excluded_pair_is_never_published_even_after_consensus_runs_again(decided):
+def test_an_excluded_pair_is_never_published_even_after_consensus_runs_again(decided, client):
     campaign, pairs = decided
     curator_actions.pair_exclude(pair_id=pairs[0].pk, reason="the prompt leaks the answer", actor=CuratorFactory())
     assert ConsensusRecord.objects.get(pair=pairs[0]).stale_reason == "excluded"
+    client.force_login(CuratorFactory())
+    page = client.get(f"/console/pairs/{pairs[0].pk}/").content.decode()
+    assert "out of date (excluded): releases leave this pair out until consensus runs again" in page
     consensus_apply(campaign=campaign)
     release, ids = published_ids(campaign, "1.0.0")
     assert pairs[0].external_id not in ids and len(ids) == 4 == release.pairs_count
