@@ -208,7 +208,7 @@ def score_mmrb2(gold: list[GoldPair], predictions: dict[str, Mmrb2Prediction], *
                     continue
                 made += 1
                 invalid += judgement not in SIDES
-                side = judgement if order == "forward" else FLIP.get(judgement, judgement)
+                side = FLIP.get(judgement, judgement) if order == "reverse" and isinstance(judgement, str) else judgement
                 correct += side == pair.chosen
             if entry.forward in SIDES and entry.reverse in SIDES:
                 both_valid += 1

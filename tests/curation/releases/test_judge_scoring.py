@@ -46,12 +46,16 @@ def mmrb2_reference(gold, predictions):
             continue
         evaluated += 1
         entry = predictions[pair.id]
-        for order, flip in (("forward", {}), ("reverse", {"A": "B", "B": "A"})):
+        for order in ("forward", "reverse"):
             if order in entry and len(entry[order]) > 0:
                 judgement = entry[order][0].get("judgement")
                 if judgement:
                     made += 1
-                    correct += flip.get(judgement, judgement) == pair.chosen
+                    if order == "reverse" and judgement == "A":
+                        judgement = "B"
+                    elif order == "reverse" and judgement == "B":
+                        judgement = "A"
+                    correct += judgement == pair.chosen
     return correct, made, evaluated, missing
 
 
@@ -80,7 +84,7 @@ def test_mmrb2_accuracy_is_compute_accuracy_first_entry_per_order_empty_skipped_
 def test_mmrb2_scoring_agrees_with_the_reference_on_random_prediction_files():
     rng = np.random.default_rng(7)
     gold = [GoldPair(f"p{i}", "text-to-image" if i % 3 else "image-editing", "src", "AB"[i % 2]) for i in range(60)]
-    choices = ["A", "B", "", None, "tie", "C", "b"]
+    choices = ["A", "B", "", None, "tie", "C", "b", 0, 1, ["A"], {"side": "A"}, [], {}]
     for _ in range(25):
         predictions = {}
         for pair in gold + [GoldPair("stray", "t", "s", "A")]:
