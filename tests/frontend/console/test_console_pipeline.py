@@ -148,7 +148,7 @@ def test_adjudicating_a_pair_not_awaiting_it_or_with_a_bad_choice_is_refused(cli
     wrong_state = client.post(action, {"chosen": "A", "note": "sure"}, follow=True).content.decode()
     assert f"pair {kept.pk} is not awaiting adjudication (status complete)" in wrong_state
     bad_choice = client.post(action, {"chosen": "C", "note": "sure"}, follow=True).content.decode()
-    assert "choose A, B, or drop the pair" in bad_choice
+    assert "choose A, B, tie, or drop the pair" in bad_choice
     assert ConsensusRecord.objects.get(pair=kept).policy == "mmrb2-generation"
 
 
