@@ -280,11 +280,11 @@ def check_viewing_aids(page, kind):
     if kind == "interleaved":
         scroll = "([a, b]) => { a.scrollTop = a.scrollHeight; return new Promise(r => setTimeout(() => r(b.scrollTop), 150)); }"
         assert page.eval_on_selector_all("[data-side-scroll]", f"els => ({scroll})(els)") > 0  # on: B follows A
-        page.keyboard.press("l")
+        page.keyboard.press("s")
         page.eval_on_selector_all("[data-side-scroll]", "els => els.forEach(e => { e.scrollTop = 0; })")
         page.wait_for_timeout(150)
         assert page.eval_on_selector_all("[data-side-scroll]", f"els => ({scroll})(els)") == 0  # off: B stays
-        page.keyboard.press("l")
+        page.keyboard.press("s")
     if kind == "reasoning":
         page.keyboard.press("e")
         assert page.eval_on_selector_all("[data-step]", "els => els.filter(e => e.open).length") == 0

@@ -1,7 +1,8 @@
 // The annotation page: wires the form, the viewing aids, autosaved drafts, submit, skip and next.
 import { bind, renderHelp } from "./keys.js";
 import { RatingForm } from "./form.js";
-import { Compare, VisibleTimer, ZoomGroup, syncScroll } from "./media.js";
+import { Inspector } from "./inspector.js";
+import { Compare, StepAlignment, VisibleTimer, ZoomGroup, scrollPanes, syncScroll } from "./media.js";
 
 const config = JSON.parse(document.getElementById("workspace-config").textContent);
 const $ = (selector, root = document) => root.querySelector(selector);
@@ -13,7 +14,7 @@ const form = new RatingForm($("[data-rating-form]"));
 const timer = new VisibleTimer(`concord:time:${config.assignment}`);
 const saveState = $("[data-save-state]");
 const submitButton = $("[data-submit]");
-const dialogs = { help: $("#shortcuts"), instructions: $("#instructions"), skip: $("#skip-dialog") };
+const dialogs = { help: $("#shortcuts"), instructions: $("#instructions"), skip: $("#skip-dialog"), inspector: $("#inspector") };
 let phase = "rating"; // rating → submitting → done
 
 // One idempotency key per assignment, kept across reloads, so any retry names the same submission.
@@ -252,11 +253,31 @@ if (slider) {
   bind(["[", "]"], { group: "Viewing", label: "Move the comparison slider", when: rating, run: (e) => compare.nudge(e.key === "]" ? 10 : -10) });
   bind(["v"], { group: "Viewing", label: "Compare with the next input image", when: rating, run: () => compare.choose(compare.index + 1) });
 }
+// Response panes: interleaved answers aligned step by step and paged by step; the others paged by screen.
+const panes = $$("[data-side-scroll]");
+const steps = pair.dataset.kind === "interleaved" ? new StepAlignment(panes) : null;
 const syncToggle = $("[data-sync-scroll-toggle]");
 if (syncToggle) {
-  syncScroll($$("[data-side-scroll]"), syncToggle);
-  bind(["l"], { group: "Viewing", label: "Scroll both sides together, or not", when: rating, run: () => { syncToggle.checked = !syncToggle.checked; } });
+  syncScroll(panes, syncToggle, { aligned: Boolean(steps) });
+  bind(["s"], { group: "Viewing", label: "Scroll both sides together, or not", when: rating, run: () => { syncToggle.checked = !syncToggle.checked; } });
 }
+// Space on a focused button or link presses it, as everywhere else.
+const onControl = (event) => event.key === " " && Boolean(event.target.closest?.("button, a, summary"));
+const page = (direction) => {
+  if (steps) steps.go(steps.current() + direction);
+  else scrollPanes(syncToggle?.checked ? panes.slice(0, 1) : panes, direction);
+};
+bind([" ", "PageDown"], { group: "Viewing", label: steps ? "Next step, in both responses" : "Scroll the responses down", hint: ["Space", "PageDown"], when: (e) => rating() && !onControl(e), run: () => page(1) });
+bind(["Shift+ ", "PageUp"], { group: "Viewing", label: steps ? "Previous step" : "Scroll the responses up", hint: ["Shift+Space", "PageUp"], when: (e) => rating() && !onControl(e), run: () => page(-1) });
+const prompt = $("#prompt");
+const togglePrompt = () => {
+  const open = prompt.classList.toggle("expanded");
+  promptButton.setAttribute("aria-expanded", String(open));
+  if (open) prompt.scrollTop = 0;
+};
+const promptButton = $("[data-prompt-toggle]");
+promptButton.addEventListener("click", togglePrompt);
+bind(["p"], { group: "Viewing", label: "Show the whole prompt, or fold it back", when: rating, run: togglePrompt });
 const stepsToggle = $("[data-steps-toggle]");
 if (stepsToggle) {
   const flip = () => {
@@ -266,6 +287,17 @@ if (stepsToggle) {
   };
   stepsToggle.addEventListener("click", flip);
   bind(["e"], { group: "Viewing", label: "Collapse or expand all reasoning steps", when: rating, run: flip });
+}
+
+// Every image on the page opens in the inspector: prompt, outputs, edit inputs, reasoning inputs and tool results.
+const inspectable = $$(".pair img").filter((img) => !img.matches("[data-compare-input]"));
+if (inspectable.length) {
+  const inputs = pair.dataset.kind === "image-editing" ? $$(".prompt img") : [];
+  const inspector = new Inspector(dialogs.inspector, inspectable, inputs);
+  inspector.bindKeys();
+  const openButton = $("[data-inspect-open]");
+  openButton.hidden = false;
+  openButton.addEventListener("click", () => inspector.openCurrent());
 }
 
 renderHelp($("[data-shortcut-list]"));
