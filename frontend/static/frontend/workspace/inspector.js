@@ -18,7 +18,7 @@ function sideOf(img) {
 function nameOf(img, position) {
   const side = sideOf(img);
   if (side) return `Response ${side}${position ? `, image ${position}` : ""}`;
-  const caption = img.closest("figure")?.querySelector("figcaption")?.textContent.trim();
+  const caption = img.closest("figure")?.querySelector("[data-caption]")?.textContent.trim();
   return caption || img.alt || "Prompt image";
 }
 

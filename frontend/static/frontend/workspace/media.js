@@ -175,7 +175,7 @@ export class StepAlignment {
     for (let i = 0; i < this.count; i += 1) {
       const row = this.steps.map((steps) => steps[i]).filter(Boolean);
       row.forEach((step) => { step.style.minHeight = ""; });
-      const height = Math.max(...row.map((step) => step.offsetHeight));
+      const height = Math.ceil(Math.max(...row.map((step) => step.getBoundingClientRect().height)));
       row.forEach((step) => { step.style.minHeight = `${height}px`; });
     }
   }
