@@ -184,3 +184,37 @@ def test_interleaved_steps_sit_side_by_side_and_space_moves_both_by_one_step(liv
     page.keyboard.press("p")
     expect(page.locator("#prompt")).to_have_class("prompt expanded")
     assert not errors
+
+
+# wavesurfer.js draws inside a shadow root: a waveform per response, each with its canvas drawn.
+WAVEFORMS_DRAWN = """() => [...document.querySelectorAll('.side .waveform')].filter(
+    w => w.firstElementChild?.shadowRoot?.querySelector('canvas')).length === 2"""
+
+
+def heard(page) -> list[float]:
+    return page.eval_on_selector_all(".side [data-heard]", "els => els.map(e => Number(e.dataset.heard))")
+
+
+@pytest.mark.browser
+@pytest.mark.django_db(transaction=True)
+def test_audio_responses_play_restart_and_switch_at_the_same_moment_on_keys(live_server, browser):
+    page, errors = open_pair(browser, live_server, "text-to-audio", (1280, 720), "insp-audio")
+    page.wait_for_function(WAVEFORMS_DRAWN)
+    media = "els => els.map(e => ({paused: e.paused, t: e.currentTime}))"
+    assert heard(page) == [0, 0]
+    page.keyboard.press("m")  # A plays …
+    page.wait_for_function("document.querySelector('.side[data-side=A] audio').currentTime > 0.3")
+    page.keyboard.press(";")  # … then B from the same moment
+    a, b = page.eval_on_selector_all(".side audio", media)
+    assert a["paused"] and not b["paused"] and b["t"] >= a["t"] - 0.05
+    page.wait_for_function("document.querySelector('.side[data-side=B] audio').ended")
+    share_a, share_b = heard(page)
+    assert 0 < share_a < 1 and share_b < 1  # neither was heard from start to end
+    page.keyboard.press(",")  # B from the start, to its end
+    page.wait_for_function("document.querySelector('.side[data-side=B] audio').ended")
+    assert heard(page)[1] == 1
+    expect(page.locator(".side[data-side=B] .media-heard")).to_have_text("heard 100 %")
+    page.keyboard.press("?")
+    expect(page.locator("[data-shortcut-list]")).to_contain_text("Switch to the other response at the same moment")
+    page.screenshot(path=str(SCREENSHOTS / "audio-pair.png"))
+    assert not errors

@@ -2,6 +2,7 @@
 import { bind, renderHelp } from "./keys.js";
 import { RatingForm } from "./form.js";
 import { Inspector } from "./inspector.js";
+import { Playback } from "./playback.js";
 import { Compare, StepAlignment, VisibleTimer, ZoomGroup, scrollPanes, syncScroll } from "./media.js";
 
 const config = JSON.parse(document.getElementById("workspace-config").textContent);
@@ -298,6 +299,16 @@ if (inspectable.length) {
   const openButton = $("[data-inspect-open]");
   openButton.hidden = false;
   openButton.addEventListener("click", () => inspector.openCurrent());
+}
+
+// Audio and video: the responses' (or the prompt's) recordings on keys, A and B switched at the same moment.
+const playback = new Playback(pair);
+if (playback.active) {
+  bind(["m"], { group: "Media", label: playback.video ? "Play or pause both videos, in step" : "Play or pause", when: rating, run: () => playback.toggle() });
+  bind([","], { group: "Media", label: "Play from the start", when: rating, run: () => playback.restart() });
+  if (playback.tracks.length === 2) {
+    bind([";"], { group: "Media", label: playback.video ? "Hear the other video" : "Switch to the other response at the same moment", when: rating, run: () => playback.switch() });
+  }
 }
 
 renderHelp($("[data-shortcut-list]"));
