@@ -209,6 +209,7 @@ bind(["a"], { group: "Rating", label: "Add a criterion", when: () => rating() &&
 bind(["Escape"], { group: "Rating", label: "Leave the text box", inText: true, when: (e) => rating() && e.target.closest("[data-rating-form]"), run: (e) => e.target.blur() });
 bind(["Ctrl+Enter"], { group: "Rating", label: "Submit", inText: true, when: rating, run: submit });
 bind(["x"], { group: "Rating", label: "Skip this pair (asks for a reason)", when: rating, run: () => toggleDialog(dialogs.skip) });
+bind(["g"], { label: "Back to the queue (a draft is kept)", when: () => !anyDialog(), run: () => $("[data-queue-link]").click() });
 bind(["Enter", "n"], { group: "Rating", label: "Next pair, once submitted", when: () => phase === "done" && !anyDialog(), run: next });
 bind(["1", "2", "3", "4", "5", "6", "7", "8", "9"], {
   when: () => dialogs.skip.open, run: (event) => {
