@@ -24,7 +24,8 @@ UNKEYED = """() => {
   const selector = "button, a[href], input, select, textarea, summary, [role=button], [tabindex]:not([tabindex='-1']), "
     + "audio[controls], video[controls]";
   const shown = (el) => el.closest("dialog[open]") || !!(el.offsetWidth || el.offsetHeight || el.getClientRects().length);
-  const keyed = (el) => el.hasAttribute("aria-keyshortcuts") || el.querySelector("kbd") || el.closest("label")?.querySelector("kbd");
+  const keyed = (el) => el.hasAttribute("aria-keyshortcuts") || el.querySelector("kbd")
+    || el.closest("label")?.querySelector("kbd");
   return [...document.querySelectorAll(selector)]
     .filter((el) => !el.closest(".topbar") && !el.closest("dialog:not([open])") && shown(el) && !keyed(el))
     .map((el) => el.outerHTML.slice(0, 140));
