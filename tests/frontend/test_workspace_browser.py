@@ -233,7 +233,7 @@ def test_an_annotator_rates_one_pair_of_every_kind_with_the_keyboard_blind(live_
     leaks = recorder.leaks() + [f"page {i}" for i, html in enumerate(html_seen) if SECRET in html.lower()]
     assert not leaks, f"model names or ids reached the annotator: {leaks}"
     media = [(url, status) for url, status, _, _ in recorder.seen if "/media/" in url]
-    assert len(media) >= 10 and all(status == 200 for _, status in media), media
+    assert len(media) >= 10 and all(status in (200, 206) for _, status in media), media  # 206: audio asks for ranges
     assert any("/api/v1/assignments/" in url for url, *_ in recorder.seen)
     context.close()
 

@@ -2,6 +2,7 @@
 import { bind, renderHelp } from "./keys.js";
 import { RatingForm } from "./form.js";
 import { Inspector } from "./inspector.js";
+import { QuestionMap } from "./panel.js";
 import { Playback } from "./playback.js";
 import { Compare, StepAlignment, VisibleTimer, ZoomGroup, scrollPanes, syncScroll } from "./media.js";
 
@@ -311,6 +312,9 @@ if (playback.active) {
     bind([";"], { group: "Media", label: playback.video ? "Hear the other video" : "Switch to the other response at the same moment", when: rating, run: () => playback.switch() });
   }
 }
+
+const questionMap = new QuestionMap(form, $("[data-one-at-a-time]"), $("[data-question-map]"));
+bind(["f"], { group: "Rating", label: "One question at a time, or the whole form", when: rating, run: () => questionMap.set(!questionMap.on) });
 
 renderHelp($("[data-shortcut-list]"));
 form.focusRow(form.firstOpenRow(), { scroll: false });
