@@ -2,9 +2,10 @@
 
 from django.contrib.auth.mixins import LoginRequiredMixin
 from django.core.files.storage import default_storage
-from django.http import FileResponse, Http404, HttpResponseRedirect
+from django.http import Http404, HttpResponseRedirect
 from django.views import View
 
+from annotation.ranges import ranged_file_response
 from annotation.selectors import media_visible_to
 
 
@@ -21,7 +22,12 @@ class MediaView(LoginRequiredMixin, View):
         url = default_storage.url(media.file.name)
         if url.startswith("http"):
             return HttpResponseRedirect(url)
-        response = FileResponse(default_storage.open(media.file.name, "rb"), content_type=media.mime_type)
+        response = ranged_file_response(
+            default_storage.open(media.file.name, "rb"),
+            size=default_storage.size(media.file.name),
+            content_type=media.mime_type,
+            range_header=request.headers.get("Range"),
+        )
         response["Cache-Control"] = "private, max-age=86400, immutable"
         response["X-Content-Type-Options"] = "nosniff"
         return response

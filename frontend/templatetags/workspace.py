@@ -110,19 +110,20 @@ def _extension(block: dict) -> str:
 
 
 @register.simple_tag
-def content_blocks(blocks, zoom: bool = False, compare: str = "", caption: str = "") -> SafeString:
+def content_blocks(blocks, zoom: bool = False, compare: str = "", caption: str = "", choose: bool = False) -> SafeString:
     """Render an ordered list of display blocks; reasoning steps are numbered in reading order.
 
     Precondition: media blocks carry ``url`` (display data from ``pair_display``). ``zoom`` puts
     images in synchronised zoom frames; ``compare`` (an input image's URL) overlays that input on
-    each image for comparison; ``caption`` numbers images ("Input 1", "Input 2", …).
+    each image for comparison; ``caption`` numbers images ("Input 1", "Input 2", …); ``choose`` gives each
+    image a button that makes it the input compared with the outputs.
     """
     parts = []
     step = 0
     images = 0
     for block in blocks or []:
         kind = block.get("type")
-        context = {"block": block, "zoom": zoom, "compare": compare, "caption": caption}
+        context = {"block": block, "zoom": zoom, "compare": compare, "caption": caption, "choose": choose}
         if kind == "reasoning":
             step += 1
             context["step"] = step

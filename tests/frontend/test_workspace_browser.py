@@ -233,7 +233,7 @@ def test_an_annotator_rates_one_pair_of_every_kind_with_the_keyboard_blind(live_
     leaks = recorder.leaks() + [f"page {i}" for i, html in enumerate(html_seen) if SECRET in html.lower()]
     assert not leaks, f"model names or ids reached the annotator: {leaks}"
     media = [(url, status) for url, status, _, _ in recorder.seen if "/media/" in url]
-    assert len(media) >= 10 and all(status == 200 for _, status in media), media
+    assert len(media) >= 10 and all(status in (200, 206) for _, status in media), media  # 206: audio asks for ranges
     assert any("/api/v1/assignments/" in url for url, *_ in recorder.seen)
     context.close()
 
@@ -280,11 +280,11 @@ def check_viewing_aids(page, kind):
     if kind == "interleaved":
         scroll = "([a, b]) => { a.scrollTop = a.scrollHeight; return new Promise(r => setTimeout(() => r(b.scrollTop), 150)); }"
         assert page.eval_on_selector_all("[data-side-scroll]", f"els => ({scroll})(els)") > 0  # on: B follows A
-        page.keyboard.press("l")
+        page.keyboard.press("s")
         page.eval_on_selector_all("[data-side-scroll]", "els => els.forEach(e => { e.scrollTop = 0; })")
         page.wait_for_timeout(150)
         assert page.eval_on_selector_all("[data-side-scroll]", f"els => ({scroll})(els)") == 0  # off: B stays
-        page.keyboard.press("l")
+        page.keyboard.press("s")
     if kind == "reasoning":
         page.keyboard.press("e")
         assert page.eval_on_selector_all("[data-step]", "els => els.filter(e => e.open).length") == 0

@@ -83,9 +83,10 @@ def test_image_editing_shows_the_inputs_in_order_beside_each_output_with_a_compa
     prompt = html.split('class="viewer-tools"')[0]
     assert prompt.index(url("in1")) < prompt.index(url("in2"))
     assert "Input 1" in prompt and "Input 2" in prompt
-    # Each side carries both inputs as thumbnails and overlays the first input on its output.
-    assert html.count(f'data-compare-choose="{url("in1")}"') == 2
-    assert html.count(f'data-compare-choose="{url("in2")}"') == 2
+    # The inputs show once, in the prompt, each with its compare button; each side overlays the first input.
+    assert html.count(f'src="{url("in1")}"') == 1 + 2 and html.count(f'src="{url("in2")}"') == 1
+    assert prompt.count(f'data-compare-choose="{url("in1")}"') == prompt.count(f'data-compare-choose="{url("in2")}"') == 1
+    assert 'class="side-inputs"' not in html
     assert html.count(f'class="compare-input" src="{url("in1")}"') == 2
     assert "data-compare-slider" in html and "data-compare-toggle" in html
 
@@ -100,7 +101,7 @@ def test_interleaved_keeps_text_and_images_in_order_with_optional_synchronised_s
     left = html.split('data-side="B"')[0].split('data-side="A"')[1]
     positions = [left.index(s) for s in ("Once upon a time", url("outa"), "The end", url("outb"))]
     assert positions == sorted(positions)
-    assert re.search(r'data-sync-scroll-toggle\s+checked', html)
+    assert re.search(r'data-sync-scroll-toggle[^>]*\schecked', html)
     assert html.count("data-side-scroll") == 2
     assert "data-zoom-frame" not in html
 

@@ -25,6 +25,7 @@ KIND_PRESETS = {
     "interleaved": "mmrb2-generation",
     "reasoning": "mmrb2-reasoning",
     "audio-to-text": "omni-criteria",
+    "text-to-audio": "omni-criteria",
 }
 INSTRUCTIONS = "Compare the two responses **blind**.\n\n1. Rate each response.\n2. Give your overall preference."
 
@@ -121,6 +122,12 @@ def build_content(kind: str, seed: int) -> tuple[list, list, list, list]:
                   {"type": "audio", "media": audio.sha256, "alt": ""}]
         a = [_text("A steady, pure tone at a single pitch, like a tuning fork.")]
         b = [_text("Somebody speaking quickly in a noisy room.")]
+    elif kind == "text-to-audio":
+        tones = [media_store(data=tone(seconds=1.2, freq=freq), name=f"{SECRET}-x-{seed}-{freq}.wav") for freq in (440, 660)]
+        media.extend(tones)
+        prompt = [_text("A single clear tone, about a second long.")]
+        a = [{"type": "audio", "media": tones[0].sha256, "alt": ""}]
+        b = [{"type": "audio", "media": tones[1].sha256, "alt": ""}]
     else:
         raise ValueError(f"no test content for {kind}")
     return prompt, a, b, media

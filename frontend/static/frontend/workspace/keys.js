@@ -11,7 +11,8 @@ function typing(target) {
 export function comboOf(event) {
   if (event.altKey) return null;
   const ctrl = event.ctrlKey || event.metaKey ? "Ctrl+" : "";
-  const printable = event.key.length === 1;
+  // Space types a character but is named with its Shift, as "Shift+ " (the page's Shift+Space).
+  const printable = event.key.length === 1 && event.key !== " ";
   const shift = event.shiftKey && !printable ? "Shift+" : "";
   return `${ctrl}${shift}${printable && ctrl ? event.key.toLowerCase() : event.key}`;
 }

@@ -120,8 +120,9 @@ export class Compare {
   }
 }
 
-// Scrolling one side scrolls the other to the same proportion while the toggle is on.
-export function syncScroll(panes, toggle) {
+// Scrolling one side scrolls the other while the toggle is on: to the same offset where the panes are
+// aligned step by step, else to the same proportion.
+export function syncScroll(panes, toggle, { aligned = false } = {}) {
   const echo = new WeakMap();
   for (const pane of panes) {
     pane.addEventListener("scroll", () => {
@@ -131,13 +132,77 @@ export function syncScroll(panes, toggle) {
       const ratio = range > 0 ? pane.scrollTop / range : 0;
       for (const other of panes) {
         if (other === pane) continue;
-        const target = Math.round(ratio * (other.scrollHeight - other.clientHeight));
+        const target = Math.round(aligned ? pane.scrollTop : ratio * (other.scrollHeight - other.clientHeight));
         if (Math.abs(other.scrollTop - target) < 1) continue;
         echo.set(other, target);
         other.scrollTop = target;
       }
     }, { passive: true });
   }
+}
+
+// An interleaved response read as steps: each image closes a step with the text before it, trailing text
+// is the last step. Step N of A and step N of B start at the same height, so they sit side by side.
+export class StepAlignment {
+  constructor(panes) {
+    this.panes = panes;
+    this.steps = panes.map((pane) => StepAlignment.group(pane));
+    this.count = Math.max(0, ...this.steps.map((steps) => steps.length));
+    const relayout = () => this.align();
+    panes.forEach((pane) => pane.querySelectorAll("img").forEach((img) => img.addEventListener("load", relayout)));
+    new ResizeObserver(relayout).observe(panes[0]);
+    this.align();
+  }
+
+  static group(pane) {
+    const steps = [];
+    let current = null;
+    for (const block of [...pane.children]) {
+      if (!current) {
+        current = document.createElement("div");
+        current.className = "istep";
+        current.dataset.istep = String(steps.length + 1);
+        pane.insertBefore(current, block);
+        steps.push(current);
+      }
+      current.append(block);
+      if (block.matches(".block-image, .block-missing")) current = null;
+    }
+    return steps;
+  }
+
+  align() {
+    for (let i = 0; i < this.count; i += 1) {
+      const row = this.steps.map((steps) => steps[i]).filter(Boolean);
+      row.forEach((step) => { step.style.minHeight = ""; });
+      const height = Math.ceil(Math.max(...row.map((step) => step.getBoundingClientRect().height)));
+      row.forEach((step) => { step.style.minHeight = `${height}px`; });
+    }
+  }
+
+  // The step at the top of the panes now, and a scroll of every pane to step `index` (0-based).
+  current() {
+    const pane = this.panes[0];
+    const steps = this.steps[0];
+    const top = pane.scrollTop + 2;
+    let index = 0;
+    steps.forEach((step, i) => { if (step.offsetTop - pane.firstElementChild.offsetTop <= top) index = i; });
+    return index;
+  }
+
+  go(index) {
+    const target = Math.min(this.count - 1, Math.max(0, index));
+    this.panes.forEach((pane, p) => {
+      const step = this.steps[p][target] || this.steps[p].at(-1);
+      if (step) pane.scrollTop = step.offsetTop - pane.firstElementChild.offsetTop;
+    });
+    return target;
+  }
+}
+
+// A page of a response pane, both panes at once (the other one follows through syncScroll when it is on).
+export function scrollPanes(panes, direction) {
+  for (const pane of panes) pane.scrollBy({ top: direction * pane.clientHeight * 0.85 });
 }
 
 // Time spent with the page visible, kept across reloads of the same assignment.

@@ -1,7 +1,10 @@
 // The annotation page: wires the form, the viewing aids, autosaved drafts, submit, skip and next.
 import { bind, renderHelp } from "./keys.js";
 import { RatingForm } from "./form.js";
-import { Compare, VisibleTimer, ZoomGroup, syncScroll } from "./media.js";
+import { Inspector } from "./inspector.js";
+import { QuestionMap } from "./panel.js";
+import { Playback } from "./playback.js";
+import { Compare, StepAlignment, VisibleTimer, ZoomGroup, scrollPanes, syncScroll } from "./media.js";
 
 const config = JSON.parse(document.getElementById("workspace-config").textContent);
 const $ = (selector, root = document) => root.querySelector(selector);
@@ -13,7 +16,7 @@ const form = new RatingForm($("[data-rating-form]"));
 const timer = new VisibleTimer(`concord:time:${config.assignment}`);
 const saveState = $("[data-save-state]");
 const submitButton = $("[data-submit]");
-const dialogs = { help: $("#shortcuts"), instructions: $("#instructions"), skip: $("#skip-dialog") };
+const dialogs = { help: $("#shortcuts"), instructions: $("#instructions"), skip: $("#skip-dialog"), inspector: $("#inspector") };
 let phase = "rating"; // rating → submitting → done
 
 // One idempotency key per assignment, kept across reloads, so any retry names the same submission.
@@ -207,6 +210,7 @@ bind(["a"], { group: "Rating", label: "Add a criterion", when: () => rating() &&
 bind(["Escape"], { group: "Rating", label: "Leave the text box", inText: true, when: (e) => rating() && e.target.closest("[data-rating-form]"), run: (e) => e.target.blur() });
 bind(["Ctrl+Enter"], { group: "Rating", label: "Submit", inText: true, when: rating, run: submit });
 bind(["x"], { group: "Rating", label: "Skip this pair (asks for a reason)", when: rating, run: () => toggleDialog(dialogs.skip) });
+bind(["g"], { label: "Back to the queue (a draft is kept)", when: () => !anyDialog(), run: () => $("[data-queue-link]").click() });
 bind(["Enter", "n"], { group: "Rating", label: "Next pair, once submitted", when: () => phase === "done" && !anyDialog(), run: next });
 bind(["1", "2", "3", "4", "5", "6", "7", "8", "9"], {
   when: () => dialogs.skip.open, run: (event) => {
@@ -252,11 +256,31 @@ if (slider) {
   bind(["[", "]"], { group: "Viewing", label: "Move the comparison slider", when: rating, run: (e) => compare.nudge(e.key === "]" ? 10 : -10) });
   bind(["v"], { group: "Viewing", label: "Compare with the next input image", when: rating, run: () => compare.choose(compare.index + 1) });
 }
+// Response panes: interleaved answers aligned step by step and paged by step; the others paged by screen.
+const panes = $$("[data-side-scroll]");
+const steps = pair.dataset.kind === "interleaved" ? new StepAlignment(panes) : null;
 const syncToggle = $("[data-sync-scroll-toggle]");
 if (syncToggle) {
-  syncScroll($$("[data-side-scroll]"), syncToggle);
-  bind(["l"], { group: "Viewing", label: "Scroll both sides together, or not", when: rating, run: () => { syncToggle.checked = !syncToggle.checked; } });
+  syncScroll(panes, syncToggle, { aligned: Boolean(steps) });
+  bind(["s"], { group: "Viewing", label: "Scroll both sides together, or not", when: rating, run: () => { syncToggle.checked = !syncToggle.checked; } });
 }
+// Space on a focused button or link presses it, as everywhere else.
+const onControl = (event) => event.key === " " && Boolean(event.target.closest?.("button, a, summary"));
+const page = (direction) => {
+  if (steps) steps.go(steps.current() + direction);
+  else scrollPanes(syncToggle?.checked ? panes.slice(0, 1) : panes, direction);
+};
+bind([" ", "PageDown"], { group: "Viewing", label: steps ? "Next step, in both responses" : "Scroll the responses down", hint: ["Space", "PageDown"], when: (e) => rating() && !onControl(e), run: () => page(1) });
+bind(["Shift+ ", "PageUp"], { group: "Viewing", label: steps ? "Previous step" : "Scroll the responses up", hint: ["Shift+Space", "PageUp"], when: (e) => rating() && !onControl(e), run: () => page(-1) });
+const prompt = $("#prompt");
+const togglePrompt = () => {
+  const open = prompt.classList.toggle("expanded");
+  promptButton.setAttribute("aria-expanded", String(open));
+  if (open) prompt.scrollTop = 0;
+};
+const promptButton = $("[data-prompt-toggle]");
+promptButton.addEventListener("click", togglePrompt);
+bind(["p"], { group: "Viewing", label: "Show the whole prompt, or fold it back", when: rating, run: togglePrompt });
 const stepsToggle = $("[data-steps-toggle]");
 if (stepsToggle) {
   const flip = () => {
@@ -267,6 +291,30 @@ if (stepsToggle) {
   stepsToggle.addEventListener("click", flip);
   bind(["e"], { group: "Viewing", label: "Collapse or expand all reasoning steps", when: rating, run: flip });
 }
+
+// Every image on the page opens in the inspector: prompt, outputs, edit inputs, reasoning inputs and tool results.
+const inspectable = $$(".pair img").filter((img) => !img.matches("[data-compare-input]"));
+if (inspectable.length) {
+  const inputs = pair.dataset.kind === "image-editing" ? $$(".prompt img") : [];
+  const inspector = new Inspector(dialogs.inspector, inspectable, inputs);
+  inspector.bindKeys();
+  const openButton = $("[data-inspect-open]");
+  openButton.hidden = false;
+  openButton.addEventListener("click", () => inspector.openCurrent());
+}
+
+// Audio and video: the responses' (or the prompt's) recordings on keys, A and B switched at the same moment.
+const playback = new Playback(pair);
+if (playback.active) {
+  bind(["m"], { group: "Media", label: playback.video ? "Play or pause both videos, in step" : "Play or pause", when: rating, run: () => playback.toggle() });
+  bind([","], { group: "Media", label: "Play from the start", when: rating, run: () => playback.restart() });
+  if (playback.tracks.length === 2) {
+    bind([";"], { group: "Media", label: playback.video ? "Hear the other video" : "Switch to the other response at the same moment", when: rating, run: () => playback.switch() });
+  }
+}
+
+const questionMap = new QuestionMap(form, $("[data-one-at-a-time]"), $("[data-question-map]"));
+bind(["f"], { group: "Rating", label: "One question at a time, or the whole form", when: rating, run: () => questionMap.set(!questionMap.on) });
 
 renderHelp($("[data-shortcut-list]"));
 form.focusRow(form.firstOpenRow(), { scroll: false });

@@ -1,0 +1,83 @@
+"""Every control on a key, and pages that pass axe-core, in a real headless Chromium.
+
+The walk visits the annotation page of every kind (rating, with each dialog open, and submitted) and
+fails for any visible interactive control that has no key: neither ``aria-keyshortcuts`` nor a
+``<kbd>`` in itself or its label. axe-core (vendored under tests/frontend/vendor, never served by
+Concord) checks the same pages, the queue and the rater's own page for serious or critical violations.
+"""
+
+import os
+from pathlib import Path
+
+import pytest
+
+from tests.browser import chromium, log_in
+from tests.factories import UserFactory
+from tests.frontend.workspace_pairs import make_pair
+
+os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+AXE = Path(__file__).resolve().parent / "vendor" / "axe-core" / "axe.min.js"
+KINDS = ["text-to-image", "image-editing", "interleaved", "reasoning", "audio-to-text", "text-to-audio"]
+
+# Interactive controls in the page (the top bar's site navigation aside) that a rater could reach.
+UNKEYED = """() => {
+  const selector = "button, a[href], input, select, textarea, summary, [role=button], [tabindex]:not([tabindex='-1']), "
+    + "audio[controls], video[controls]";
+  const shown = (el) => el.closest("dialog[open]") || !!(el.offsetWidth || el.offsetHeight || el.getClientRects().length);
+  const keyed = (el) => el.hasAttribute("aria-keyshortcuts") || el.querySelector("kbd")
+    || el.closest("label")?.querySelector("kbd");
+  return [...document.querySelectorAll(selector)]
+    .filter((el) => !el.closest(".topbar") && !el.closest("dialog:not([open])") && shown(el) && !keyed(el))
+    .map((el) => el.outerHTML.slice(0, 140));
+}"""
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with chromium() as browser:
+        yield browser
+
+
+def axe_violations(page) -> list[str]:
+    """Serious and critical axe-core violations on the page as it is now, one line each."""
+    page.add_script_tag(path=str(AXE))
+    results = page.evaluate("async () => (await axe.run(document, { resultTypes: ['violations'] })).violations")
+    return [
+        f"{v['impact']} {v['id']}: {v['help']} — {[n['target'] for n in v['nodes']][:3]}"
+        for v in results
+        if v["impact"] in ("serious", "critical")
+    ]
+
+
+@pytest.mark.browser
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("kind", KINDS)
+def test_every_control_on_the_annotation_page_has_a_key_and_axe_finds_nothing_serious(live_server, browser, kind):
+    annotator = UserFactory(username=f"keys-{kind}")
+    pair = make_pair(kind, annotators=[annotator], seed=3)
+    context = browser.new_context(viewport={"width": 1280, "height": 720})
+    context.set_default_timeout(15_000)
+    page = context.new_page()
+    log_in(page, live_server.url, annotator.username)
+    page.goto(f"{live_server.url}/work/campaigns/{pair.campaign.slug}/")
+    assert not axe_violations(page), "queue"
+    page.keyboard.press("Enter")
+    page.wait_for_selector("body[data-workspace-ready]")
+    page.keyboard.press("Escape")  # the first visit's instructions
+    assert page.evaluate(UNKEYED) == [], "rating"
+    assert axe_violations(page) == [], "annotation page"
+    for key in ("?", "x", "i"):  # each dialog's controls have keys too
+        page.keyboard.press(key)
+        assert page.evaluate(UNKEYED) == [], f"dialog of {key}"
+        page.keyboard.press("Escape")
+    if page.locator("[data-inspect-open]:visible").count():
+        page.keyboard.press("o")
+        assert page.evaluate(UNKEYED) == [], "inspector"
+        assert axe_violations(page) == [], "inspector"
+        page.keyboard.press("Escape")
+    page.evaluate("() => document.querySelector('[data-actions]').hidden = true")
+    page.evaluate("() => document.querySelector('[data-done]').hidden = false")  # the submitted state's controls
+    assert page.evaluate(UNKEYED) == [], "submitted"
+    page.goto(f"{live_server.url}/work/me/")
+    assert axe_violations(page) == [], "my work"
+    context.close()
