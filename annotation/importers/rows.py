@@ -30,6 +30,13 @@ class PromptRow:
     source_task: str
     metadata: dict
     content: list[dict]
+    digest: str = ""
+
+    def content_digest(self) -> str:
+        """The digest of the content as it is now; computed once, after media are resolved."""
+        if not self.digest:
+            self.digest = content.digest(self.content)
+        return self.digest
 
 
 @dataclass
@@ -94,9 +101,22 @@ def _media_of(*contents: list[dict]) -> list[str]:
     return list(dict.fromkeys(digest for blocks in contents for digest in content.media_digests(blocks)))
 
 
+PROMPT_KEYS = ("id", "content")
+
+
 @dataclass(frozen=True)
 class ParseOptions:
+    """``prompt_key``: ``id`` keys prompts by the file's prompt key (one content per key, a second is
+    refused); ``content`` by that key and the prompt's content, so different contents make different prompts.
+    """
+
     with_annotations: bool = False
+    prompt_key: str = "id"
+
+
+def key_by_content(prompt: PromptRow) -> None:
+    """Make the prompt's key name its content too; precondition: its media blocks are resolved."""
+    prompt.external_id = bounded_id(f"{prompt.external_id}#content-{prompt.content_digest()[:16]}")
 
 
 def text(obj: dict, key: str, where: str, *, max_length: int, required: bool = True, default: str = "") -> str:
