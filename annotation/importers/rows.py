@@ -17,6 +17,9 @@ MAX_MODEL_NAME = 200
 MAX_SOURCE = 100
 MAX_RATER_LABEL = 100
 MAX_CRITERION = 2_000
+# An imported rating whose file names no stable rater (MMRB2's three ratings per pair, Omni's one)
+# gets a label with this prefix, unique to its pair: it is one slot of one pair, never a person.
+ANONYMOUS_RATER_PREFIX = "anonymous:"
 
 
 class RowError(ValueError):
@@ -152,6 +155,11 @@ def blocks(value, where: str) -> list[dict]:
         return content.validate(value, allow_files=True, _where=where)
     except content.ContentError as exc:
         raise RowError(str(exc)) from exc
+
+
+def anonymous_rater_label(*, pair_key: str, slot: int) -> str:
+    """The pseudonym of rating slot ``slot`` of one pair: the same on every import, never shared with another pair."""
+    return f"{ANONYMOUS_RATER_PREFIX}{hashlib.sha256(pair_key.encode()).hexdigest()[:16]}:{slot}"
 
 
 def derived_id(prefix: str, *parts) -> str:

@@ -248,7 +248,7 @@ def _build_and_store(release: Release, staging: Path) -> None:
     )
     reports = _latest_agreement_reports(campaigns)
     policies = {slug: [entry] for slug, entry in release.params["policies"].items()}
-    raters = {"distinct": len(out.raters), "ratings": out.ratings,
+    raters = {"distinct": len(out.raters), "ratings": out.ratings, "anonymous_slot_ratings": out.anonymous_ratings,
               "per_task": {t: len(r) for t, r in sorted(out.raters_per_task.items())}}
     campaign_facts = [
         {"slug": c.slug, "name": c.name, "kind": c.kind, "rating_schema": str(c.rating_schema), "overlap": c.overlap,

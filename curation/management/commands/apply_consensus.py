@@ -56,3 +56,6 @@ class Command(BaseCommand):
             f"B {summary['chosen']['B']:,}), dropped {summary['dropped']:,} ({reasons}), "
             f"disputed {summary['disputed']:,}, waiting for ratings {summary['pending']:,}"
         )
+        left_out = summary.get("ratings_left_out", {})
+        if left_out.get("anonymous_slots"):
+            self.stdout.write(f"  {left_out['anonymous_slots']:,} ratings of anonymous slots left out ({left_out['why']})")

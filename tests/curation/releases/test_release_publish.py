@@ -47,11 +47,13 @@ def test_publish_release_prints_the_documented_json_and_stores_every_manifest_fi
     assert listed == on_disk
     assert manifest["counts"]["per_task"] == {"reasoning": 1, "text-to-image": 3}
     assert manifest["policy"]["t2i-wave"] == {"policy": "mmrb2-generation", "params": {"max_spread": 4, "tie_band": [3.0, 4.0]}}
-    assert manifest["raters"] == {"distinct": 4, "ratings": 12, "per_task": {"reasoning": 3, "text-to-image": 3}}
+    assert manifest["raters"] == {"distinct": 4, "ratings": 12, "anonymous_slot_ratings": 0,
+                                  "per_task": {"reasoning": 3, "text-to-image": 3}}
     assert [c["slug"] for c in manifest["campaigns"]] == ["reasoning-wave", "t2i-wave"]
     assert manifest["concord_version"] == "0.1.0"
     # t2i: pair 1 sides A,A,A (3 agreeing rater pairs of 3); pair 2 B,B,A (1 of 3); pair 3 A,tie,A (1 of 1).
-    assert manifest["agreement"]["human_pairwise"]["text-to-image"] == {"agreement": 5 / 7, "agreeing_pairs": 5, "rater_pairs": 7}
+    assert manifest["agreement"]["human_pairwise"]["text-to-image"] == {
+        "agreement": 5 / 7, "agreeing_pairs": 5, "rater_pairs": 7, "measured": "overall: nominal on A/B (ties excluded)"}
     release = Release.objects.get(name="fox-bench")
     assert release.status == Release.Status.PUBLISHED and release.files.count() == len(manifest["files"])
 
