@@ -9,10 +9,11 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from annotation.errors import ApplicationError
+from annotation.models import Pair
 from curation.models import ConsensusRecord, Release, ReleaseFile
 from curation.releases.rows import rater_pseudonym
 from curation.services.releases import release_publish, release_verify
-from tests.curation.releases.conftest import kept
+from tests.curation.releases.conftest import kept, rate
 
 pytestmark = pytest.mark.django_db
 
@@ -137,7 +138,22 @@ def test_the_dataset_card_has_a_hugging_face_header_and_a_datasheet(release_data
     assert "size_categories:\n- n<1K" in header
     for section in ("## Tasks and sizes", "### Collection process", "### Agreement", "### Distribution and licence"):
         assert section in body
-    assert "| text-to-image | 3 | 71.43% |" in body
+    assert "| text-to-image | 3 | 71.43% | overall: nominal on A/B (ties excluded) |" in body
+    assert "Ratings: 12, by 4 raters with a stable identity." in body
+
+
+def test_ratings_of_anonymous_slots_are_counted_apart_from_raters_in_the_manifest_and_the_card(release_data,
+                                                                                                releases_root):
+    pair = Pair.objects.get(external_id="t2i-1")
+    rate(pair, {"anonymous:0123456789abcdef:1": 6, "anonymous:0123456789abcdef:2": 5})
+    publish_both()
+    folder = releases_root / "fox-bench" / "1.0.0"
+    manifest = json.loads((folder / "manifest.json").read_text())
+    assert (manifest["raters"]["distinct"], manifest["raters"]["ratings"]) == (4, 14)
+    assert manifest["raters"]["anonymous_slot_ratings"] == 2
+    assert ("Ratings: 14, by 4 raters with a stable identity and 2 from anonymous slots (ratings imported without a "
+            "rater identity, each pseudonymous within its pair only and not counted as a rater).") in (
+        folder / "README.md").read_text()
 
 
 def test_changelog_lists_pairs_added_removed_and_with_a_changed_chosen_side(release_data, releases_root):
