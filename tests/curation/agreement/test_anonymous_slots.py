@@ -6,12 +6,14 @@ while the figures that do not need identities (alpha, MMRB2's pairwise agreement
 """
 
 import io
+from importlib import import_module
 
 import pytest
 from django.apps import apps
 from django.core.management import CommandError, call_command
 
 from annotation import schemas
+from annotation.importers.rows import anonymous_rater_label
 from annotation.models import Annotation
 from curation.agreement.report import agreement_report
 from curation.agreement.table import table_from_answers
@@ -127,10 +129,6 @@ def test_per_rater_figures_of_a_plain_table_leave_out_the_raters_named_anonymous
 
 
 def test_the_migration_gives_old_shared_mmrb2_and_omni_labels_a_slot_of_their_pair():
-    from importlib import import_module
-
-    from annotation.importers.rows import anonymous_rater_label
-
     migration = import_module("annotation.migrations.0009_anonymous_rater_slots")
     first, second = PairFactory(external_id="p-1"), PairFactory(external_id="p-2")
     for pair in (first, second):
