@@ -208,7 +208,7 @@ def _raters(frame: pd.DataFrame) -> tuple[np.ndarray, list[str], np.ndarray]:
     rater[~has_account] = label_codes + len(accounts)
     keys = [f"user:{int(a)}" for a in accounts] + [f"imported:{label}" for label in labels]
     stable = np.ones(len(keys), dtype=bool)
-    stable[len(accounts):] = [not label.startswith(ANONYMOUS_RATER_PREFIX) for label in labels]
+    stable[len(accounts):] = ~pd.Index(labels, dtype=object).str.startswith(ANONYMOUS_RATER_PREFIX)
     return rater, keys, stable
 
 
