@@ -94,3 +94,14 @@ def test_mmrb2_rows_on_one_source_prompt_with_other_prompt_images_are_refused_by
     assert Pair.objects.get(external_id="p3").prompt.content[1]["media"] != Pair.objects.get(
         external_id="p1").prompt.content[1]["media"]
     assert Prompt.objects.count() == 2, "p1 and p2 share the first run's prompt; p3 got its own"
+
+
+def test_response_lines_on_a_stored_prompt_with_an_image_import_again_as_duplicates(tmp_path):
+    (tmp_path / "in.png").write_bytes(png_bytes(3))
+    prompt = {"id": "p1", "content": [{"type": "text", "text": "Describe"}, {"type": "image", "file": "in.png"}]}
+    path = write_jsonl(tmp_path / "responses.jsonl", [
+        {"prompt": prompt, "response": {"model": f"m{i}", "content": [{"type": "text", "text": f"answer {i}"}]}}
+        for i in range(2)])
+    assert run_import_json(path, *CONCORD)[1]["created"] == 2
+    code, again = run_import_json(path, *CONCORD)
+    assert (code, again["created"], again["duplicates"], again["errors"]) == (0, 0, 2, [])
