@@ -362,8 +362,17 @@ def _latest_agreement_reports(campaigns: list[Campaign]) -> dict:
         report = AgreementReport.objects.filter(campaign=campaign, slice_key="").order_by("-computed_at").first()
         if report is not None:
             reports[campaign.slug] = {"computed_at": report.computed_at.isoformat(), "params": report.params,
-                                      "report": report.report}
+                                      "report": _publishable(report.report)}
     return reports
+
+
+def _publishable(report: dict) -> dict:
+    """An agreement report without what names raters or database rows: the per-rater rows (keyed by
+    account id or imported label) and the most disputed items (by pair id)."""
+    public = {key: value for key, value in report.items() if key != "annotators"}
+    if isinstance(public.get("items_summary"), dict):
+        public["items_summary"] = {k: v for k, v in public["items_summary"].items() if k != "most_disputed"}
+    return public
 
 
 def _read_parquet(store, key: str, columns: list[str]):

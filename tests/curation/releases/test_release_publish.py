@@ -9,9 +9,10 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from annotation.errors import ApplicationError
-from annotation.models import Pair
+from annotation.models import Campaign, Pair
 from curation.models import ConsensusRecord, Release, ReleaseFile
 from curation.releases.rows import rater_pseudonym
+from curation.services.agreement import agreement_compute
 from curation.services.releases import release_publish, release_verify
 from tests.curation.releases.conftest import kept, rate
 
@@ -246,3 +247,16 @@ def test_a_tampered_manifest_is_detected(release_data, releases_root):
     path.write_text(path.read_text().replace('"pairs": 4', '"pairs": 5'))
     result = release_verify(release=Release.objects.get(name="fox-bench"))
     assert [m["path"] for m in result["mismatches"]] == ["manifest.json"]
+
+
+def test_the_manifests_agreement_report_names_what_it_measured_and_no_rater_or_database_id(release_data, releases_root):
+    campaign = Campaign.objects.get(slug="t2i-wave")
+    agreement_compute(campaign=campaign, bootstrap=0, slices=False)
+    alice = campaign.pairs.first().annotations.exclude(annotator=None).first().annotator
+    publish_both()
+    text = (releases_root / "fox-bench" / "1.0.0" / "manifest.json").read_text()
+    report = json.loads(text)["agreement"]["reports"]["t2i-wave"]["report"]
+    assert report["measured"]["fleiss_kappa"] == "overall: nominal on A/B/tie"
+    assert report["rater_identities"]["stable_raters"] == 3
+    assert "annotators" not in report and "most_disputed" not in report["items_summary"]
+    assert f"user:{alice.pk}" not in text and "ext-7" not in text
