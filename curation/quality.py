@@ -154,14 +154,19 @@ def agreement_points(report: dict) -> dict[str, dict]:
     ``pairwise_agreement``: MMRB2's pairwise agreement excluding ties, stored in percent, given here as
     a share (0..1) with no interval (the report carries none). ``krippendorff_alpha_<level>``: alpha on
     the primary question at the first level the question allows, ordinal before interval before
-    nominal, with its 95% bootstrap interval. A figure the report leaves null is left out.
+    nominal, with its 95% bootstrap interval. A figure the report leaves null is left out. When the
+    report names what each figure measured (``measured``), the point carries that label too.
     """
     if not isinstance(report, dict):
         return {}
     points = {}
+    labels = report.get("measured") if isinstance(report.get("measured"), dict) else {}
+    alpha_labels = labels.get("alpha") if isinstance(labels.get("alpha"), dict) else {}
     pairwise = _number(report.get("pairwise_agreement_excluding_ties"))
     if pairwise is not None:
         points["pairwise_agreement"] = {"value": round(pairwise / 100, 4), "low": None, "high": None}
+        if labels.get("pairwise_agreement_excluding_ties"):
+            points["pairwise_agreement"]["measured"] = labels["pairwise_agreement_excluding_ties"]
     alphas, intervals = report.get("alpha"), report.get("alpha_ci95")
     if isinstance(alphas, dict):
         intervals = intervals if isinstance(intervals, dict) else {}
@@ -172,5 +177,7 @@ def agreement_points(report: dict) -> dict[str, dict]:
             interval = intervals.get(level)
             low, high = interval if isinstance(interval, (list, tuple)) and len(interval) == 2 else (None, None)
             points[f"krippendorff_alpha_{level}"] = {"value": round(value, 4), "low": _number(low), "high": _number(high)}
+            if alpha_labels.get(level):
+                points[f"krippendorff_alpha_{level}"]["measured"] = alpha_labels[level]
             break
     return points

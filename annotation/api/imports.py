@@ -8,6 +8,7 @@ from rest_framework.views import APIView
 from annotation.api.jobs import JobOutputSerializer
 from annotation.api.permissions import IsCurator
 from annotation.importers import FORMATS
+from annotation.importers.rows import PROMPT_KEYS
 from annotation.models import TaskKind
 from annotation.schemas import PRESETS
 from annotation.services.imports import import_job_create
@@ -28,6 +29,10 @@ class ImportCreateApi(APIView):
         schema = serializers.ChoiceField(choices=PRESETS, required=False, allow_blank=True)
         with_annotations = serializers.BooleanField(default=False)
         strict = serializers.BooleanField(default=False)
+        prompt_key = serializers.ChoiceField(
+            choices=PROMPT_KEYS, default="id",
+            help_text="id: a row whose prompt key names a prompt with other content is refused; content: both kept.",
+        )
 
     @extend_schema(request={"multipart/form-data": InputSerializer}, responses={202: JobOutputSerializer})
     def post(self, request):
@@ -42,6 +47,7 @@ class ImportCreateApi(APIView):
             schema=data.validated_data.get("schema") or None,
             with_annotations=data.validated_data["with_annotations"],
             strict=data.validated_data["strict"],
+            prompt_key=data.validated_data["prompt_key"],
         )
         return Response(JobOutputSerializer(job).data, status=status.HTTP_202_ACCEPTED)
 

@@ -7,6 +7,9 @@ A pair line::
      "criteria": [...], "priority": 0, "metadata": {...},
      "annotations": [{"rater", "values", "rationale"}]}
 
+``rater`` declares a stable rater (the same label is the same person on every pair); a rating
+without one is an anonymous slot of its pair.
+
 A response-only line ``{"prompt": {...}, "response": {"model", "content"}}`` adds one response
 to a prompt, for ``build_pairs``.
 """
@@ -52,7 +55,7 @@ def parse(value, *, line: int, options: rows.ParseOptions) -> rows.PairRow | row
     metadata = record.get("metadata", {})
     if not isinstance(metadata, dict):
         raise RowError(f"metadata: expected an object, got {rows.type_name(metadata)}")
-    annotations = parse_annotations(record.get("annotations", [])) if options.with_annotations else []
+    annotations = parse_annotations(record.get("annotations", []), pair_key=external_id) if options.with_annotations else []
     return rows.PairRow(
         line=line,
         external_id=external_id,
@@ -103,7 +106,7 @@ def parse_criteria(value) -> list[str]:
     return value
 
 
-def parse_annotations(value) -> list[rows.AnnotationRow]:
+def parse_annotations(value, *, pair_key: str) -> list[rows.AnnotationRow]:
     if not isinstance(value, list):
         raise RowError(f"annotations: expected a list, got {rows.type_name(value)}")
     out = []
@@ -114,6 +117,11 @@ def parse_annotations(value) -> list[rows.AnnotationRow]:
         if not isinstance(values, dict) or not values:
             raise RowError(f"{where}values: expected a non-empty object keyed by question id")
         rationale = rows.text(item, "rationale", where, max_length=20_000, required=False)
-        out.append(rows.AnnotationRow(rater_label=rows.text(item, "rater", where, max_length=rows.MAX_RATER_LABEL),
-                                      values=values, rationale=rationale))
+        rater = rows.text(item, "rater", where, max_length=rows.MAX_RATER_LABEL, required=False)
+        if rater.startswith(rows.ANONYMOUS_RATER_PREFIX):
+            raise RowError(f"{where}rater: the prefix {rows.ANONYMOUS_RATER_PREFIX!r} is reserved for ratings "
+                           "without a stable rater; leave rater out instead")
+        if not rater:
+            rater = rows.anonymous_rater_label(pair_key=pair_key, slot=i + 1)
+        out.append(rows.AnnotationRow(rater_label=rater, values=values, rationale=rationale))
     return out

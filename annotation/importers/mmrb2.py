@@ -7,9 +7,10 @@ response_a: {model_name, response_content}, response_b, chosen, human_annotation
   pairs on the same source prompt share one Prompt.
 - ``chosen`` and, for reasoning, which responses were rejected for a wrong final answer without
   a human rating (an empty ratings list) are kept in the pair's metadata.
-- With ratings: generation pairs get three anonymous raters with ``{"overall": n}`` (1..6);
-  reasoning pairs get one rater per index with ``{"correctness": {"A": x, "B": y}}``, letters
-  A/B/C mapped to choices 1/2/3, a side left out when that response was rejected unrated.
+- With ratings: generation pairs get three ratings ``{"overall": n}`` (1..6); reasoning pairs one
+  per index with ``{"correctness": {"A": x, "B": y}}``, letters A/B/C mapped to choices 1/2/3, a
+  side left out when that response was rejected unrated. The file's raters are anonymous per pair,
+  so each rating's rater is a slot of its pair (``rows.anonymous_rater_label``), never a person.
 """
 
 from __future__ import annotations
@@ -64,6 +65,8 @@ def parse(value, *, line: int, options: rows.ParseOptions) -> rows.PairRow:
             pair_metadata["rejected_wrong_answer"] = rejected
     elif ratings is not None:
         annotations = _generation(ratings)
+    for slot, annotation in enumerate(annotations, 1):
+        annotation.rater_label = rows.anonymous_rater_label(pair_key=external_id, slot=slot)
     return rows.PairRow(
         line=line,
         external_id=external_id,
@@ -103,7 +106,7 @@ def _generation(ratings) -> list[rows.AnnotationRow]:
         isinstance(r, int) and not isinstance(r, bool) and 1 <= r <= 6 for r in ratings
     ):
         raise RowError("human_annotations: expected a list of whole numbers from 1 to 6")
-    return [rows.AnnotationRow(rater_label=f"mmrb2-rater-{i}", values={"overall": r}) for i, r in enumerate(ratings, 1)]
+    return [rows.AnnotationRow(rater_label="", values={"overall": r}) for r in ratings]
 
 
 def _reasoning(ratings: dict) -> tuple[list[str], list[rows.AnnotationRow]]:
@@ -124,5 +127,5 @@ def _reasoning(ratings: dict) -> tuple[list[str], list[rows.AnnotationRow]]:
     annotations = []
     for i in range(max(counts, default=0)):
         correctness = {side: values[i] for side, values in by_side.items() if values}
-        annotations.append(rows.AnnotationRow(rater_label=f"mmrb2-rater-{i + 1}", values={"correctness": correctness}))
+        annotations.append(rows.AnnotationRow(rater_label="", values={"correctness": correctness}))
     return rejected, annotations

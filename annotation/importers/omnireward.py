@@ -5,7 +5,8 @@ by task, media paths relative to the media root: ``image``/``image_path`` (promp
 ``video``, ``audio``/``audio_path`` (prompt media), ``response1_path``/``response2_path``
 (generated media). ``response1`` becomes A and ``response2`` B; ``criteria_preference``
 (``response1`` | ``response2`` | ``tie``) is kept in the pair's metadata and, with ratings,
-stored as one imported annotation ``{"criteria": [{"criterion": ..., "label": "A"|"B"|"tie"}]}``.
+stored as one imported annotation ``{"criteria": [{"criterion": ..., "label": "A"|"B"|"tie"}]}``,
+whose rater is an anonymous slot of the pair (the rows name no annotator).
 Fields this module does not know are kept in the pair's metadata rather than dropped.
 """
 
@@ -23,7 +24,6 @@ PROMPT_MEDIA = (("image", "image"), ("image_path", "image"), ("video", "video"),
                 ("audio", "audio"), ("audio_path", "audio"))
 KEYS = {"id", "prompt", "response1", "response2", "model1", "model2", "criteria", "criteria_preference",
         "response1_path", "response2_path", "task"} | {field for field, _ in PROMPT_MEDIA}
-RATER = "omni-reward-annotator"
 
 
 def records(reader: CountingReader) -> Iterator[Record]:
@@ -64,7 +64,7 @@ def parse(value, *, line: int, options: rows.ParseOptions) -> rows.PairRow:
         if not criteria:
             raise RowError("criteria: a criteria_preference needs the criterion it answers")
         label = PREFERENCE_TO_LABEL[preference]
-        annotations.append(rows.AnnotationRow(rater_label=RATER,
+        annotations.append(rows.AnnotationRow(rater_label=rows.anonymous_rater_label(pair_key=external_id, slot=1),
                                               values={"criteria": [{"criterion": criteria, "label": label}]}))
     return rows.PairRow(
         line=line,

@@ -17,6 +17,9 @@ MAX_MODEL_NAME = 200
 MAX_SOURCE = 100
 MAX_RATER_LABEL = 100
 MAX_CRITERION = 2_000
+# An imported rating whose file names no stable rater (MMRB2's three ratings per pair, Omni's one)
+# gets a label with this prefix, unique to its pair: it is one slot of one pair, never a person.
+ANONYMOUS_RATER_PREFIX = "anonymous:"
 
 
 class RowError(ValueError):
@@ -30,6 +33,13 @@ class PromptRow:
     source_task: str
     metadata: dict
     content: list[dict]
+    digest: str = ""
+
+    def content_digest(self) -> str:
+        """The digest of the content as it is now; computed once, after media are resolved."""
+        if not self.digest:
+            self.digest = content.digest(self.content)
+        return self.digest
 
 
 @dataclass
@@ -94,9 +104,22 @@ def _media_of(*contents: list[dict]) -> list[str]:
     return list(dict.fromkeys(digest for blocks in contents for digest in content.media_digests(blocks)))
 
 
+PROMPT_KEYS = ("id", "content")
+
+
 @dataclass(frozen=True)
 class ParseOptions:
+    """``prompt_key``: ``id`` keys prompts by the file's prompt key (one content per key, a second is
+    refused); ``content`` by that key and the prompt's content, so different contents make different prompts.
+    """
+
     with_annotations: bool = False
+    prompt_key: str = "id"
+
+
+def key_by_content(prompt: PromptRow) -> None:
+    """Make the prompt's key name its content too; precondition: its media blocks are resolved."""
+    prompt.external_id = bounded_id(f"{prompt.external_id}#content-{prompt.content_digest()[:16]}")
 
 
 def text(obj: dict, key: str, where: str, *, max_length: int, required: bool = True, default: str = "") -> str:
@@ -132,6 +155,11 @@ def blocks(value, where: str) -> list[dict]:
         return content.validate(value, allow_files=True, _where=where)
     except content.ContentError as exc:
         raise RowError(str(exc)) from exc
+
+
+def anonymous_rater_label(*, pair_key: str, slot: int) -> str:
+    """The pseudonym of rating slot ``slot`` of one pair: the same on every import, never shared with another pair."""
+    return f"{ANONYMOUS_RATER_PREFIX}{hashlib.sha256(pair_key.encode()).hexdigest()[:16]}:{slot}"
 
 
 def derived_id(prefix: str, *parts) -> str:

@@ -75,17 +75,17 @@ class Checked:
 def _pack_pair(row: rows.PairRow) -> tuple:
     p, a, b = row.prompt, row.response_a, row.response_b
     return (row.line, row.external_id, p.external_id, p.source, p.source_task, str(p.metadata), str(p.content),
-            a.model_name, str(a.content), a.digest, b.model_name, str(b.content), b.digest, str(row.criteria),
+            p.digest, a.model_name, str(a.content), a.digest, b.model_name, str(b.content), b.digest, str(row.criteria),
             row.priority, str(row.metadata), tuple((n.rater_label, str(n.values), n.rationale) for n in row.annotations),
             tuple(row.digests))
 
 
 def _unpack_pair(packed: tuple, files: tuple) -> Checked:
-    (line, external_id, prompt_id, source, task, prompt_metadata, prompt_content, a_model, a_content, a_digest,
-     b_model, b_content, b_digest, criteria, priority, metadata, annotations, digests) = packed
+    (line, external_id, prompt_id, source, task, prompt_metadata, prompt_content, prompt_digest, a_model, a_content,
+     a_digest, b_model, b_content, b_digest, criteria, priority, metadata, annotations, digests) = packed
     row = rows.PairRow(
         line=line, external_id=external_id,
-        prompt=rows.PromptRow(prompt_id, source, task, Json(prompt_metadata), Json(prompt_content)),
+        prompt=rows.PromptRow(prompt_id, source, task, Json(prompt_metadata), Json(prompt_content), prompt_digest),
         response_a=rows.ResponseRow(a_model, Json(a_content), a_digest),
         response_b=rows.ResponseRow(b_model, Json(b_content), b_digest),
         criteria=Json(criteria), priority=priority, metadata=Json(metadata),
@@ -120,7 +120,7 @@ class Lru(OrderedDict):
 def prepared_batches(*, fmt, reader: CountingReader, options: rows.ParseOptions, media_root: Path | None,
                      schema: dict, batch_size: int) -> Iterator[PreparedBatch]:
     """Every record of the file, parsed and checked, in batches of at most ``batch_size`` rows or errors."""
-    inspector = MediaInspector(root=media_root)
+    inspector = MediaInspector(root=media_root, prompt_key=options.prompt_key)
     parsed, errors = [], []
     for record in fmt.records(reader):
         if record.error:
@@ -148,8 +148,9 @@ def row_blocks(row) -> list[tuple[str, list[dict]]]:
 class MediaInspector:
     """Checks each file a row names once (path, size, what the bytes are) and resolves the row's blocks."""
 
-    def __init__(self, *, root: Path | None):
+    def __init__(self, *, root: Path | None, prompt_key: str = "id"):
         self.root = root.resolve() if root else None
+        self.prompt_key = prompt_key
         self.files = Lru(CACHE_ENTRIES)
 
     def check_batch(self, batch: list, schema: dict) -> list[Checked]:
@@ -161,6 +162,8 @@ class MediaInspector:
         try:
             found = self.files_of(row_blocks(row))
             _resolve(row, found)
+            if self.prompt_key == "content":
+                rows.key_by_content(row.prompt)
             if isinstance(row, rows.PairRow):
                 _check_pair(row, schema)
         except rows.RowError as exc:
@@ -252,6 +255,7 @@ def _encode_for_writing(row) -> None:
     pipe as one string instead of a tree of objects).
     """
     row.media_digests()
+    row.prompt.content_digest()
     row.prompt.content, row.prompt.metadata = Json.of(row.prompt.content), Json.of(row.prompt.metadata)
     if isinstance(row, rows.ResponseOnlyRow):
         row.response.content_digest()

@@ -25,10 +25,11 @@ from django.core.files import File
 from django.core.files.storage import FileSystemStorage, default_storage
 from django.db import transaction
 
+from annotation import content
 from annotation.errors import ApplicationError
 from annotation.importers import FORMATS, rows
 from annotation.importers.streams import CountingReader
-from annotation.models import Campaign, Job, Media, Pair
+from annotation.models import Campaign, Job, Media, Pair, Prompt
 from annotation.services import bulk, jobs
 from annotation.services.campaigns import campaign_get_or_create
 from annotation.services.import_reader import (
@@ -181,10 +182,13 @@ class _Importer:
     """
 
     def __init__(self, *, campaign: Campaign, fmt, media_root: Path | None, with_annotations: bool, dry_run: bool,
-                 batch_size: int):
+                 batch_size: int, prompt_key: str = "id"):
         self.campaign = campaign
         self.fmt = fmt
-        self.options = rows.ParseOptions(with_annotations=with_annotations)
+        self.options = rows.ParseOptions(with_annotations=with_annotations, prompt_key=prompt_key)
+        # (content digest, line) of each prompt key this run met; a key evicted is looked up in the
+        # database again (a dry run may then miss a clash, which its writing pass still refuses)
+        self.prompts = Lru(CACHE_ENTRIES)
         self.media_root = media_root
         self.media = MediaStore()
         self.schema = relaxed_schema(campaign.rating_schema.definition)
@@ -226,6 +230,7 @@ class _Importer:
                 good.append(row)
                 infos.append(checked.files)
         good, infos = self.check_stored_digests(good, infos)
+        good, infos = self.check_prompt_contents(good, infos)
         if self.dry_run:
             self.result.created += len(good)
             self.result.annotations_imported += sum(len(getattr(row, "annotations", [])) for row in good)
@@ -239,6 +244,30 @@ class _Importer:
                 for future in saving:  # every file is in storage before its row commits
                     future.result()
         self.result.add_batch(outcome)
+
+    def check_prompt_contents(self, good: list, infos: list) -> tuple[list, list]:
+        """Refuse a row whose prompt key is already taken by a prompt with different content."""
+        unknown = {row.prompt.external_id for row in good} - self.prompts.keys()
+        if unknown:
+            stored = Prompt.objects.filter(campaign=self.campaign, external_id__any=unknown)
+            for key, blocks in stored.values_list("external_id", "content"):
+                self.prompts.put(key, (content.digest(blocks), None))
+        kept_rows, kept_infos = [], []
+        for row, found in zip(good, infos, strict=True):
+            key, digest = row.prompt.external_id, row.prompt.content_digest()
+            first = self.prompts.get(key)
+            if first is None:
+                self.prompts.put(key, (digest, row.line))
+            elif first[0] != digest:
+                where = f"at line {first[1]}" if first[1] is not None else "by an earlier import"
+                self.result.add_error(row.line, (
+                    f"prompt {key!r} was imported with different content {where}; its pairs would show that "
+                    "prompt instead (import with --prompt-key content to keep both)"
+                ))
+                continue
+            kept_rows.append(row)
+            kept_infos.append(found)
+        return kept_rows, kept_infos
 
     def check_stored_digests(self, good: list, infos: list) -> tuple[list, list]:
         """Drop rows whose blocks name a media digest that Concord does not hold."""
@@ -271,8 +300,12 @@ def pairs_import(
     size: int | None = None,
     progress: Callable[[int], None] | None = None,
     batch_size: int = BATCH_SIZE,
+    prompt_key: str = "id",
 ) -> ImportResult:
     """Import the pairs in ``stream`` (a binary file) into ``campaign``; importing it again creates nothing.
+
+    ``prompt_key`` (``rows.PROMPT_KEYS``): ``id`` refuses a row whose prompt key names a prompt
+    with other content; ``content`` keys prompts by key and content, so both are kept.
 
     ``strict`` reads the file twice (``reopen`` returns it afresh): a first pass checks every row
     and writes nothing; only when no row failed does the second pass write, in one transaction.
@@ -281,11 +314,14 @@ def pairs_import(
     """
     if fmt not in FORMATS:
         raise ApplicationError(f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}", code="unknown_format")
+    if prompt_key not in rows.PROMPT_KEYS:
+        raise ApplicationError(f"unknown prompt key {prompt_key!r}; expected one of {', '.join(rows.PROMPT_KEYS)}",
+                               code="unknown_prompt_key")
     report = progress or (lambda done: None)
 
     def importer(dry_run: bool) -> _Importer:
         return _Importer(campaign=campaign, fmt=FORMATS[fmt], media_root=media_root, with_annotations=with_annotations,
-                         dry_run=dry_run, batch_size=batch_size)
+                         dry_run=dry_run, batch_size=batch_size, prompt_key=prompt_key)
 
     if not strict:
         return importer(False).run(CountingReader(stream), report)
@@ -314,6 +350,7 @@ def import_job_create(
     schema: str | None = None,
     with_annotations: bool = False,
     strict: bool = False,
+    prompt_key: str = "id",
 ) -> Job:
     """Store an uploaded file and queue its import; the campaign is checked (or created) now, not later.
 
@@ -336,7 +373,7 @@ def import_job_create(
             campaign=campaign,
             created_by=user,
             params={"upload": stored, "filename": PurePosixPath(upload.name).name[:200], "format": fmt,
-                    "with_annotations": with_annotations, "strict": strict},
+                    "with_annotations": with_annotations, "strict": strict, "prompt_key": prompt_key},
         )
         from annotation.tasks import import_pairs_task
 
@@ -365,7 +402,7 @@ def import_job_run(*, job_id: int) -> None:
             result = pairs_import(
                 campaign=job.campaign, stream=stream, fmt=params["format"], media_root=media_root,
                 with_annotations=params["with_annotations"], strict=params["strict"],
-                reopen=lambda: data.open("rb"), size=size, progress=report,
+                prompt_key=params.get("prompt_key", "id"), reopen=lambda: data.open("rb"), size=size, progress=report,
             )
     except ImportCancelled:
         return

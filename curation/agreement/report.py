@@ -13,6 +13,8 @@ from curation.agreement.table import RatingTable
 from curation.agreement.variables import LEVELS, SIDE_NONE, Variable, primary_variable
 
 MOST_DISPUTED = 20
+ANONYMOUS_WHY = ("imported without a stable rater identity: each is one rating slot of one pair "
+                 "(e.g. MMRB2's three anonymous ratings), never a person")
 DEFAULT_QUALITY = {"fast_floor_ms": 3000.0, "fast_fraction": 0.25, "fast_min_ratings": 5, "bias_p_value": 0.01}
 
 
@@ -23,7 +25,10 @@ def _finite(x):
 def variable_agreement(table: RatingTable, variable: Variable, *, bootstrap: int, seed: int,
                        confidence: float = 0.95, progress=None) -> dict:
     """Alpha at every level the question allows (nominal on its categories), with bootstrap intervals,
-    percent agreement, Fleiss' kappa and, for oriented questions, MMRB2's pairwise agreement excluding ties."""
+    percent agreement, Fleiss' kappa and, for oriented questions, MMRB2's pairwise agreement excluding ties.
+
+    ``measured`` names, per figure, the variable and level of measurement it was computed on.
+    """
     obs = table.observations[variable.qid]
     counts = obs.counts(len(variable.domain))
     category_counts = counts @ variable.category_matrix()
@@ -34,6 +39,7 @@ def variable_agreement(table: RatingTable, variable: Variable, *, bootstrap: int
         "ratings": int(rated.sum()),
         "alpha": {},
         "alpha_ci95": {},
+        "measured": measured(variable),
     }
     for level in LEVELS:
         if level not in variable.levels:
@@ -60,6 +66,16 @@ def variable_agreement(table: RatingTable, variable: Variable, *, bootstrap: int
         result["pairwise_agreement_excluding_ties"] = None
         result["side_rater_pairs"] = 0
     return result
+
+
+def measured(variable: Variable) -> dict:
+    """Per figure of ``variable_agreement``: the variable and level of measurement it is computed on."""
+    return {
+        "alpha": {level: variable.measured(level) if level in variable.levels else None for level in LEVELS},
+        "percent_agreement": variable.measured("nominal"),
+        "fleiss_kappa": variable.measured("nominal"),
+        "pairwise_agreement_excluding_ties": variable.measured_sides() if variable.oriented else None,
+    }
 
 
 def items_summary(table: RatingTable, variable: Variable) -> tuple[dict, dict[str, np.ndarray]]:
@@ -105,7 +121,10 @@ def _unit_entry(table, variable, obs, stats, u: int) -> dict:
 
 
 def annotators_section(table: RatingTable, variable: Variable, *, quality: dict) -> list[dict]:
-    """Per-rater quality figures on the primary question."""
+    """Per-rater quality figures on the primary question, for stable raters only.
+
+    An anonymous slot's ratings still count in the others' leave-one-out consensus; they get no row.
+    """
     obs = table.observations[variable.qid]
     category_of = np.asarray(variable.category_of_code, dtype=np.int64)
     category = category_of[obs.code]
@@ -121,10 +140,27 @@ def annotators_section(table: RatingTable, variable: Variable, *, quality: dict)
         left = chose_left(side, table.swapped[obs.row])
     else:
         left = np.full(len(obs.unit), SIDE_NONE, dtype=np.int64)
+    person = table.stable()[obs.rater]
     return annotator_statistics(
-        rater=obs.rater, agree=agree, gold_correct=gold_correct, left=left, time_ms=table.time_ms[obs.row],
-        period=table.period[obs.row], rater_keys=table.rater_keys, **{**DEFAULT_QUALITY, **quality},
+        rater=obs.rater[person], agree=agree[person], gold_correct=gold_correct[person], left=left[person],
+        time_ms=table.time_ms[obs.row][person], period=table.period[obs.row][person], rater_keys=table.rater_keys,
+        **{**DEFAULT_QUALITY, **quality},
     )
+
+
+def rater_identities(table: RatingTable) -> dict:
+    """How many raters are people (stable identities), and the ratings of anonymous slots left out of
+    every per-rater figure, with the reason."""
+    stable = table.stable()
+    rated = np.unique(table.rater)
+    anonymous_ratings = int(np.count_nonzero(~stable[table.rater]))
+    return {
+        "stable_raters": int(np.count_nonzero(stable[rated])),
+        "anonymous_slots": int(np.count_nonzero(~stable[rated])),
+        "anonymous_ratings": anonymous_ratings,
+        "left_out_of_per_rater_figures": anonymous_ratings,
+        "why": ANONYMOUS_WHY if anonymous_ratings else None,
+    }
 
 
 def agreement_report(table: RatingTable, *, bootstrap: int = 1000, seed: int = 0, confidence: float = 0.95,
@@ -135,10 +171,12 @@ def agreement_report(table: RatingTable, *, bootstrap: int = 1000, seed: int = 0
     Percentages are in percent (0..100); alphas and kappa in their natural range; null where undefined.
     """
     primary = primary_variable(table.variables)
+    identities = rater_identities(table)
     report = {
         "items": int(np.unique(table.pair).size),
         "annotations": int(table.annotations),
-        "raters": int(np.unique(table.rater).size),
+        "raters": identities["stable_raters"],
+        "rater_identities": identities,
         "primary_question": primary.qid if primary else None,
         "bootstrap": {"resamples": bootstrap, "seed": seed, "confidence": confidence},
     }
@@ -149,7 +187,7 @@ def agreement_report(table: RatingTable, *, bootstrap: int = 1000, seed: int = 0
     report["per_dimension"] = per_dimension
     headline = per_dimension[primary.qid] if primary else {}
     for key in ("alpha", "alpha_ci95", "pairwise_agreement_excluding_ties", "percent_agreement", "fleiss_kappa",
-                "pairable_units", "side_rater_pairs"):
+                "pairable_units", "side_rater_pairs", "measured"):
         report[key] = headline.get(key, {level: None for level in LEVELS} if key.startswith("alpha") else None)
     if primary is not None:
         report["items_summary"], _ = items_summary(table, primary)

@@ -44,6 +44,8 @@ class RatingTable:
     ``pair``, ``rater``, ``swapped`` (1 B shown left, 0 A shown left, -1 unknown), ``time_ms`` (NaN
     unknown) and ``period`` (ISO year × 100 + ISO week of the rating) have one entry per annotation.
     ``gold`` holds, per variable, the gold answer's code for each unit (-1 where the unit is not gold).
+    ``rater_stable`` (one entry per rater key) is False for an anonymous slot: a rating imported without
+    a stable rater identity, which is one rating of one pair and never a person (None: every rater is stable).
     """
 
     pair_ids: np.ndarray
@@ -56,10 +58,17 @@ class RatingTable:
     variables: dict[str, Variable]
     observations: dict[str, Observations]
     gold: dict[str, np.ndarray] = field(default_factory=dict)
+    rater_stable: np.ndarray | None = None
 
     @property
     def annotations(self) -> int:
         return len(self.pair)
+
+    def stable(self) -> np.ndarray:
+        """Per rater key: whether it is a stable identity (a person across pairs)."""
+        if self.rater_stable is None:
+            return np.ones(len(self.rater_keys), dtype=bool)
+        return np.asarray(self.rater_stable, dtype=bool)
 
     def restrict(self, keep: np.ndarray) -> RatingTable:
         """The same table with only the annotations where ``keep`` is true (units keep their indices)."""
@@ -162,8 +171,12 @@ def _code_for_side(variable: Variable, side: str) -> int:
 
 def table_from_answers(*, variables: dict[str, Variable], pair_ids: list[int], raters: list[str],
                        answers: list[dict], swapped: list | None = None, time_ms: list | None = None,
-                       period: list | None = None, gold_answers: dict | None = None) -> RatingTable:
-    """A table from plain data: annotation i rated pair ``pair_ids[i]`` as ``raters[i]`` with ``answers[i]``."""
+                       period: list | None = None, gold_answers: dict | None = None,
+                       anonymous: frozenset[str] = frozenset()) -> RatingTable:
+    """A table from plain data: annotation i rated pair ``pair_ids[i]`` as ``raters[i]`` with ``answers[i]``.
+
+    Raters named in ``anonymous`` are anonymous slots rather than stable identities.
+    """
     unique_pairs = np.unique(np.asarray(pair_ids, dtype=np.int64))
     pair = np.searchsorted(unique_pairs, np.asarray(pair_ids, dtype=np.int64))
     rater_keys = sorted(set(raters))
@@ -198,4 +211,5 @@ def table_from_answers(*, variables: dict[str, Variable], pair_ids: list[int], r
         variables=variables,
         observations=observations,
         gold=gold,
+        rater_stable=np.asarray([key not in anonymous for key in rater_keys], dtype=bool),
     )

@@ -50,6 +50,24 @@ class Variable:
                 m[code, side] = 1
         return m
 
+    def values_text(self) -> str:
+        """The values a rating takes: ``1..6`` for a scale, ``A/B/tie`` for a choice."""
+        if self.numeric and len(self.domain) > 2:
+            return f"{self.domain[0]}..{self.domain[-1]}"
+        return "/".join(str(v).lower() if isinstance(v, bool) else str(v) for v in self.domain)
+
+    def measured(self, level: str) -> str:
+        """What a statistic at ``level`` measures, e.g. ``overall: ordinal on 1..6`` or
+        ``overall: nominal on A/B/tie`` (nominal statistics count ``categories``, an oriented scale's sides)."""
+        boolean = isinstance(self.domain[0], bool)
+        on = "/".join(self.categories) if level == "nominal" and not boolean else self.values_text()
+        where = " per response" if self.scope == "response" else " per criterion" if self.scope == "criteria" else ""
+        return f"{self.qid}{where}: {level} on {on}"
+
+    def measured_sides(self) -> str:
+        """What MMRB2's pairwise agreement measures: the side each rating names, ties left out."""
+        return f"{self.qid}: nominal on A/B (ties excluded)"
+
     def code_of(self, value) -> int:
         """The code of a raw answer, or -1 when the answer is missing or outside the domain."""
         if value is None or isinstance(value, bool) != isinstance(self.domain[0], bool):

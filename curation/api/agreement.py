@@ -107,6 +107,8 @@ class AgreementReportHistoryApi(APIView):
         pairwise_agreement_excluding_ties = serializers.FloatField(allow_null=True)
         percent_agreement = serializers.FloatField(allow_null=True)
         fleiss_kappa = serializers.FloatField(allow_null=True)
+        measured = serializers.JSONField(
+            allow_null=True, help_text="Per figure, the variable and level of measurement it was computed on.")
 
     @extend_schema(parameters=[SLICE, OpenApiParameter("limit", int, description="At most this many points (1..1000).")],
                    responses=PointSerializer(many=True))

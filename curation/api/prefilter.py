@@ -72,7 +72,7 @@ class PrefilterRunCancelApi(APIView):
 class RuleSerializer(serializers.Serializer):
     rule = serializers.ChoiceField(choices=RULES)
     threshold = serializers.FloatField()
-    min_votes = serializers.IntegerField()
+    min_votes = serializers.IntegerField(required=False, help_text="Only majority-of-valid and score-margin.")
 
 
 class PrefilterRuleApi(APIView):
@@ -85,7 +85,7 @@ class PrefilterRuleApi(APIView):
 
 
 class PrefilterRuleSetApi(APIView):
-    """Set the campaign's rule: ``majority`` (threshold = share) or ``score-margin`` (threshold = margin)."""
+    """Set the campaign's rule: ``majority`` (share of planned votes), ``majority-of-valid`` or ``score-margin``."""
 
     permission_classes = [IsCurator]
 
@@ -93,9 +93,11 @@ class PrefilterRuleSetApi(APIView):
     # body is described here rather than parsed by a serializer.
     @extend_schema(
         request=inline_serializer("PrefilterRuleInput", {
-            "rule": serializers.ChoiceField(choices=RULES, required=False, help_text="Defaults to majority."),
+            "rule": serializers.ChoiceField(choices=RULES, required=False, help_text="Defaults to majority (MMRB2)."),
             "threshold": serializers.FloatField(required=False, help_text="Majority: share in (0.5, 1]; margin: [0, 1)."),
-            "min_votes": serializers.IntegerField(min_value=1, required=False),
+            "min_votes": serializers.IntegerField(
+                min_value=1, required=False, help_text="Only majority-of-valid and score-margin."
+            ),
         }),
         responses=RuleSerializer,
     )
@@ -114,7 +116,7 @@ class VerdictOutputSerializer(serializers.ModelSerializer):
     class Meta:
         model = JudgeVerdict
         fields = ["judge", "backend", "order", "verdict", "score", "confidence", "raw_output", "latency_ms",
-                  "prompt_tokens", "completion_tokens", "error", "created_at"]
+                  "prompt_tokens", "completion_tokens", "error", "requests", "created_at"]
 
 
 @extend_schema_serializer(component_name="PairPrefilterStatus")

@@ -42,7 +42,8 @@ class PairRatings:
     (pairs × 2 × values) for a per-response one (index 0 is A). ``unit``, ``rater`` and ``code`` list
     every rating (unit = pair position) for policies that model raters. ``rejected`` (pairs × 2) marks
     responses rejected without rating (a wrong final answer); ``response_ids`` (pairs × 2) identify
-    responses across pairs, -1 where unknown.
+    responses across pairs, -1 where unknown. ``stable`` (one per rating) is False for a rating of an
+    anonymous slot, whose rater is no person a policy could model (None: every rater is stable).
     """
 
     pair_ids: np.ndarray
@@ -53,6 +54,7 @@ class PairRatings:
     code: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     rejected: np.ndarray | None = None
     response_ids: np.ndarray | None = None
+    stable: np.ndarray | None = None
 
     def category_counts(self) -> np.ndarray:
         return self.counts @ self.variable.category_matrix()
@@ -66,7 +68,12 @@ class PairRatings:
             unit=position[self.unit[rated]], rater=self.rater[rated], code=self.code[rated],
             rejected=None if self.rejected is None else self.rejected[keep],
             response_ids=None if self.response_ids is None else self.response_ids[keep],
+            stable=None if self.stable is None else self.stable[rated],
         )
+
+    def anonymous_ratings(self) -> int:
+        """How many ratings come from anonymous slots rather than stable raters."""
+        return 0 if self.stable is None else int(np.count_nonzero(~self.stable))
 
 
 @dataclass(frozen=True)
@@ -82,13 +89,17 @@ class Decision:
 
 @dataclass(frozen=True)
 class ConsensusPolicy:
-    """A named policy: ``decide(ratings, params)`` returns one Decision per pair, in the order of ``pair_ids``."""
+    """A named policy: ``decide(ratings, params)`` returns one Decision per pair, in the order of ``pair_ids``.
+
+    ``models_raters``: the policy weighs raters by identity, so it reads stable raters' ratings only.
+    """
 
     name: str
     scope: str
     defaults: dict
     decide: Callable[[PairRatings, dict], list[Decision]]
     description: str
+    models_raters: bool = False
 
     def params(self, overrides: dict | None) -> dict:
         """The defaults with ``overrides`` applied; an unknown parameter is refused."""
@@ -170,4 +181,4 @@ def pair_ratings_from_table(table, variable: Variable, *, rejected: np.ndarray |
         counts = pooled
     return PairRatings(pair_ids=np.asarray(table.pair_ids), variable=variable, counts=counts,
                        unit=obs.unit_pair[obs.unit], rater=obs.rater, code=obs.code,
-                       rejected=rejected, response_ids=response_ids)
+                       rejected=rejected, response_ids=response_ids, stable=table.stable()[obs.rater])

@@ -43,6 +43,9 @@ class JudgeVerdict(models.Model):
     prompt_tokens = models.PositiveIntegerField(null=True, blank=True)
     completion_tokens = models.PositiveIntegerField(null=True, blank=True)
     error = models.TextField(blank=True)
+    requests = models.PositiveSmallIntegerField(
+        default=0, help_text="Requests sent to the judge for this verdict, retries included."
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

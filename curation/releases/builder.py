@@ -18,8 +18,9 @@ from pathlib import Path
 from django.conf import settings
 from django.db.models import Count, F, Q
 
-from annotation import content
+from annotation import content, schemas
 from annotation.errors import ApplicationError
+from annotation.importers.rows import ANONYMOUS_RATER_PREFIX
 from annotation.models import Annotation, Campaign, Media, Pair
 from curation.models import ConsensusRecord
 from curation.releases import rows
@@ -50,8 +51,10 @@ class BuildOutput:
     raters_per_task: dict[str, set] = field(default_factory=lambda: defaultdict(set))
     raters: set = field(default_factory=set)
     ratings: int = 0
+    anonymous_ratings: int = 0
     agreement: dict[str, list[int]] = field(default_factory=lambda: defaultdict(lambda: [0, 0]))
     left_out: dict[str, int] = field(default_factory=dict)
+    measured: dict[str, set] = field(default_factory=lambda: defaultdict(set))
 
     @property
     def pairs(self) -> int:
@@ -59,7 +62,8 @@ class BuildOutput:
 
     def human_agreement(self) -> dict:
         return {
-            task: {"agreement": (agree / total) if total else None, "agreeing_pairs": agree, "rater_pairs": total}
+            task: {"agreement": (agree / total) if total else None, "agreeing_pairs": agree, "rater_pairs": total,
+                   "measured": "; ".join(sorted(self.measured[task]))}
             for task, (agree, total) in sorted(self.agreement.items())
         }
 
@@ -215,7 +219,11 @@ def build(*, campaigns: list[Campaign], staging: Path, progress: Callable[[int],
             out.per_task[campaign.kind] += 1
             out.per_source[pair.source] += 1
             out.ratings += len(ratings)
-            for r in ratings:
+            out.measured[campaign.kind].add(measured_side(campaign.rating_schema.definition))
+            for (_, annotator_id, label, _, _), r in zip(found, ratings, strict=True):
+                if annotator_id is None and label.startswith(ANONYMOUS_RATER_PREFIX):
+                    out.anonymous_ratings += 1  # one rating of one pair, never counted as a rater
+                    continue
                 out.raters.add(r.rater)
                 out.raters_per_task[campaign.kind].add(r.rater)
             counts = out.agreement[campaign.kind]
@@ -239,6 +247,14 @@ def build(*, campaigns: list[Campaign], staging: Path, progress: Callable[[int],
         out.staged.extend(writers[task].close())
     out.staged.extend(omni.close())
     return out
+
+
+def measured_side(definition: dict) -> str:
+    """What the release's human agreement measures for a schema: the side each rating prefers."""
+    question = schemas.preference_question(definition)
+    qid = question["id"] if question else next(
+        (q["id"] for q in definition.get("questions", []) if q["type"] == "criteria"), "preference")
+    return f"{qid}: nominal on A/B (ties excluded)"
 
 
 def _resolve_media(batch: list[KeptPair], names: dict[str, str], out: BuildOutput) -> None:

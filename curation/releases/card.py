@@ -106,11 +106,12 @@ def card_text(*, name: str, version: str, license: str, tasks: dict[str, int], s
         "",
         "## Tasks and sizes",
         "",
-        "| Task | Pairs | Human agreement (rater pairs, ties excluded) |",
-        "|---|---:|---:|",
+        "| Task | Pairs | Human agreement (rater pairs, ties excluded) | Measured on |",
+        "|---|---:|---:|---|",
     ]
     for task in sorted(tasks):
-        body.append(f"| {task} | {tasks[task]} | {_percent(human_agreement.get(task, {}).get('agreement'))} |")
+        figures = human_agreement.get(task, {})
+        body.append(f"| {task} | {tasks[task]} | {_percent(figures.get('agreement'))} | {figures.get('measured') or 'n/a'} |")
     body += ["", "Source benchmarks: " + ", ".join(f"{s or 'unspecified'} ({n})" for s, n in sorted(sources.items())), ""]
     body += [
         "## Files",
@@ -133,7 +134,10 @@ def card_text(*, name: str, version: str, license: str, tasks: dict[str, int], s
         f"{total} preference pairs. Each pair holds a prompt, two responses (text and media content blocks, "
         "with the generating model's name), the chosen side (A or B) and every individual rating. Raters appear "
         "only as pseudonymous ids (an HMAC of the account id under a secret kept by the publisher); no username "
-        f"or email is included. Ratings: {raters.get('ratings', 0)} by {raters.get('distinct', 0)} raters.",
+        f"or email is included. Ratings: {raters.get('ratings', 0)}, by {raters.get('distinct', 0)} raters with a stable "
+        "identity" + (f" and {raters['anonymous_slot_ratings']} from anonymous slots (ratings imported without a rater "
+                      "identity, each pseudonymous within its pair only and not counted as a rater)"
+                      if raters.get("anonymous_slot_ratings") else "") + ".",
         "",
         "### Collection process",
     ]
@@ -150,7 +154,8 @@ def card_text(*, name: str, version: str, license: str, tasks: dict[str, int], s
     body += ["", "Only pairs the policy kept with a chosen side are included.", "", "### Agreement", ""]
     for task in sorted(human_agreement):
         figures = human_agreement[task]
-        body.append(f"- {task}: {_percent(figures['agreement'])} of {figures['rater_pairs']} rater pairs agree (ties excluded).")
+        body.append(f"- {task}: {_percent(figures['agreement'])} of {figures['rater_pairs']} rater pairs agree "
+                    f"({figures.get('measured') or 'ties excluded'}).")
     for slug, report in sorted(agreement_reports.items()):
         body.append(f"- Campaign `{slug}`: latest agreement report of {report['computed_at']} is in `manifest.json`.")
     body += [

@@ -9,7 +9,7 @@ from annotation.models import Annotation, Campaign, Pair
 from curation.models import AgreementReport
 
 HEADLINE = ("items", "annotations", "alpha", "alpha_ci95", "pairwise_agreement_excluding_ties", "percent_agreement",
-            "fleiss_kappa")
+            "fleiss_kappa", "measured")
 
 
 def agreement_report_latest(*, campaign: Campaign, slice_key: str = "") -> AgreementReport | None:

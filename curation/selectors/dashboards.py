@@ -15,6 +15,7 @@ from django.db import connection
 from django.db.models import Case, Count, F, IntegerField, Max, Q, Value, When
 from django.db.models.functions import TruncDate
 
+from annotation.importers.rows import ANONYMOUS_RATER_PREFIX
 from annotation.models import Annotation, AssignmentEvent, Campaign, Pair
 from curation import quality
 from curation.models import AgreementReport, ConsensusRecord, JudgeVerdict
@@ -24,10 +25,31 @@ AGREEMENT_HISTORY_LIMIT = 500
 
 @dataclass(frozen=True)
 class Figure:
+    """One dashboard figure; ``note`` says what it leaves out and why (empty when nothing)."""
+
     name: str
     title: str
     columns: tuple[str, ...]
     rows: list[dict]
+    note: str = ""
+
+
+def left_out_of_per_annotator(*, campaign: Campaign | None) -> str:
+    """What the per-annotator figures (Concord accounts only) leave out: imported ratings, by kind of rater."""
+    counts = (
+        Annotation.objects.filter(_scope(campaign, "pair__campaign"), annotator__isnull=True)
+        .exclude(source=Annotation.Source.ADJUDICATION)
+        .aggregate(anonymous=Count("id", filter=Q(rater_label__startswith=ANONYMOUS_RATER_PREFIX)),
+                   labelled=Count("id", filter=~Q(rater_label__startswith=ANONYMOUS_RATER_PREFIX)))
+    )
+    parts = []
+    if counts["anonymous"]:
+        parts.append(f"{counts['anonymous']:,} ratings of anonymous slots (imported without a stable rater identity: "
+                     "each is one rating of one pair, not a person)")
+    if counts["labelled"]:
+        parts.append(f"{counts['labelled']:,} ratings of imported raters with a stable label "
+                     "(their per-rater figures are in the agreement report)")
+    return ("Concord accounts only; left out: " + "; ".join(parts) + ".") if parts else ""
 
 
 def _scope(campaign: Campaign | None, path: str) -> Q:
@@ -84,6 +106,7 @@ def annotations_per_annotator(*, campaign: Campaign | None) -> Figure:
         "annotations-per-annotator", "Annotations per annotator", ("annotator_id", "annotator", "annotations"),
         [{"annotator_id": r["annotator_id"], "annotator": r["annotator__username"], "annotations": r["annotations"]}
          for r in rows],
+        note=left_out_of_per_annotator(campaign=campaign),
     )
 
 
@@ -98,10 +121,12 @@ def agreement_over_time(*, campaign: Campaign | None) -> Figure:
     for report in reversed(list(reports)):
         for metric, point in quality.agreement_points(report.report).items():
             rows.append(
-                {"computed_at": report.computed_at.isoformat(), "campaign": report.campaign.slug, "metric": metric, **point}
+                {"computed_at": report.computed_at.isoformat(), "campaign": report.campaign.slug, "metric": metric,
+                 "measured": None, **point}
             )
     return Figure(
-        "agreement-over-time", "Agreement over time", ("computed_at", "campaign", "metric", "value", "low", "high"), rows
+        "agreement-over-time", "Agreement over time",
+        ("computed_at", "campaign", "metric", "measured", "value", "low", "high"), rows
     )
 
 
@@ -188,7 +213,7 @@ def annotator_quality(*, campaign: Campaign | None) -> Figure:
                 "flags": "; ".join(flags),
             }
         )
-    return Figure("annotators", "Annotators", ANNOTATOR_COLUMNS, rows)
+    return Figure("annotators", "Annotators", ANNOTATOR_COLUMNS, rows, note=left_out_of_per_annotator(campaign=campaign))
 
 
 def human_position_bias(*, campaign: Campaign | None, annotators: Figure | None = None) -> Figure:
@@ -197,11 +222,12 @@ def human_position_bias(*, campaign: Campaign | None, annotators: Figure | None 
     ``annotators`` is the annotator table of the same campaign when the caller already has it.
     """
     rows = []
-    for row in (annotators or annotator_quality(campaign=campaign)).rows:
+    annotators = annotators or annotator_quality(campaign=campaign)
+    for row in annotators.rows:
         if row["position_n"]:
             rows.append({"annotator": row["annotator"], **quality.rate(row["position_left"], row["position_n"])})
     return Figure("human-position-bias", "Position bias of annotators (share picking left)",
-                  ("annotator", "n", "successes", "rate", "low", "high"), rows)
+                  ("annotator", "n", "successes", "rate", "low", "high"), rows, note=annotators.note)
 
 
 def judge_human_agreement(*, campaign: Campaign | None) -> Figure:

@@ -23,6 +23,7 @@ from django.db.models import Case, F, IntegerField, QuerySet, Value, When
 from django.db.models.fields.json import KeyTransform
 from django.db.models.functions import Cast, Coalesce, ExtractIsoYear, ExtractWeek
 
+from annotation.importers.rows import ANONYMOUS_RATER_PREFIX
 from annotation.models import Annotation, Campaign, Pair, Prompt
 from curation.agreement.table import RatingTable, gold_codes, observations_from_codes, observations_from_criteria
 from curation.agreement.variables import Variable, variables_of_schema
@@ -198,8 +199,9 @@ def codes_from_json_text(variable: Variable, text: pd.Series) -> np.ndarray:
     return code_of_unique[found]
 
 
-def _raters(frame: pd.DataFrame) -> tuple[np.ndarray, list[str]]:
-    """A rater index per rating: accounts by id, imported ratings by their pseudonymous label."""
+def _raters(frame: pd.DataFrame) -> tuple[np.ndarray, list[str], np.ndarray]:
+    """A rater index per rating (accounts by id, imported ratings by their pseudonymous label), the rater
+    keys, and per key whether it is a stable identity (an anonymous slot of one pair is not)."""
     annotator = frame["r_annotator"].to_numpy(dtype=float)
     has_account = ~np.isnan(annotator)
     account_codes, accounts = pd.factorize(annotator[has_account], sort=True)
@@ -208,7 +210,9 @@ def _raters(frame: pd.DataFrame) -> tuple[np.ndarray, list[str]]:
     rater[has_account] = account_codes
     rater[~has_account] = label_codes + len(accounts)
     keys = [f"user:{int(a)}" for a in accounts] + [f"imported:{label}" for label in labels]
-    return rater, keys
+    stable = np.ones(len(keys), dtype=bool)
+    stable[len(accounts):] = ~pd.Index(labels, dtype=object).str.startswith(ANONYMOUS_RATER_PREFIX)
+    return rater, keys, stable
 
 
 def rating_table(*, campaign: Campaign, facts: PairFacts | None = None,
@@ -239,7 +243,7 @@ def rating_table(*, campaign: Campaign, facts: PairFacts | None = None,
     known[known] = facts.pair_ids[pair[known]] == pair_id[known]
     frame = frame[known].reset_index(drop=True)
     pair = pair[known]
-    rater, rater_keys = _raters(frame)
+    rater, rater_keys, rater_stable = _raters(frame)
     observations = {}
     for qid, variable in variables.items():
         names_of = [name for name, q, _side in layout if q == qid]
@@ -261,6 +265,7 @@ def rating_table(*, campaign: Campaign, facts: PairFacts | None = None,
         pair=pair,
         rater=rater,
         rater_keys=rater_keys,
+        rater_stable=rater_stable,
         swapped=frame["r_swapped"].to_numpy(dtype=np.int64),
         time_ms=np.where(time_ms >= 0, time_ms, np.nan),
         period=frame["r_period"].to_numpy(dtype=np.int64),

@@ -14,6 +14,7 @@ from annotation import schemas
 from annotation.errors import ApplicationError
 from annotation.models import Campaign, Job, Pair
 from annotation.services.jobs import job_create, job_fail, job_is_cancelled, job_progress, job_start, job_succeed
+from curation.agreement.report import ANONYMOUS_WHY
 from curation.agreement.variables import Variable, primary_variable
 from curation.consensus import DISPUTE_REASONS, ConsensusPolicy, PolicyError, get_policy
 from curation.consensus.base import DISPUTED, KEPT, PairRatings, pair_ratings_from_table
@@ -105,6 +106,10 @@ def consensus_apply(*, campaign: Campaign, policy: str | None = None, params: di
                      params=full_params, dispute=dispute, progress=progress)
     summary.update({"policy": chosen_policy.name, "params": full_params, "on_dispute": dispute,
                     "pairs": int(len(facts.pair_ids)), "pending": int(len(facts.pair_ids) - ready.sum())})
+    if chosen_policy.models_raters:
+        left_out = ratings.anonymous_ratings()
+        summary["ratings_left_out"] = {"anonymous_slots": left_out,
+                                       "why": ANONYMOUS_WHY if left_out else None}
     return summary
 
 

@@ -91,13 +91,18 @@ def prefilter_job_create(
     force: bool = False,
     created_by=None,
 ) -> Job:
-    """A queued pre-filter run with its judges and rule frozen; nothing is enqueued."""
+    """A queued pre-filter run with its judges and rule frozen; nothing is enqueued.
+
+    A run given a ``threshold`` re-decides from the stored verdicts: it calls only what was never
+    called, and leaves failed calls as they are (a run without one retries them).
+    """
     judges = _chosen_judges(judge_names)
     rule = prefilter_rule_for(campaign=campaign, threshold=threshold)
     params = {
         "judges": [j.pk for j in judges],
         "judge_names": [j.name for j in judges],
         "rule": rule.as_config(),
+        "retry_failed": threshold is None,
         "force": bool(force),
         "force_cleared": False,
         "attempt": 0,
@@ -188,7 +193,7 @@ def prefilter_prepare(*, job_id: int) -> Plan | None:
                 JudgeVerdict.objects.filter(pair_id__in=chunk, judge_id__in=judge_ids).delete()
             params["force_cleared"] = True
         params["attempt"] = params["attempt"] + 1
-        done = _count_answered(pair_ids=pair_ids, judge_ids=judge_ids)
+        done = _count_settled(pair_ids=pair_ids, judge_ids=judge_ids, retry_failed=_retries_failed(params))
         job.params = params
         job.status = Job.Status.RUNNING
         job.started_at = job.started_at or timezone.now()
@@ -201,9 +206,19 @@ def prefilter_prepare(*, job_id: int) -> Plan | None:
     return Plan(attempt=params["attempt"], batches=_chunks(pair_ids, size))
 
 
-def _count_answered(*, pair_ids: list[int], judge_ids: list[int]) -> int:
+def _retries_failed(params: dict) -> bool:
+    return params.get("retry_failed", True)
+
+
+def _settled(*, pair_ids: list[int], judge_ids, retry_failed: bool):
+    """The stored verdicts a run does not call again: answers, and failed calls too when it does not retry."""
+    verdicts = JudgeVerdict.objects.filter(pair_id__in=pair_ids, judge_id__in=judge_ids)
+    return verdicts.filter(error="") if retry_failed else verdicts
+
+
+def _count_settled(*, pair_ids: list[int], judge_ids: list[int], retry_failed: bool) -> int:
     return sum(
-        JudgeVerdict.objects.filter(pair_id__in=chunk, judge_id__in=judge_ids, error="").count()
+        _settled(pair_ids=chunk, judge_ids=judge_ids, retry_failed=retry_failed).count()
         for chunk in _chunks(pair_ids, 5_000)
     )
 
@@ -264,7 +279,7 @@ def _request(pair: Pair, order: str) -> JudgeRequest:
 
 
 _COLUMNS = ("pair_id", "judge_id", "order", "verdict", "score", "confidence", "raw_output", "latency_ms",
-            "prompt_tokens", "completion_tokens", "error", "created_at")
+            "prompt_tokens", "completion_tokens", "error", "requests", "created_at")
 
 
 def verdicts_write(rows: list[tuple]) -> int:
@@ -299,7 +314,8 @@ def _row(key: tuple, call: JudgeCall, now) -> tuple:
     score = parsing.score_to_canonical(call.score, swapped=swapped) if not call.error else None
     return (
         pair_id, judge_id, order, label, score, call.confidence, call.raw_output, call.latency_ms,
-        call.prompt_tokens, call.completion_tokens, call.error, connection.ops.adapt_datetimefield_value(now),
+        call.prompt_tokens, call.completion_tokens, call.error, call.attempts,
+        connection.ops.adapt_datetimefield_value(now),
     )
 
 
@@ -344,9 +360,8 @@ def prefilter_batch_run(*, job_id: int, attempt: int, pair_ids: list[int], on_pr
         Pair.objects.filter(pk__in=pair_ids).select_related("campaign", "prompt", "response_a", "response_b").order_by("pk")
     )
     answered = set(
-        JudgeVerdict.objects.filter(pair_id__in=pair_ids, judge__in=judges, error="").values_list(
-            "pair_id", "judge_id", "order"
-        )
+        _settled(pair_ids=pair_ids, judge_ids=[j.pk for j in judges], retry_failed=_retries_failed(job.params))
+        .values_list("pair_id", "judge_id", "order")
     )
     media = MediaStore()
     backends, broken = {}, {}
@@ -384,7 +399,7 @@ def prefilter_batch_run(*, job_id: int, attempt: int, pair_ids: list[int], on_pr
 
 def _verdict_rows(*, campaign: Campaign, judge_ids: list[int]):
     return JudgeVerdict.objects.filter(pair__campaign=campaign, judge_id__in=judge_ids).values_list(
-        "pair_id", "judge__name", "order", "verdict", "score", "latency_ms", "error", "created_at"
+        "pair_id", "judge__name", "order", "verdict", "score", "latency_ms", "error", "created_at", "requests"
     )
 
 
@@ -415,7 +430,8 @@ def _decide_and_apply(*, job: Job, rule: rules.Rule) -> dict:
     judged = {pk: rows for pk, rows in by_pair.items() if len(rows) == expected}
     changed, dropped, kept = [], 0, 0
     for pk, rows in judged.items():
-        decision = rules.decide(rule, [rules.Vote(judge=r[1], order=r[2], label=r[3], score=r[4]) for r in rows])
+        votes = [rules.Vote(judge=r[1], order=r[2], label=r[3], score=r[4], failed=bool(r[6])) for r in rows]
+        decision = rules.decide(rule, votes, planned=expected)
         pair = candidates[pk]
         status = Pair.Status.DROPPED_EASY if decision.easy else Pair.Status.QUEUED
         dropped += decision.easy
@@ -438,10 +454,13 @@ def _report(*, job: Job, rule: rules.Rule, rows: list[tuple], dropped: int, kept
             samples[r[1]].append(r[6])
     started = job.started_at
     for name, entry in figures.items():
-        entry["calls_made"] = sum(1 for r in rows if r[1] == name and started and r[7] >= started)
+        this_run = [r for r in rows if r[1] == name and started and r[7] >= started]
+        entry["verdicts_stored"] = len(this_run)
+        entry["calls_made"] = sum(r[8] for r in this_run)
     for name in job.params["judge_names"]:
         figures.setdefault(name, {"calls": 0, "errors": 0, "invalid": 0, "invalid_rate": 0.0, "position_consistency": None,
-                                  "latency_ms": {"mean": None, "p50": None, "p95": None}, "calls_made": 0})
+                                  "latency_ms": {"mean": None, "p50": None, "p95": None}, "verdicts_stored": 0,
+                                  "calls_made": 0})
     return {
         "job": job.pk,
         "campaign": job.campaign.slug,
@@ -452,7 +471,9 @@ def _report(*, job: Job, rule: rules.Rule, rows: list[tuple], dropped: int, kept
         "dropped_easy": dropped,
         "kept": kept,
         "not_judged": not_judged,
+        "verdicts_stored": sum(entry["verdicts_stored"] for entry in figures.values()),
         "calls_made": sum(entry["calls_made"] for entry in figures.values()),
+        "planned_votes": len(job.params["judges"]) * len(ORDERS),
         "rule": rule.as_config(),
         "per_judge": dict(sorted(figures.items())),
         "error_samples": dict(samples),

@@ -254,7 +254,7 @@ def _build_and_store(release: Release, staging: Path) -> None:
     )
     reports = _latest_agreement_reports(campaigns)
     policies = {slug: [entry] for slug, entry in release.params["policies"].items()}
-    raters = {"distinct": len(out.raters), "ratings": out.ratings,
+    raters = {"distinct": len(out.raters), "ratings": out.ratings, "anonymous_slot_ratings": out.anonymous_ratings,
               "per_task": {t: len(r) for t, r in sorted(out.raters_per_task.items())}}
     campaign_facts = [
         {"slug": c.slug, "name": c.name, "kind": c.kind, "rating_schema": str(c.rating_schema), "overlap": c.overlap,
@@ -369,8 +369,17 @@ def _latest_agreement_reports(campaigns: list[Campaign]) -> dict:
         report = AgreementReport.objects.filter(campaign=campaign, slice_key="").order_by("-computed_at").first()
         if report is not None:
             reports[campaign.slug] = {"computed_at": report.computed_at.isoformat(), "params": report.params,
-                                      "report": report.report}
+                                      "report": _publishable(report.report)}
     return reports
+
+
+def _publishable(report: dict) -> dict:
+    """An agreement report without what names raters or database rows: the per-rater rows (keyed by
+    account id or imported label) and the most disputed items (by pair id)."""
+    public = {key: value for key, value in report.items() if key != "annotators"}
+    if isinstance(public.get("items_summary"), dict):
+        public["items_summary"] = {k: v for k, v in public["items_summary"].items() if k != "most_disputed"}
+    return public
 
 
 def _read_parquet(store, key: str, columns: list[str]):

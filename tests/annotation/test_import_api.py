@@ -164,3 +164,17 @@ def test_a_reader_that_dies_fails_the_job_with_its_reason(monkeypatch, django_ca
     job = Job.objects.get(pk=response.json()["id"])
     assert job.status == Job.Status.FAILED
     assert "the import's reader failed" in job.error and "OSError: disk read error at byte 4096" in job.error
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize(("prompt_key", "created", "errors"), [("id", 1, 1), ("content", 2, 0)])
+def test_an_upload_says_how_rows_on_one_prompt_key_with_other_content_are_handled(
+        prompt_key, created, errors, django_capture_on_commit_callbacks):
+    second = concord_pair(1)
+    second["prompt"] = {**second["prompt"], "content": [{"type": "text", "text": "Draw something else"}]}
+    with django_capture_on_commit_callbacks(execute=True):
+        response = upload(client_for(CuratorFactory()), "pairs.jsonl", jsonl([concord_pair(0), second]),
+                          prompt_key=prompt_key)
+    job = Job.objects.get(pk=response.json()["id"])
+    assert job.params["prompt_key"] == prompt_key
+    assert (job.result["created"], len(job.result["errors"])) == (created, errors)

@@ -282,7 +282,8 @@ def asks_for_brackets(seen: Seen) -> bool:
 
 
 def votes_script(votes: dict[str, dict[tuple[str, str], str]], *, default: str = "A") -> Callable[[Seen], Reply]:
-    """A script from canonical votes: ``votes[model][(marker, order)]`` is "A", "B", "tie" or "garbage".
+    """A script from canonical votes: ``votes[model][(marker, order)]`` is "A", "B", "tie", "garbage"
+    (an unparseable answer) or "fail" (HTTP 400, which is not retried).
 
     The answer follows the prompt's style: MMRB2 JSON, or an Omni bracket verdict.
     """
@@ -292,6 +293,8 @@ def votes_script(votes: dict[str, dict[tuple[str, str], str]], *, default: str =
         vote = table[seen.model].get((seen.marker, seen.order), default)
         if vote == "garbage":
             return Reply(content="I cannot decide. Both [[A]] and [[B]] have merits.")
+        if vote == "fail":
+            return Reply(status=400)
         label = shown(vote, seen.order)
         if asks_for_brackets(seen):
             bracket = {"A": "A", "B": "B", "tie": "C"}[label]

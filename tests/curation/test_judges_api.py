@@ -177,7 +177,7 @@ def test_restore_over_the_api_and_a_second_restore_conflicts(curator_client):
 def test_the_campaign_rule_is_read_set_and_validated(curator_client):
     campaign = support.campaign()
     url = f"/api/v1/prefilter/campaigns/{campaign.slug}/rule/"
-    assert curator_client.get(url).json() == {"rule": "majority", "threshold": 0.9, "min_votes": 2}
+    assert curator_client.get(url).json() == {"rule": "majority", "threshold": 0.9}
     changed = curator_client.post(url + "set/", {"rule": "score-margin", "threshold": 0.6}, format="json")
     refused = curator_client.post(url + "set/", {"rule": "majority", "threshold": 0.2}, format="json")
     assert changed.json() == {"rule": "score-margin", "threshold": 0.6, "min_votes": 2}

@@ -201,48 +201,75 @@ def test_reward_replies_in_both_shapes_are_read_and_others_refused():
         response_scores({"scores": [1]})
 
 
-# --- vote rules (MMRB2: 17 of 18 is easy, 16 of 18 is not) ---
+# --- vote rules (MMRB2: 17 of 18 planned votes is easy, 16 of 18 is not) ---
 
 
 def votes(**counts):
     out = []
     for label, n in counts.items():
-        out += [rules.Vote(judge=f"j{i}", order="forward", label=label if label != "inv" else "invalid") for i in range(n)]
+        name = {"inv": "invalid", "fail": "invalid"}.get(label, label)
+        out += [rules.Vote(judge=f"j{i}", order="forward", label=name, failed=label == "fail") for i in range(n)]
     return out
 
 
 MMRB2 = rules.rule_from_config({})
+OF_VALID = rules.rule_from_config({"rule": "majority-of-valid"})
 
 
-def test_seventeen_of_eighteen_votes_make_a_pair_easy():
+def test_seventeen_of_eighteen_planned_votes_make_a_pair_easy():
     decision = rules.decide(MMRB2, votes(A=17, B=1))
-    assert decision.easy and decision.label == "A" and decision.support == 17 and decision.valid == 18
-    assert decision.reason.startswith("prefilter: easy") and "17/18" in decision.reason
+    assert decision.easy and decision.label == "A" and decision.support == 17 and decision.planned == 18
+    assert decision.reason == "prefilter: easy — A holds 17 of 18 planned votes ≥ 90%"
 
 
-def test_sixteen_of_eighteen_votes_keep_a_pair():
+def test_sixteen_of_eighteen_planned_votes_keep_a_pair():
     decision = rules.decide(MMRB2, votes(A=16, B=2))
-    assert not decision.easy and decision.reason.startswith("prefilter: kept") and "16/18" in decision.reason
+    assert not decision.easy and decision.reason == "prefilter: kept — A holds 16 of 18 planned votes < 90%"
 
 
-def test_invalid_votes_are_left_out_of_the_share():
-    assert rules.decide(MMRB2, votes(A=16, B=1, inv=1)).easy  # 16/17 = 94%
-    decision = rules.decide(MMRB2, votes(A=15, B=2, inv=1))  # 15/17 = 88%
-    assert not decision.easy and decision.invalid == 1 and "1 invalid excluded" in decision.reason
+def test_invalid_answers_and_failed_calls_count_against_agreement():
+    decision = rules.decide(MMRB2, votes(A=16, B=1, inv=1))
+    assert not decision.easy and decision.reason == "prefilter: kept — A holds 16 of 18 planned votes (1 invalid) < 90%"
+    decision = rules.decide(MMRB2, votes(B=2, fail=16))
+    assert (decision.easy, decision.failed, decision.invalid) == (False, 16, 0)
+    assert decision.reason == "prefilter: kept — B holds 2 of 18 planned votes (16 failed) < 90%"
+
+
+def test_votes_planned_but_never_stored_count_as_failed():
+    decision = rules.decide(MMRB2, votes(A=16), planned=18)
+    assert not decision.easy and decision.failed == 2 and "(2 failed)" in decision.reason
+
+
+def test_a_tie_majority_never_makes_a_pair_easy():
+    decision = rules.decide(MMRB2, votes(tie=18))
+    assert not decision.easy and decision.label == "tie"
+    assert decision.reason == "prefilter: kept — tie holds 18 of 18 planned votes; a tie majority never makes a pair easy"
+    assert not rules.decide(OF_VALID, votes(tie=17, inv=1)).easy
 
 
 def test_exactly_the_threshold_is_easy():
     assert rules.decide(rules.rule_from_config({"threshold": 0.9}), votes(A=9, B=1)).easy
 
 
-def test_too_few_valid_votes_keep_the_pair():
-    decision = rules.decide(rules.rule_from_config({"min_votes": 18}), votes(A=17, inv=1))
+def test_the_valid_votes_variant_leaves_invalid_and_failed_votes_out_and_says_so():
+    decision = rules.decide(OF_VALID, votes(A=16, B=1, inv=1))
+    assert decision.easy and decision.reason == (
+        "prefilter: easy — A holds 16 of 17 valid votes ≥ 90% (majority-of-valid; 1 invalid or failed left out)")
+
+
+def test_too_few_valid_votes_keep_the_pair_under_the_valid_votes_variant():
+    decision = rules.decide(rules.rule_from_config({"rule": "majority-of-valid", "min_votes": 18}), votes(A=17, inv=1))
     assert not decision.easy and "fewer than the minimum 18" in decision.reason
 
 
 def test_a_tied_count_has_no_majority():
     decision = rules.decide(rules.rule_from_config({"threshold": 0.51}), votes(A=2, B=2))
     assert not decision.easy and decision.label is None
+
+
+def test_the_published_rule_takes_no_min_votes_and_names_the_variant_that_does():
+    with pytest.raises(rules.RuleError, match="name 'majority-of-valid' to count valid votes only"):
+        rules.rule_from_config({"rule": "majority", "min_votes": 2})
 
 
 def test_score_margin_rule_drops_when_the_mean_exceeds_the_threshold():
@@ -255,7 +282,8 @@ def test_score_margin_rule_drops_when_the_mean_exceeds_the_threshold():
 
 @pytest.mark.parametrize(
     ("config", "message"),
-    [({"rule": "vibes"}, "unknown rule"), ({"threshold": 0.4}, "above 0.5"), ({"min_votes": 0}, "min_votes"),
+    [({"rule": "vibes"}, "unknown rule"), ({"threshold": 0.4}, "above 0.5"),
+     ({"rule": "majority-of-valid", "min_votes": 0}, "min_votes"),
      ({"threshold": "high"}, "expected a number"), ({"quorum": 3}, "prefilter_rule.quorum"), ([1], "expected an object")],
 )
 def test_bad_rules_are_refused_with_the_field_named(config, message):

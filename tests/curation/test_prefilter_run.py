@@ -1,16 +1,24 @@
 """The pre-filter end to end against the local judge endpoint: MMRB2's 17-of-18 rule, caching, errors."""
 
 import json
+from importlib import import_module
 from io import StringIO
 
 import pytest
+from django.apps import apps
 from django.core.management import CommandError, call_command
 
 from annotation.models import Assignment, Job, Pair
 from annotation.services.jobs import job_cancel
 from curation.models import JudgeVerdict
 from curation.services.judges import judge_create
-from curation.services.prefilter import pair_restore, prefilter_job_create, prefilter_resume, prefilter_run_inline
+from curation.services.prefilter import (
+    pair_restore,
+    prefilter_job_create,
+    prefilter_resume,
+    prefilter_rule_set,
+    prefilter_run_inline,
+)
 from tests.curation import prefilter_support as support
 from tests.curation.judge_server import JudgeServer, Reply, votes_script
 from tests.factories import CuratorFactory, UserFactory
@@ -45,22 +53,112 @@ def statuses(pairs):
     return {m: Pair.objects.get(pk=p.pk).status for m, p in pairs.items()}
 
 
-def test_seventeen_of_eighteen_is_dropped_sixteen_is_kept_and_invalid_votes_are_excluded(boundary):
-    server, campaign, pairs = boundary
+def _patterns() -> dict[str, dict[tuple[str, str], str]]:
+    """Issue 18's vote patterns over nine judges: canonical votes that differ from the default "A"."""
+    votes: dict[str, dict[tuple[str, str], str]] = {name: {} for name in support.NINE}
+    votes["j9"][("of17", "swapped")] = "B"
+    votes["j9"][("of16", "swapped")] = votes["j8"][("of16", "swapped")] = "B"
+    votes["j9"][("inv16", "swapped")] = votes["j8"][("inv16", "swapped")] = "garbage"
+    votes["j9"][("inv17", "swapped")] = "garbage"
+    for name in support.NINE:
+        for order in ("forward", "swapped"):
+            votes[name][("ties17", order)] = "tie"
+            if name != "j1":
+                votes[name][("failed16", order)] = "fail"
+        votes[name][("fwdonly", "swapped")] = "garbage"
+    votes["j9"][("ties17", "swapped")] = "A"
+    return votes
+
+
+PATTERN_REASONS = {
+    "all18": "prefilter: easy — A holds 18 of 18 planned votes ≥ 90%",
+    "of17": "prefilter: easy — A holds 17 of 18 planned votes ≥ 90%",
+    "of16": "prefilter: kept — A holds 16 of 18 planned votes < 90%",
+    "inv16": "prefilter: kept — A holds 16 of 18 planned votes (2 invalid) < 90%",
+    "inv17": "prefilter: easy — A holds 17 of 18 planned votes (1 invalid) ≥ 90%",
+    "ties17": "prefilter: kept — tie holds 17 of 18 planned votes; a tie majority never makes a pair easy",
+    "failed16": "prefilter: kept — A holds 2 of 18 planned votes (16 failed) < 90%",
+    "fwdonly": "prefilter: kept — A holds 9 of 18 planned votes (9 invalid) < 90%",
+}
+
+
+@pytest.fixture
+def patterns():
+    """One pending pair per vote pattern and nine judges answering from ``_patterns()``."""
+    with JudgeServer(votes_script(_patterns())) as server:
+        campaign = support.campaign()
+        pairs = {m: support.marked_pair(campaign, m) for m in PATTERN_REASONS}
+        support.chat_judges(server, support.NINE)
+        yield server, campaign, pairs
+
+
+def reasons(pairs):
+    return {m: Pair.objects.get(pk=p.pk).status_reason for m, p in pairs.items()}
+
+
+def test_mmrb2s_rule_counts_planned_votes_so_invalid_failed_and_tied_votes_never_make_a_pair_easy(patterns):
+    """Easy at 17 of 18 planned votes for A or B; invalid answers and failed calls count against agreement."""
+    server, campaign, pairs = patterns
     report = prefilter(campaign.slug)
-    assert statuses(pairs) == {"easy17": "dropped_easy", "hard16": "queued", "inv16": "dropped_easy", "inv15": "queued"}
-    reasons = {m: Pair.objects.get(pk=p.pk).status_reason for m, p in pairs.items()}
-    assert "A holds 17/18 valid votes (94%) ≥ 90%" in reasons["easy17"]
-    assert "A holds 16/18 valid votes (89%) < 90%" in reasons["hard16"]
-    assert "16/17" in reasons["inv16"] and "1 invalid excluded" in reasons["inv16"]
-    assert "15/17" in reasons["inv15"]
-    assert {k: report[k] for k in ("pairs", "verdicts", "invalid", "dropped_easy", "kept")} == {
-        "pairs": 4, "verdicts": 72, "invalid": 2, "dropped_easy": 2, "kept": 2}
-    assert server.count() == 72
-    assert report["per_judge"]["j1"] == {**report["per_judge"]["j1"], "calls": 8, "errors": 0, "position_consistency": 1.0}
-    assert report["per_judge"]["j9"]["position_consistency"] == 0.0
-    assert report["per_judge"]["j8"]["position_consistency"] == 0.5  # the garbage answers are left out
-    assert report["per_judge"]["j8"]["invalid_rate"] == 0.25
+    assert reasons(pairs) == PATTERN_REASONS
+    assert {m for m, status in statuses(pairs).items() if status == "dropped_easy"} == {"all18", "of17", "inv17"}
+    assert set(statuses(pairs).values()) == {"dropped_easy", "queued"}
+    assert server.count() == 144
+    assert {k: report[k] for k in ("pairs", "verdicts", "verdicts_stored", "calls_made", "errors", "planned_votes",
+                                   "dropped_easy", "kept")} == {
+        "pairs": 8, "verdicts": 144, "verdicts_stored": 144, "calls_made": 144, "errors": 16, "planned_votes": 18,
+        "dropped_easy": 3, "kept": 5}
+    assert report["rule"] == {"rule": "majority", "threshold": 0.9}
+
+
+def test_a_rerun_calls_only_the_failed_calls_and_a_threshold_change_calls_nobody(patterns):
+    server, campaign, pairs = patterns
+    prefilter(campaign.slug)
+    server.reset()
+    again = prefilter(campaign.slug)
+    assert server.count() == 16 and server.count(marker="failed16") == 16
+    assert (again["calls_made"], again["verdicts_stored"], again["verdicts"]) == (16, 16, 144)
+    assert reasons(pairs) == PATTERN_REASONS
+    server.reset()
+    looser = prefilter(campaign.slug, "--threshold", "0.85")
+    assert server.count() == 0 and (looser["calls_made"], looser["verdicts_stored"]) == (0, 0)
+    assert looser["rule"] == {"rule": "majority", "threshold": 0.85}
+    dropped = {m for m, status in statuses(pairs).items() if status == "dropped_easy"}
+    assert dropped == {"all18", "of17", "inv17", "of16", "inv16"}
+    assert reasons(pairs)["inv16"] == "prefilter: easy — A holds 16 of 18 planned votes (2 invalid) ≥ 85%"
+    assert JudgeVerdict.objects.count() == 144 and JudgeVerdict.objects.exclude(error="").count() == 16
+
+
+def test_the_valid_votes_variant_applies_only_when_named_and_says_so(patterns):
+    server, campaign, pairs = patterns
+    prefilter(campaign.slug)
+    prefilter_rule_set(campaign=campaign, rule={"rule": "majority-of-valid"})
+    server.reset()
+    report = prefilter(campaign.slug, "--threshold", "0.9")
+    assert server.count() == 0 and report["rule"] == {"rule": "majority-of-valid", "threshold": 0.9, "min_votes": 2}
+    found = reasons(pairs)
+    assert found["failed16"] == (
+        "prefilter: easy — A holds 2 of 2 valid votes ≥ 90% (majority-of-valid; 16 invalid or failed left out)")
+    assert found["fwdonly"].startswith("prefilter: easy — A holds 9 of 9 valid votes ≥ 90%")
+    assert found["ties17"].startswith("prefilter: kept — tie holds 17 of 18 valid votes; a tie majority never")
+    assert statuses(pairs)["ties17"] == "queued"
+
+
+def test_calls_made_counts_every_http_request_including_retries():
+    """A judge answering 500 is tried three times per verdict: three requests, one stored verdict."""
+
+    def script(seen):
+        return Reply(status=500) if seen.model == "j2" else votes_script({})(seen)
+
+    with JudgeServer(script) as server:
+        campaign = support.campaign()
+        support.marked_pair(campaign, "p")
+        support.chat_judges(server, ["j1", "j2"])
+        report = prefilter(campaign.slug)
+    assert server.count(model="j2") == 6
+    assert report["per_judge"]["j2"]["calls_made"] == 6 and report["per_judge"]["j2"]["verdicts_stored"] == 2
+    assert report["per_judge"]["j1"]["calls_made"] == 2 and report["calls_made"] == 8
+    assert JudgeVerdict.objects.get(judge__name="j2", order="forward").requests == 3
 
 
 def test_verdicts_are_stored_in_the_pairs_own_orientation_with_the_raw_answer(boundary):
@@ -73,18 +171,6 @@ def test_verdicts_are_stored_in_the_pairs_own_orientation_with_the_raw_answer(bo
     assert verdict.prompt_tokens == 120 and verdict.error == ""
     garbage = JudgeVerdict.objects.get(pair=pairs["inv16"], judge__name="j8", order="swapped")
     assert garbage.verdict == "invalid" and "[[A]] and [[B]]" in garbage.raw_output and garbage.error == ""
-
-
-def test_a_second_run_makes_no_calls_and_a_new_threshold_redecides_from_stored_verdicts(boundary):
-    server, campaign, pairs = boundary
-    prefilter(campaign.slug)
-    again = prefilter(campaign.slug)
-    assert server.count() == 72 and again["calls_made"] == 0
-    assert again["dropped_easy"] == 2 and again["kept"] == 2
-    looser = prefilter(campaign.slug, "--threshold", "0.85")
-    assert server.count() == 72
-    assert looser["dropped_easy"] == 4 and statuses(pairs)["hard16"] == "dropped_easy"
-    assert JudgeVerdict.objects.count() == 72
 
 
 def test_force_calls_every_judge_again_and_keeps_one_verdict_per_call(boundary):
@@ -144,13 +230,15 @@ def test_a_failing_judge_is_reported_and_does_not_stop_the_others_then_only_its_
         assert report["per_judge"]["j9"]["errors"] == 4 and report["errors"] == 4
         assert "HTTP 500" in report["error_samples"]["j9"][0] and "gave up after 3 attempts" in report["error_samples"]["j9"][0]
         assert report["per_judge"]["j1"]["errors"] == 0
-        assert all(Pair.objects.get(pk=p.pk).status == "dropped_easy" for p in pairs)  # 16 of 16 valid votes
-        assert server.count(model="j9") == 12
+        assert {Pair.objects.get(pk=p.pk).status_reason for p in pairs} == {
+            "prefilter: kept — A holds 16 of 18 planned votes (2 failed) < 90%"}
+        assert server.count(model="j9") == 12 and report["per_judge"]["j9"]["calls_made"] == 12
         broken["on"] = False
         server.reset()
         report = prefilter(campaign.slug)
         assert server.count() == 4 and server.count(model="j9") == 4
         assert report["errors"] == 0 and report["per_judge"]["j9"]["calls_made"] == 4
+        assert all(Pair.objects.get(pk=p.pk).status == "dropped_easy" for p in pairs)
         assert JudgeVerdict.objects.filter(error="").count() == 36
 
 
@@ -256,7 +344,9 @@ def test_without_json_the_command_prints_a_summary_per_judge(boundary):
     out = StringIO()
     call_command("prefilter", "--campaign", campaign.slug, stdout=out)
     text = out.getvalue()
-    assert "dropped as easy 2, kept 2" in text and "j9: 8 calls, 0 errors" in text and "position consistency 0.0%" in text
+    assert "72 stored by this run" in text and "72 requests to judges, retries included" in text
+    assert "rule majority at 0.9 of 18 planned votes: dropped as easy 1, kept 3" in text
+    assert "j9: 8 calls, 0 errors" in text and "position consistency 0.0%" in text
 
 
 def test_imported_pairs_wait_for_the_prefilter_and_their_images_reach_the_judges(tmp_path):
@@ -288,3 +378,19 @@ def test_imported_pairs_wait_for_the_prefilter_and_their_images_reach_the_judges
         a, b = (content["media"] for content in (pair.response_a.content[1], pair.response_b.content[1]))
         assert seen[(f"imp{i}", "forward")] == [a, b] and seen[(f"imp{i}", "swapped")] == [b, a]
     assert report["pairs"] == 2 and report["dropped_easy"] == 1 and report["kept"] == 1
+
+
+def test_the_migration_makes_stored_majority_rules_the_published_rule_and_leaves_other_rules_and_finished_runs():
+    migration = import_module("curation.migrations.0003_prefilter_as_published")
+    old = {"rule": "majority", "threshold": 0.95, "min_votes": 2}
+    majority = support.campaign(prefilter_rule=old)
+    margin = support.campaign(prefilter_rule={"rule": "score-margin", "threshold": 0.5, "min_votes": 3})
+    waiting = Job.objects.create(kind="prefilter", campaign=majority, params={"rule": old, "attempt": 1})
+    finished = Job.objects.create(kind="prefilter", campaign=majority, status="succeeded", params={"rule": old})
+    migration.strip_min_votes(apps, None)
+    majority.refresh_from_db()
+    margin.refresh_from_db()
+    assert majority.prefilter_rule == {"rule": "majority", "threshold": 0.95}
+    assert margin.prefilter_rule == {"rule": "score-margin", "threshold": 0.5, "min_votes": 3}
+    assert Job.objects.get(pk=waiting.pk).params == {"rule": {"rule": "majority", "threshold": 0.95}, "attempt": 1}
+    assert Job.objects.get(pk=finished.pk).params == {"rule": old}

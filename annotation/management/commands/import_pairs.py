@@ -42,11 +42,16 @@ class Command(BaseCommand):
         parser.add_argument("--with-annotations", action="store_true",
                             help="Also store the ratings in the file as imported annotations.")
         parser.add_argument("--strict", action="store_true", help="Import nothing unless every row is good.")
+        parser.add_argument(
+            "--prompt-key", choices=("id", "content"), default="id",
+            help="id (default): a row whose prompt key names a prompt with other content is refused; "
+                 "content: prompts are keyed by key and content, so both are kept.",
+        )
         parser.add_argument("--json", action="store_true", dest="as_json", help="Print one JSON object on stdout.")
         parser.add_argument("--batch-size", type=int, default=2000, help="Rows per database batch.")
 
     def handle(self, *args, path: Path, campaign: str, fmt: str, task, schema, media_root, with_annotations, strict,
-               as_json: bool, batch_size: int, overlap: int | None = None, **options):
+               as_json: bool, batch_size: int, prompt_key: str, overlap: int | None = None, **options):
         try:
             if not path.is_file():
                 raise ApplicationError(f"{path}: no such file", code="file_not_found")
@@ -69,6 +74,7 @@ class Command(BaseCommand):
                     campaign=campaign_obj, stream=stream, fmt=fmt,
                     media_root=(media_root or path.parent), with_annotations=with_annotations, strict=strict,
                     reopen=lambda: path.open("rb"), size=size, progress=report, batch_size=batch_size,
+                    prompt_key=prompt_key,
                 )
         except ReaderFailed as exc:  # what was committed stays; importing the file again completes it
             raise CommandError(str(exc)) from exc

@@ -57,3 +57,6 @@ class Command(BaseCommand):
             f"dropped {summary['dropped']:,} ({reasons}), disputed {summary['disputed']:,}, "
             f"waiting for ratings {summary['pending']:,}"
         )
+        left_out = summary.get("ratings_left_out", {})
+        if left_out.get("anonymous_slots"):
+            self.stdout.write(f"  {left_out['anonymous_slots']:,} ratings of anonymous slots left out ({left_out['why']})")

@@ -50,12 +50,26 @@ def _fmt(x, digits=4):
 
 
 def _summary(slug: str, report: dict) -> str:
-    lines = [f"{slug}: {report['items']:,} items, {report['annotations']:,} annotations, {report['raters']:,} raters"]
+    identities = report["rater_identities"]
+    lines = [f"{slug}: {report['items']:,} items, {report['annotations']:,} annotations, "
+             f"{report['raters']:,} raters with a stable identity"]
+    if identities["anonymous_ratings"]:
+        lines.append(f"  {identities['anonymous_ratings']:,} ratings of {identities['anonymous_slots']:,} anonymous slots "
+                     f"left out of per-rater figures ({identities['why']})")
+    measured = report["measured"] or {}
+
+    def on(key: str, level: str | None = None) -> str:
+        label = (measured.get(key) or {}).get(level) if level else measured.get(key)
+        return f" [{label}]" if label else ""
+
     for level, value in report["alpha"].items():
         if value is not None:
             interval = report["alpha_ci95"][level]
             ci = f" (95% CI {_fmt(interval[0])}–{_fmt(interval[1])})" if interval else ""
-            lines.append(f"  alpha {level}: {_fmt(value)}{ci}")
-    lines.append(f"  pairwise agreement excluding ties: {_fmt(report['pairwise_agreement_excluding_ties'], 2)}%")
-    lines.append(f"  percent agreement: {_fmt(report['percent_agreement'], 2)}%   Fleiss' kappa: {_fmt(report['fleiss_kappa'])}")
+            lines.append(f"  alpha{on('alpha', level)}: {_fmt(value)}{ci}")
+    pairwise = report["pairwise_agreement_excluding_ties"]
+    lines.append(f"  pairwise agreement{on('pairwise_agreement_excluding_ties') or ' excluding ties'}: "
+                 f"{_fmt(pairwise, 2)}{'%' if pairwise is not None else ''}")
+    lines.append(f"  percent agreement{on('percent_agreement')}: {_fmt(report['percent_agreement'], 2)}%")
+    lines.append(f"  Fleiss' kappa{on('fleiss_kappa')}: {_fmt(report['fleiss_kappa'])}")
     return "\n".join(lines)

@@ -19,7 +19,10 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("--campaign", required=True, help="campaign slug")
         parser.add_argument("--judges", default="", help="comma-separated judge names (default: every enabled judge)")
-        parser.add_argument("--threshold", type=float, default=None, help="override the rule's threshold (e.g. 0.9)")
+        parser.add_argument(
+            "--threshold", type=float, default=None,
+            help="override the rule's threshold (e.g. 0.9); re-decides from stored verdicts and retries no failed call",
+        )
         parser.add_argument("--force", action="store_true", help="call every judge again, replacing stored verdicts")
         parser.add_argument("--json", action="store_true", help="print the report as JSON on stdout")
 
@@ -49,7 +52,9 @@ class Command(BaseCommand):
             return
         self.stdout.write(
             f"run {report['job']}: {report['pairs']} pairs, {report['verdicts']} verdicts "
-            f"({report['calls_made']} new calls, {report['invalid']} invalid, {report['errors']} errors); "
+            f"({report['verdicts_stored']} stored by this run, {report['invalid']} invalid, {report['errors']} errors); "
+            f"{report['calls_made']} requests to judges, retries included; "
+            f"rule {report['rule']['rule']} at {report['rule']['threshold']:g} of {report['planned_votes']} planned votes: "
             f"dropped as easy {report['dropped_easy']}, kept {report['kept']}"
         )
         for name, figures in report["per_judge"].items():

@@ -9,10 +9,12 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from annotation.errors import ApplicationError
+from annotation.models import Campaign, Pair
 from curation.models import ConsensusRecord, Release, ReleaseFile
 from curation.releases.rows import rater_pseudonym
+from curation.services.agreement import agreement_compute
 from curation.services.releases import release_publish, release_verify
-from tests.curation.releases.conftest import kept
+from tests.curation.releases.conftest import kept, rate
 
 pytestmark = pytest.mark.django_db
 
@@ -47,11 +49,13 @@ def test_publish_release_prints_the_documented_json_and_stores_every_manifest_fi
     assert listed == on_disk
     assert manifest["counts"]["per_task"] == {"reasoning": 1, "text-to-image": 3}
     assert manifest["policy"]["t2i-wave"] == {"policy": "mmrb2-generation", "params": {"max_spread": 4, "tie_band": [3.0, 4.0]}}
-    assert manifest["raters"] == {"distinct": 4, "ratings": 12, "per_task": {"reasoning": 3, "text-to-image": 3}}
+    assert manifest["raters"] == {"distinct": 4, "ratings": 12, "anonymous_slot_ratings": 0,
+                                  "per_task": {"reasoning": 3, "text-to-image": 3}}
     assert [c["slug"] for c in manifest["campaigns"]] == ["reasoning-wave", "t2i-wave"]
     assert manifest["concord_version"] == "0.1.0"
     # t2i: pair 1 sides A,A,A (3 agreeing rater pairs of 3); pair 2 B,B,A (1 of 3); pair 3 A,tie,A (1 of 1).
-    assert manifest["agreement"]["human_pairwise"]["text-to-image"] == {"agreement": 5 / 7, "agreeing_pairs": 5, "rater_pairs": 7}
+    assert manifest["agreement"]["human_pairwise"]["text-to-image"] == {
+        "agreement": 5 / 7, "agreeing_pairs": 5, "rater_pairs": 7, "measured": "overall: nominal on A/B (ties excluded)"}
     release = Release.objects.get(name="fox-bench")
     assert release.status == Release.Status.PUBLISHED and release.files.count() == len(manifest["files"])
 
@@ -135,7 +139,22 @@ def test_the_dataset_card_has_a_hugging_face_header_and_a_datasheet(release_data
     assert "size_categories:\n- n<1K" in header
     for section in ("## Tasks and sizes", "### Collection process", "### Agreement", "### Distribution and licence"):
         assert section in body
-    assert "| text-to-image | 3 | 71.43% |" in body
+    assert "| text-to-image | 3 | 71.43% | overall: nominal on A/B (ties excluded) |" in body
+    assert "Ratings: 12, by 4 raters with a stable identity." in body
+
+
+def test_ratings_of_anonymous_slots_are_counted_apart_from_raters_in_the_manifest_and_the_card(release_data,
+                                                                                                releases_root):
+    pair = Pair.objects.get(external_id="t2i-1")
+    rate(pair, {"anonymous:0123456789abcdef:1": 6, "anonymous:0123456789abcdef:2": 5})
+    publish_both()
+    folder = releases_root / "fox-bench" / "1.0.0"
+    manifest = json.loads((folder / "manifest.json").read_text())
+    assert (manifest["raters"]["distinct"], manifest["raters"]["ratings"]) == (4, 14)
+    assert manifest["raters"]["anonymous_slot_ratings"] == 2
+    assert ("Ratings: 14, by 4 raters with a stable identity and 2 from anonymous slots (ratings imported without a "
+            "rater identity, each pseudonymous within its pair only and not counted as a rater).") in (
+        folder / "README.md").read_text()
 
 
 def test_changelog_lists_pairs_added_removed_and_with_a_changed_chosen_side(release_data, releases_root):
@@ -228,3 +247,16 @@ def test_a_tampered_manifest_is_detected(release_data, releases_root):
     path.write_text(path.read_text().replace('"pairs": 4', '"pairs": 5'))
     result = release_verify(release=Release.objects.get(name="fox-bench"))
     assert [m["path"] for m in result["mismatches"]] == ["manifest.json"]
+
+
+def test_the_manifests_agreement_report_names_what_it_measured_and_no_rater_or_database_id(release_data, releases_root):
+    campaign = Campaign.objects.get(slug="t2i-wave")
+    agreement_compute(campaign=campaign, bootstrap=0, slices=False)
+    alice = campaign.pairs.first().annotations.exclude(annotator=None).first().annotator
+    publish_both()
+    text = (releases_root / "fox-bench" / "1.0.0" / "manifest.json").read_text()
+    report = json.loads(text)["agreement"]["reports"]["t2i-wave"]["report"]
+    assert report["measured"]["fleiss_kappa"] == "overall: nominal on A/B/tie"
+    assert report["rater_identities"]["stable_raters"] == 3
+    assert "annotators" not in report and "most_disputed" not in report["items_summary"]
+    assert f"user:{alice.pk}" not in text and "ext-7" not in text

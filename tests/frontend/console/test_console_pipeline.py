@@ -115,6 +115,7 @@ def test_compute_agreement_and_apply_consensus_from_the_overview_then_adjudicate
     assert f"Agreement job #{job.pk} started." in html
     assert f"{job.result['items']} pairs · {job.result['annotations']} annotations" in html
     assert 'data-metric="pairwise_agreement"' in html
+    assert "(overall: nominal on A/B (ties excluded))" in html, "the headline names what it measured"
 
     with django_capture_on_commit_callbacks(execute=True):
         client.post(run_url(world.campaign, "consensus"), {"on_dispute": "adjudicate"})
