@@ -12,7 +12,8 @@ from django.core.management import call_command
 
 from annotation.errors import ApplicationError
 from annotation.models import Campaign, Role
-from annotation.services.campaigns import campaign_add_members, campaign_create, user_create
+from annotation.services.accounts import user_create
+from annotation.services.campaigns import campaign_add_members, campaign_create
 
 DEMO_ACCOUNTS = (
     ("annotator1", "demo-annotator1", Role.ANNOTATOR),
@@ -47,7 +48,7 @@ def demo_accounts_ensure() -> list[DemoAccount]:
         user = get_user_model().objects.filter(username=username).first()
         created = user is None
         if created:
-            user = user_create(username=username, password=password, role=role)
+            user = user_create(username=username, password=password, role=role, check_strength=False)
         accounts.append(DemoAccount(username, password, user.role, created, user.check_password(password)))
     return accounts
 

@@ -138,6 +138,8 @@ CONCORD_RELEASES_S3 = {
     "part_size": env.int("RELEASES_S3_PART_BYTES", default=16 * 1024 * 1024),
 }
 CONCORD_RELEASES_PRESIGN_SECONDS = env.int("CONCORD_RELEASES_PRESIGN_SECONDS", default=3600)
+# Where people reach Concord, for links printed outside a request (invitations made on the command line).
+CONCORD_BASE_URL = env("CONCORD_BASE_URL", default="http://127.0.0.1:8000")
 CONCORD_RELEASES_LICENSE = env("CONCORD_RELEASES_LICENSE", default="cc-by-4.0")
 # Pseudonymous rater ids in releases are an HMAC of the user id under this secret, the same in every release.
 CONCORD_RATER_ID_SECRET = env("CONCORD_RATER_ID_SECRET", default=SECRET_KEY)
