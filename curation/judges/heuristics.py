@@ -27,7 +27,7 @@ from PIL import Image, UnidentifiedImageError
 from curation.judges.base import JudgeRequest, MediaStore
 
 IMAGE_DEFAULTS = {
-    "min_side": 64, "max_aspect": 4.0, "blank_std": 3.0, "blur_ratio": 0.35, "noise_ratio": 2.0, "noise_floor": 6.0,
+    "min_side": 64, "max_aspect": 4.0, "blank_std": 3.0, "blur_ratio": 0.2, "noise_ratio": 2.0, "noise_floor": 6.0,
     "analysis_side": 512,
 }
 TEXT_DEFAULTS = {"min_coverage_gap": 0.34, "min_chars_for_truncation": 40}
@@ -78,12 +78,12 @@ def _verdict(faults_first: list[str], faults_second: list[str], weights: dict[st
     if first == second:
         raw["verdict"] = ABSTAIN
         raw["why"] = "no fault tells the two apart" if not first else "both sides have faults of the same weight"
-        return {"verdict": ABSTAIN, "raw": json.dumps(raw, sort_keys=True)}
+        return {"verdict": ABSTAIN, "raw": json.dumps(raw, sort_keys=True, ensure_ascii=False)}
     label = "A" if first < second else "B"
     score = max(-1.0, min(1.0, (second - first) / 2))
     raw["verdict"] = label
     return {"verdict": label, "score": score, "confidence": min(1.0, abs(second - first) / 2),
-            "raw": json.dumps(raw, sort_keys=True)}
+            "raw": json.dumps(raw, sort_keys=True, ensure_ascii=False)}
 
 
 # --- images ---------------------------------------------------------------------------------------------
@@ -126,8 +126,8 @@ def image_measures(data: bytes, *, analysis_side: int = 512) -> dict:
 
 def _image_faults(measures: list[dict], other: list[dict], o: dict) -> list[str]:
     faults = []
-    other_sharp = max((m.get("sharpness", 0.0) for m in other if "corrupt" not in m), default=0.0)
-    other_noise = min((m.get("noise", 0.0) for m in other if "corrupt" not in m), default=None)
+    sound = [m for m in other if "corrupt" not in m]
+    other_noise = min((m["noise"] for m in sound), default=None)
     for i, m in enumerate(measures, start=1):
         where = f"image {i}"
         if "corrupt" in m:
@@ -139,6 +139,9 @@ def _image_faults(measures: list[dict], other: list[dict], o: dict) -> list[str]
         side, long_side = min(m["width"], m["height"]), max(m["width"], m["height"])
         if side < o["min_side"] or long_side / max(side, 1) > o["max_aspect"]:
             faults.append(f"size: {where} is {m['width']}×{m['height']} px")
+        # Noise reads as fine detail, so a noisy image on the other side is no reference for sharpness.
+        clean_limit = max(o["noise_floor"], o["noise_ratio"] * m["noise"])
+        other_sharp = max((x["sharpness"] for x in sound if x["noise"] <= clean_limit), default=0.0)
         if other_sharp and m["sharpness"] < o["blur_ratio"] * other_sharp and m["noise"] < o["noise_floor"]:
             faults.append(f"blur: {where} has {m['sharpness'] / other_sharp:.0%} of the other side's fine detail")
         if other_noise is not None and m["noise"] > max(o["noise_floor"], o["noise_ratio"] * other_noise):
