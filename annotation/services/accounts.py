@@ -66,6 +66,14 @@ def user_create(*, username: str, password: str | None = None, role: str = Role.
     return user
 
 
+def account_role_check(*, actor, role: str) -> None:
+    """Curators create annotator accounts; only admins create curators and admins."""
+    if role not in Role.values:
+        raise ApplicationError(f"unknown role {role!r}; choose one of {', '.join(Role.values)}", code="unknown_role")
+    if role != Role.ANNOTATOR and not actor.is_admin_role:
+        raise ApplicationError("only admins create curator and admin accounts", code="admin_only", status_code=403)
+
+
 @dataclass(frozen=True)
 class IssuedInvitation:
     """An invitation and its token, which exists only here: the database keeps the token's hash."""

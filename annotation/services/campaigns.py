@@ -165,7 +165,7 @@ def campaign_update(*, campaign: Campaign, schema_definition: dict | None = None
             )
         if status not in STATUS_MOVES[campaign.status]:
             raise ApplicationError(
-                f"a {campaign.status} campaign cannot become {status}", code="invalid_status_move", status_code=409
+                f"a campaign that is {campaign.status} cannot become {status}", code="invalid_status_move", status_code=409
             )
         campaign.status = status
     if prefilter_rule is not None:

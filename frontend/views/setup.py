@@ -20,7 +20,13 @@ from django.views import View
 from annotation import schemas
 from annotation.errors import ApplicationError
 from annotation.models import Campaign, Pair, Role, TaskKind
-from annotation.services.accounts import invitation_create, user_create, user_invite, user_set_role
+from annotation.services.accounts import (
+    account_role_check,
+    invitation_create,
+    user_create,
+    user_invite,
+    user_set_role,
+)
 from annotation.services.campaigns import (
     DEFAULT_PRESET_BY_KIND,
     STATUS_MOVES,
@@ -261,9 +267,7 @@ class PeopleView(CuratorRequiredMixin, View):
         role = form.get("role", Role.ANNOTATOR)
         username, email = form.get("username", "").strip(), form.get("email", "").strip()
         try:
-            if role != Role.ANNOTATOR and not request.user.is_admin_role:
-                raise ApplicationError("only admins create curator and admin accounts", code="admin_only",
-                                       status_code=403)
+            account_role_check(actor=request.user, role=role)
             if form.get("mode") == "password":
                 if form.get("password", "") != form.get("password_again", ""):
                     raise ApplicationError("the two passwords differ", code="password_mismatch")
