@@ -10,7 +10,7 @@ import json
 from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.contrib.auth.mixins import UserPassesTestMixin
-from django.http import Http404, HttpResponseRedirect
+from django.http import Http404, HttpResponseRedirect, JsonResponse
 from django.shortcuts import get_object_or_404
 from django.template.loader import render_to_string
 from django.template.response import TemplateResponse
@@ -20,6 +20,7 @@ from django.views import View
 from annotation import schemas
 from annotation.errors import ApplicationError
 from annotation.models import Campaign, Pair, Role, TaskKind
+from annotation.selectors import accounts_list, campaign_member_candidates, campaign_members
 from annotation.services.accounts import (
     account_role_check,
     invitation_create,
@@ -157,9 +158,8 @@ class CampaignSettingsView(CuratorRequiredMixin, View):
         return {
             **_form_context(campaign, form),
             "campaign": campaign,
-            "members": campaign.members.order_by("username").only("username", "role"),
-            "candidates": get_user_model().objects.exclude(campaigns=campaign).order_by("username")
-                          .values_list("username", flat=True)[:500],
+            "members": campaign_members(campaign=campaign),
+            "candidates": campaign_member_candidates(campaign=campaign),
         }
 
     def get(self, request, slug: str):
@@ -231,22 +231,16 @@ class SchemaPreviewView(CuratorRequiredMixin, View):
                 except schemas.SchemaError as exc:
                     raise ApplicationError(str(exc), code="unknown_schema") from exc
         except ApplicationError as exc:
-            return _json_response({"error": exc.message}, status=400)
+            return JsonResponse({"error": exc.message}, status=400)
         fields = rating_form.build(definition, criteria=["Follows the instruction", "Image quality"], draft={})
         html = render_to_string("frontend/workspace/form.html", {"fields": fields}, request=request)
-        return _json_response({"html": html, "definition": definition})
+        return JsonResponse({"html": html, "definition": definition})
 
 
 class MarkdownPreviewView(CuratorRequiredMixin, View):
     def post(self, request):
         text = request.POST.get("text", "")[:MAX_PREVIEW_CHARS]
-        return _json_response({"html": str(render_markdown(text))})
-
-
-def _json_response(payload: dict, *, status: int = 200):
-    from django.http import JsonResponse
-
-    return JsonResponse(payload, status=status)
+        return JsonResponse({"html": str(render_markdown(text))})
 
 
 class PeopleView(CuratorRequiredMixin, View):
@@ -255,9 +249,8 @@ class PeopleView(CuratorRequiredMixin, View):
     template_name = "frontend/console/people.html"
 
     def _context(self, request, **extra) -> dict:
-        users = get_user_model().objects.order_by("username").only("username", "email", "role", "password", "last_login")
         roles = Role.choices if request.user.is_admin_role else [(Role.ANNOTATOR, Role.ANNOTATOR.label)]
-        return {"people": users[:1000], "roles": roles, "all_roles": Role.choices, **extra}
+        return {"people": accounts_list(), "roles": roles, "all_roles": Role.choices, **extra}
 
     def get(self, request):
         return TemplateResponse(request, self.template_name, self._context(request))

@@ -153,3 +153,18 @@ def test_a_curator_cannot_configure_a_python_judge_and_sees_why(curator):
         "name": "h", "backend": "python", "settings": '{"callable": "curation.judges.heuristics.image_sanity"}'})
     assert response.status_code == 403 and "only admins may configure a python judge" in response.content.decode()
     assert not Judge.objects.exists()
+
+
+def test_the_people_page_takes_the_same_queries_for_3_or_30_accounts(client):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    client.force_login(UserFactory(role=Role.ADMIN))
+    UserFactory.create_batch(2)
+    with CaptureQueriesContext(connection) as few:
+        assert client.get(reverse("console-people")).status_code == 200
+    UserFactory.create_batch(27)
+    with CaptureQueriesContext(connection) as many:
+        page = client.get(reverse("console-people"))
+    assert page.content.decode().count("data-person=") == 30
+    assert len(many.captured_queries) == len(few.captured_queries)
