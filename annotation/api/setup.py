@@ -12,7 +12,14 @@ from rest_framework.views import APIView
 from annotation.api.permissions import IsCurator
 from annotation.errors import ApplicationError
 from annotation.models import Campaign, Role
-from annotation.services.accounts import account_role_check, invitation_accept, user_create, user_invite, user_set_role
+from annotation.services.accounts import (
+    account_role_check,
+    invitation_accept,
+    invitation_create,
+    user_create,
+    user_invite,
+    user_set_role,
+)
 from annotation.services.campaigns import campaign_create, campaign_members_change, campaign_update
 
 
@@ -175,6 +182,28 @@ class UserRoleApi(APIView):
         data.is_valid(raise_exception=True)
         user = user_set_role(user=get_object_or_404(get_user_model(), username=username), role=data.validated_data["role"])
         return Response({"username": user.username, "role": user.role})
+
+
+class UserInviteApi(APIView):
+    """A new single-use link for an existing account, returned once; earlier links stop working."""
+
+    permission_classes = [IsCurator]
+
+    @extend_schema_serializer(component_name="UserInviteOutput")
+    class OutputSerializer(serializers.Serializer):
+        username = serializers.CharField()
+        invitation_url = serializers.CharField()
+        invitation_expires_at = serializers.DateTimeField()
+
+    @extend_schema(request=None, responses=OutputSerializer)
+    def post(self, request, username: str):
+        user = get_object_or_404(get_user_model(), username=username)
+        account_role_check(actor=request.user, role=user.role)
+        issued = invitation_create(user=user, created_by=request.user)
+        return Response(self.OutputSerializer({
+            "username": user.username, "invitation_expires_at": issued.invitation.expires_at,
+            "invitation_url": request.build_absolute_uri(reverse("invitation-accept", args=[issued.token])),
+        }).data)
 
 
 class InvitationAcceptApi(APIView):

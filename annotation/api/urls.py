@@ -13,6 +13,7 @@ urlpatterns = [
     path("campaigns/<slug:slug>/members/", setup.CampaignMembersApi.as_view(), name="api-campaign-members"),
     path("users/create/", setup.UserCreateApi.as_view(), name="api-user-create"),
     path("users/<str:username>/role/", setup.UserRoleApi.as_view(), name="api-user-role"),
+    path("users/<str:username>/invite/", setup.UserInviteApi.as_view(), name="api-user-invite"),
     path("invitations/accept/", setup.InvitationAcceptApi.as_view(), name="api-invitation-accept"),
     path("jobs/<int:job_id>/", jobs.JobDetailApi.as_view(), name="api-job-detail"),
     path("jobs/<int:job_id>/cancel/", jobs.JobCancelApi.as_view(), name="api-job-cancel"),

@@ -283,8 +283,7 @@ class PersonActionView(CuratorRequiredMixin, View):
         person = get_object_or_404(get_user_model(), pk=user_id)
         try:
             if action == "invite":
-                if person.role != Role.ANNOTATOR and not request.user.is_admin_role:
-                    raise ApplicationError("only admins issue links for curators and admins", code="admin_only")
+                account_role_check(actor=request.user, role=person.role)
                 issued = invitation_create(user=person, created_by=request.user)
                 link = request.build_absolute_uri(reverse("invitation-accept", args=[issued.token]))
                 return TemplateResponse(request, "frontend/console/invitation_link.html",

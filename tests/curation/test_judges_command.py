@@ -88,3 +88,12 @@ def test_judges_test_reports_an_unreachable_judge_as_an_error_and_an_unknown_pai
     assert text == "no pair with id 999999" and error["code"] == "pair_not_found"
     text, error = refused("test", "down", "--pair", str(target.pk), "--order", "sideways")
     assert text == "order must be one of forward, swapped"
+
+
+def test_judges_update_replaces_settings_and_refuses_bad_ones():
+    run("add", "sanity", "--backend", "python", "--settings", '{"callable": "curation.judges.heuristics.text_sanity"}')
+    out = run("update", "sanity", "--settings", '{"callable": "curation.judges.heuristics.image_sanity"}')
+    assert out["settings"]["callable"] == "curation.judges.heuristics.image_sanity"
+    text, error = refused("update", "sanity", "--settings", '{"callable": "nope"}')
+    assert "expected a dotted path" in text and error["code"] == "invalid_judge_settings"
+    assert Judge.objects.get().settings["callable"] == "curation.judges.heuristics.image_sanity"

@@ -152,6 +152,7 @@ EXPECTED: dict[str, dict[str, dict]] = {
     "api/v1/campaigns/<slug:slug>/members/": {"POST": curator_post(200)},
     "api/v1/users/create/": {"POST": curator_post(400)},
     "api/v1/users/<str:username>/role/": {"POST": allowed(403, 403, 403, 403, 400)},
+    "api/v1/users/<str:username>/invite/": {"POST": curator_post(200)},  # bob is an annotator
     "api/v1/invitations/accept/": {"POST": allowed(400, 400, 400, 400, 400)},
     "api/v1/judges/<slug:name>/test/": {"POST": curator_post(400)},
 }

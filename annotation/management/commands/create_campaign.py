@@ -12,11 +12,27 @@ from annotation.models import Campaign
 from annotation.services.campaigns import campaign_create
 
 
-def _read(path: Path, what: str) -> str:
+def read_text(path: Path, what: str) -> str:
     try:
         return path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise ApplicationError(f"{what} {path}: cannot be read ({exc.__class__.__name__})", code="file_unreadable") from exc
+
+
+def schema_and_rule(*, schema_file: Path | None, prefilter_rule: str | None) -> tuple[dict | None, dict | None]:
+    """The custom schema file and the --prefilter-rule option, parsed; an ApplicationError says what is wrong."""
+    definition = rule = None
+    if schema_file is not None:
+        try:
+            definition = json.loads(read_text(schema_file, "schema file"))
+        except json.JSONDecodeError as exc:
+            raise ApplicationError(f"schema file {schema_file}: not JSON ({exc})", code="invalid_schema") from exc
+    if prefilter_rule:
+        try:
+            rule = json.loads(prefilter_rule)
+        except json.JSONDecodeError as exc:
+            raise ApplicationError(f"--prefilter-rule is not JSON ({exc})", code="invalid_prefilter_rule") from exc
+    return definition, rule
 
 
 class Command(BaseCommand):
@@ -42,22 +58,11 @@ class Command(BaseCommand):
     def handle(self, *args, slug, task, schema, schema_file, name, overlap, gold_rate, lease_minutes, prefilter,
                prefilter_rule, instructions, status, as_json, **options):
         try:
-            definition = None
-            if schema_file is not None:
-                try:
-                    definition = json.loads(_read(schema_file, "schema file"))
-                except json.JSONDecodeError as exc:
-                    raise ApplicationError(f"schema file {schema_file}: not JSON ({exc})", code="invalid_schema") from exc
-            rule = None
-            if prefilter_rule:
-                try:
-                    rule = json.loads(prefilter_rule)
-                except json.JSONDecodeError as exc:
-                    raise ApplicationError(f"--prefilter-rule is not JSON ({exc})", code="invalid_prefilter_rule") from exc
+            definition, rule = schema_and_rule(schema_file=schema_file, prefilter_rule=prefilter_rule)
             campaign = campaign_create(
                 slug=slug, kind=task, preset=schema, schema_definition=definition, name=name, overlap=overlap,
                 gold_rate=gold_rate, lease_minutes=lease_minutes, requires_prefilter=prefilter, prefilter_rule=rule,
-                instructions=_read(instructions, "instructions file") if instructions else "", status=status,
+                instructions=read_text(instructions, "instructions file") if instructions else "", status=status,
             )
         except ApplicationError as exc:
             raise refuse(self, exc, as_json=as_json) from exc

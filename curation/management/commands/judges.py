@@ -1,4 +1,4 @@
-"""``manage.py judges list|add|enable|disable|test``: the judges of the pre-filter, as the console's Judges page."""
+"""``manage.py judges list|add|update|enable|disable|test``: the judges of the pre-filter, as the console's Judges page."""
 
 import json
 
@@ -19,13 +19,20 @@ def _judge(name: str) -> Judge:
     return judge
 
 
+def _settings(raw: str) -> dict:
+    try:
+        return json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise ApplicationError(f"--settings is not JSON ({exc})", code="invalid_judge_settings") from exc
+
+
 def judge_summary(judge: Judge) -> dict:
     return {"name": judge.name, "backend": judge.backend, "enabled": judge.enabled, "settings": judge.settings,
             "secrets": registry.secret_status(judge.settings or {})}
 
 
 class Command(BaseCommand):
-    help = ("List, add, enable, disable and try judges. `judges test NAME --pair ID` calls the judge once on one pair "
+    help = ("List, add, update, enable, disable and try judges. `judges test NAME --pair ID` calls the judge once on one pair "
             "and prints its raw answer and the parsed verdict; nothing is stored.")
     requires_system_checks = [Tags.models]
 
@@ -38,13 +45,16 @@ class Command(BaseCommand):
         add.add_argument("--settings", default="{}",
                          help='Settings as JSON, e.g. {"callable": "curation.judges.heuristics.image_sanity"}.')
         add.add_argument("--disabled", action="store_true", help="Add it switched off.")
+        update = sub.add_parser("update", help="Replace a judge's settings.")
+        update.add_argument("name")
+        update.add_argument("--settings", required=True, help="The new settings as JSON.")
         for action in ("enable", "disable"):
             sub.add_parser(action, help=f"{action.title()} a judge.").add_argument("name")
         test = sub.add_parser("test", help="Call a judge once on one pair and show what it answered.")
         test.add_argument("name")
         test.add_argument("--pair", type=int, required=True, help="The pair's id.")
         test.add_argument("--order", default=JudgeVerdict.Order.FORWARD, help="forward (A first) or swapped (B first).")
-        for each in (listing, add, test, *[sub.choices[a] for a in ("enable", "disable")]):
+        for each in (listing, add, update, test, *[sub.choices[a] for a in ("enable", "disable")]):
             each.add_argument("--json", action="store_true", dest="as_json", help="Print one JSON object on stdout.")
 
     def handle(self, *args, action, as_json=False, **options):
@@ -59,16 +69,17 @@ class Command(BaseCommand):
         emit(self, {"judges": judges}, "\n".join(lines) or "No judges configured.", as_json=as_json)
 
     def _add(self, *, as_json, name, backend, settings, disabled, **options):
-        try:
-            parsed = json.loads(settings)
-        except json.JSONDecodeError as exc:
-            raise ApplicationError(f"--settings is not JSON ({exc})", code="invalid_judge_settings") from exc
+        parsed = _settings(settings)
         if backend not in registry.BACKENDS:
             raise ApplicationError(f"unknown backend {backend!r}; choose one of {', '.join(registry.BACKENDS)}",
                                    code="invalid_judge_settings")
         judge = judge_create(name=name, backend=backend, settings=parsed, enabled=not disabled)
         emit(self, judge_summary(judge), f"Added judge {judge.name} ({judge.backend}, "
                                          f"{'enabled' if judge.enabled else 'disabled'}).", as_json=as_json)
+
+    def _update(self, *, as_json, name, settings, **options):
+        judge = judge_update(judge=_judge(name), settings=_settings(settings))
+        emit(self, judge_summary(judge), f"Saved judge {judge.name}.", as_json=as_json)
 
     def _enable(self, *, as_json, name, **options):
         judge = judge_update(judge=_judge(name), enabled=True)

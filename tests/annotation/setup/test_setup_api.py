@@ -96,3 +96,12 @@ def test_annotators_cannot_set_anything_up():
     assert annotator.post("/api/v1/campaigns/create/", {"slug": "x", "kind": "text-to-text"}, format="json").status_code == 403
     assert annotator.post("/api/v1/users/create/", {"username": "y"}, format="json").status_code == 403
     assert not Campaign.objects.exists()
+
+
+def test_a_new_link_for_an_existing_annotator_is_returned_once_and_curators_cannot_relink_a_curator(curator):
+    UserFactory(username="ann")
+    response = curator.post("/api/v1/users/ann/invite/")
+    assert response.status_code == 200 and "/invite/" in response.json()["invitation_url"]
+    CuratorFactory(username="other-curator")
+    refused = curator.post("/api/v1/users/other-curator/invite/")
+    assert refused.status_code == 403 and Invitation.objects.filter(user__username="other-curator").count() == 0

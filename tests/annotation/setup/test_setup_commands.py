@@ -177,3 +177,46 @@ def test_create_user_refuses_a_taken_username_and_a_weak_password(monkeypatch):
     text, error = refused("create_user", "ivy", "--role", "annotator")
     assert "too short" in text and error["code"] == "weak_password"
     assert world_snapshot() == before
+
+
+def test_edit_campaign_changes_only_what_is_given_and_moves_the_status():
+    run("create_campaign", "edit-me", "--task", "text-to-image", "--overlap", "2", "--status", "draft")
+    out = json.loads(run("edit_campaign", "edit-me", "--status", "active", "--lease-minutes", "45", "--schema", "ab-tie",
+                         "--prefilter", "on", "--json"))
+    campaign = Campaign.objects.select_related("rating_schema").get(slug="edit-me")
+    assert (campaign.status, campaign.overlap, campaign.lease_minutes) == ("active", 2, 45)
+    assert campaign.requires_prefilter and campaign.rating_schema.preset == "ab-tie" and out["schema"].startswith("ab-tie")
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--status", "finished"], "unknown status 'finished'"),
+    (["--overlap", "0"], "overlap must be a whole number from 1 to 50, got 0"),
+    (["--schema", "likert-99"], "unknown rating schema preset 'likert-99'"),
+])
+def test_edit_campaign_refuses_bad_input_and_changes_nothing(args, message):
+    run("create_campaign", "keep-me", "--task", "text-to-image", "--overlap", "2", "--status", "archived")
+    before = (world_snapshot(), list(Campaign.objects.values()))
+    text, _error = refused("edit_campaign", "keep-me", *args)
+    assert message in text
+    assert (world_snapshot(), list(Campaign.objects.values())) == before
+    text, _error = refused("edit_campaign", "keep-me", "--status", "active")
+    assert text == "a campaign that is archived cannot become active"
+    text, _error = refused("edit_campaign", "no-such", "--overlap", "2")
+    assert text == "campaign 'no-such' does not exist"
+
+
+def test_invite_user_voids_the_earlier_link_and_set_role_changes_the_role(monkeypatch):
+    monkeypatch.delenv("CONCORD_NEW_USER_PASSWORD", raising=False)
+    first = json.loads(run("create_user", "jo", "--role", "annotator", "--json"))["invitation_url"]
+    second = json.loads(run("invite_user", "jo", "--json"))["invitation_url"]
+    with pytest.raises(ApplicationError, match="this invitation link expired at"):
+        invitation_accept(token=first.rstrip("/").rsplit("/", 1)[1], password="violet-harbour-91",
+                          password_again="violet-harbour-91")
+    invitation_accept(token=second.rstrip("/").rsplit("/", 1)[1], password="violet-harbour-91",
+                      password_again="violet-harbour-91")
+    assert json.loads(run("set_role", "jo", "--role", "admin", "--json")) == {"username": "jo", "role": "admin"}
+    assert User.objects.get(username="jo").is_superuser
+    text, error = refused("set_role", "jo", "--role", "owner")
+    assert text.startswith("unknown role 'owner'") and User.objects.get(username="jo").role == "admin"
+    text, error = refused("invite_user", "ghost")
+    assert text == "unknown user 'ghost'" and error["code"] == "unknown_user"
