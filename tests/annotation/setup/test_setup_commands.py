@@ -17,7 +17,7 @@ from tests.factories import CampaignFactory, UserFactory
 pytestmark = pytest.mark.django_db
 
 
-def run(*args, **env):
+def run(*args):
     out = io.StringIO()
     call_command(*args, stdout=out, stderr=io.StringIO())
     return out.getvalue()
