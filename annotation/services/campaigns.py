@@ -86,6 +86,9 @@ def _schema_for(*, slug: str, kind: str, preset: str | None, schema_definition: 
     if schema_definition is not None:
         if preset:
             raise ApplicationError("give a schema preset or a custom schema, not both", code="schema_conflict")
+        current = RatingSchema.objects.filter(slug=f"{slug}-custom").order_by("-version").first()
+        if current is not None and current.definition == schema_definition:
+            return current, "majority"
         return rating_schema_create(slug=f"{slug}-custom", definition=schema_definition), "majority"
     preset = preset or DEFAULT_PRESET_BY_KIND.get(kind, "ab-tie")
     return rating_schema_for_preset(preset=preset, kind=kind), DEFAULT_POLICY_BY_PRESET.get(preset, "majority")
@@ -142,13 +145,26 @@ def campaign_create(
     )
 
 
+def _check_schema_unused(campaign: Campaign) -> None:
+    """Ratings are stored by question id without their schema's version: once there is one (or a pair was claimed,
+    so a draft may exist), the campaign's questions are fixed."""
+    from annotation.models import Annotation, Assignment
+
+    if Assignment.objects.filter(campaign=campaign).exists() or Annotation.objects.filter(pair__campaign=campaign).exists():
+        raise ApplicationError(
+            f"campaign {campaign.slug!r} already has ratings or claimed pairs under schema {campaign.rating_schema}; "
+            "its questions can no longer change (create a new campaign for new questions)",
+            code="schema_in_use", status_code=409,
+        )
+
+
 EDITABLE = ("name", "overlap", "gold_rate", "lease_minutes", "instructions", "requires_prefilter")
 
 
 @transaction.atomic
 def campaign_update(*, campaign: Campaign, schema_definition: dict | None = None, preset: str | None = None,
                     prefilter_rule: dict | None = None, status: str | None = None, **changes) -> Campaign:
-    """Change a campaign's settings; a new schema is a new version, so ratings already stored keep theirs.
+    """Change a campaign's settings. A new schema is a new version, allowed until the first claim or rating.
 
     The kind is fixed once the campaign exists. A status moves draft → active ⇄ paused → archived.
     """
@@ -173,6 +189,8 @@ def campaign_update(*, campaign: Campaign, schema_definition: dict | None = None
     if schema_definition is not None or preset:
         schema, _policy = _schema_for(slug=campaign.slug, kind=campaign.kind, preset=preset,
                                       schema_definition=schema_definition)
+        if schema.pk != campaign.rating_schema_id:
+            _check_schema_unused(campaign)
         campaign.rating_schema = schema
     for field, value in values.items():
         setattr(campaign, field, value)

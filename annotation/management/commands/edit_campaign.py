@@ -14,7 +14,8 @@ from annotation.services.campaigns import campaign_update
 
 class Command(BaseCommand):
     help = ("Change a campaign's settings; only the options given change. A new schema (preset or file) is a new "
-            "version: ratings already stored keep theirs. The status moves draft → active ⇄ paused → archived.")
+            "version, refused once a pair was claimed or a rating imported. The status moves draft → active ⇄ paused "
+            "→ archived.")
     requires_system_checks = [Tags.models]
 
     def add_arguments(self, parser):

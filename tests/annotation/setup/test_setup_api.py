@@ -105,3 +105,17 @@ def test_a_new_link_for_an_existing_annotator_is_returned_once_and_curators_cann
     CuratorFactory(username="other-curator")
     refused = curator.post("/api/v1/users/other-curator/invite/")
     assert refused.status_code == 403 and Invitation.objects.filter(user__username="other-curator").count() == 0
+
+
+def test_the_schema_is_fixed_once_a_campaign_has_ratings(curator):
+    from tests.factories import AnnotationFactory, PairFactory
+
+    campaign = CampaignFactory(slug="rated")
+    schema_before = campaign.rating_schema_id
+    AnnotationFactory(pair=PairFactory(campaign=campaign))
+    response = curator.post("/api/v1/campaigns/rated/update/", {"preset": "arena", "overlap": 4}, format="json")
+    assert response.status_code == 409 and response.json()["code"] == "schema_in_use"
+    assert "its questions can no longer change" in response.json()["message"]
+    campaign.refresh_from_db()
+    assert (campaign.rating_schema_id, campaign.overlap) == (schema_before, 3)
+    assert curator.post("/api/v1/campaigns/rated/update/", {"overlap": 4}, format="json").json()["overlap"] == 4
