@@ -14,10 +14,12 @@ $(VENV)/.installed: requirements.txt
 	$(PY) -m pip install --quiet -r requirements.txt
 	touch $@
 
+# The demo runs a real Celery worker beside the web server on kombu's filesystem transport (no Redis), so
+# background jobs run outside the request and their progress bars move as in production.
 demo: venv
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py seed_demo
-	$(PY) manage.py runserver $(HOST)
+	CONCORD_EMBEDDED_WORKER=1 $(PY) manage.py serve $(HOST)
 
 serve: venv
 	$(PY) manage.py migrate --noinput

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 
 from tqdm import tqdm
@@ -11,3 +12,17 @@ def progress_bar(*, total: int | None, desc: str, enabled: bool = True) -> tqdm:
     """A tqdm bar on stderr, shown only on a terminal; stdout stays free for --json."""
     return tqdm(total=total, desc=desc, unit="it", file=sys.stderr, disable=not (enabled and sys.stderr.isatty()),
                 dynamic_ncols=True, leave=False)
+
+
+def refuse(command, exc, *, as_json: bool):
+    """End a command on an ApplicationError: exit status 1, the message on stderr (and as JSON on stdout with --json)."""
+    from django.core.management.base import CommandError
+
+    if as_json:
+        command.stdout.write(json.dumps({"error": {"code": exc.code, "message": exc.message}}))
+    return CommandError(exc.message)
+
+
+def emit(command, payload: dict, text: str, *, as_json: bool) -> None:
+    """One JSON object on stdout with --json, else the human summary."""
+    command.stdout.write(json.dumps(payload, ensure_ascii=False, default=str) if as_json else text)

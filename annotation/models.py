@@ -41,6 +41,22 @@ def _session_auth_hash(secret: str, password: str) -> str:
     return salted_hmac(key_salt, password, secret=secret, algorithm="sha256").hexdigest()
 
 
+class Invitation(models.Model):
+    """A one-time link that lets a new account's person set their own password; only its token's hash is kept."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="invitations")
+    token_sha256 = models.CharField(max_length=64, unique=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    expires_at = models.DateTimeField()
+    used_at = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self):
+        return f"invitation for {self.user_id} (until {self.expires_at:%Y-%m-%d %H:%M})"
+
+
 class UserSession(AbstractBaseSession):
     """A session with its signed-in user's id in a column, so a request reads the two in one statement
     (``annotation.sessions``). Deleting the user deletes their sessions."""

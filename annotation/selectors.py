@@ -36,6 +36,25 @@ def campaigns_for_user(*, user):
     return qs.filter(members=user)
 
 
+def accounts_list(*, limit: int = 1000):
+    """Accounts by username, with what the people page shows."""
+    from django.contrib.auth import get_user_model
+
+    return get_user_model().objects.order_by("username").only("username", "email", "role", "password", "last_login")[:limit]
+
+
+def campaign_members(*, campaign: Campaign):
+    return campaign.members.order_by("username").only("username", "role")
+
+
+def campaign_member_candidates(*, campaign: Campaign, limit: int = 500) -> list[str]:
+    """Usernames of accounts that are not members yet, for the add-members box."""
+    from django.contrib.auth import get_user_model
+
+    return list(get_user_model().objects.exclude(campaigns=campaign).order_by("username")
+                .values_list("username", flat=True)[:limit])
+
+
 def import_jobs_recent(*, limit: int = 20):
     """The latest upload imports, newest first, with their campaign."""
     from annotation.models import Job

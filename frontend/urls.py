@@ -3,12 +3,14 @@
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
-from frontend.views import auth, home
+from frontend.views import auth, home, invitations
 
 urlpatterns = [
     path("", home.HomeView.as_view(), name="home"),
     path("login/", auth.ThrottledLoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("invite/<str:token>/", invitations.InvitationAcceptView.as_view(), name="invitation-accept"),
+    path("", include("frontend.urls_setup")),
     path("", include("frontend.urls_workspace")),
     path("", include("frontend.urls_console")),
     path("", include("frontend.urls_releases")),

@@ -27,6 +27,34 @@ def threaded_worker(*, redis_url: str, queue: str):
         _forget_connections(app)
 
 
+@contextmanager
+def filesystem_worker(*, folder, queues=("celery", "imports", "judges", "analytics", "releases")):
+    """A real worker in a thread on kombu's filesystem transport and a file result backend, as `make demo` runs
+    one (no Redis); every page and service in this process enqueues to it. Restores eager settings afterwards."""
+    from celery.contrib.testing.worker import start_worker
+
+    from config.celery import app
+
+    for name in ("queue", "control", "results"):
+        (folder / name).mkdir(parents=True, exist_ok=True)
+    keys = ("broker_url", "task_always_eager", "result_backend", "broker_transport_options")
+    saved = {key: app.conf[key] for key in keys}
+    app.conf.update(
+        broker_url="filesystem://", task_always_eager=False, result_backend=f"file://{folder / 'results'}",
+        broker_transport_options={"data_folder_in": str(folder / "queue"), "data_folder_out": str(folder / "queue"),
+                                  "control_folder": str(folder / "control"), "store_processed": False,
+                                  "polling_interval": 0.1},
+    )
+    _forget_connections(app)
+    try:
+        with start_worker(app, pool="threads", concurrency=2, perform_ping_check=False, queues=list(queues),
+                          shutdown_timeout=10):
+            yield app
+    finally:
+        app.conf.update(saved)
+        _forget_connections(app)
+
+
 def _forget_connections(app) -> None:
     """Drop pooled broker connections made under the previous settings, as Celery does after a fork."""
     app._pool = None

@@ -6,17 +6,22 @@ from rest_framework.views import APIView
 
 from annotation.api.permissions import IsCurator
 from annotation.models import Job
-from annotation.services.jobs import job_cancel
+from annotation.services.jobs import job_cancel, job_unit
 
 
 class JobOutputSerializer(serializers.ModelSerializer):
     campaign = serializers.SlugRelatedField(slug_field="slug", read_only=True)
     percent = serializers.SerializerMethodField()
+    unit = serializers.SerializerMethodField()
 
     class Meta:
         model = Job
-        fields = ["id", "kind", "campaign", "status", "progress_done", "progress_total", "percent", "result",
+        fields = ["id", "kind", "campaign", "status", "progress_done", "progress_total", "unit", "percent", "result",
                   "error", "params", "created_at", "started_at", "finished_at"]
+
+    def get_unit(self, job) -> str:
+        """What progress_done and progress_total count: bytes, verdicts, steps, pairs or rows."""
+        return job_unit(job.kind)
 
     def get_percent(self, job) -> float | None:
         if not job.progress_total:

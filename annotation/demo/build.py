@@ -42,6 +42,11 @@ Listen to audio responses in full before deciding.
 """
 
 
+# These two show the pre-filter: their pairs wait for the built-in heuristic judges, which drop the ones with a
+# plainly broken side (a blurred or noisy picture; an empty, cut-off or refusing answer).
+PREFILTERED = ("demo-text-to-image", "demo-text-to-text")
+
+
 @dataclass(frozen=True)
 class DemoCampaign:
     slug: str
@@ -51,6 +56,7 @@ class DemoCampaign:
     instructions: str
     jsonl: Path
     pairs: int
+    prefilter: bool = False
 
 
 def build_demo(out_dir: Path) -> tuple[list[DemoCampaign], Path]:
@@ -75,5 +81,5 @@ def build_demo(out_dir: Path) -> tuple[list[DemoCampaign], Path]:
     for slug, name, kind, preset, instructions, rows in plan:
         path = out_dir / f"{slug}.jsonl"
         count = write_jsonl(path, rows, seed=slug)
-        campaigns.append(DemoCampaign(slug, name, kind, preset, instructions, path, count))
+        campaigns.append(DemoCampaign(slug, name, kind, preset, instructions, path, count, slug in PREFILTERED))
     return campaigns, media.root

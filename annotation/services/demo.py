@@ -12,7 +12,8 @@ from django.core.management import call_command
 
 from annotation.errors import ApplicationError
 from annotation.models import Campaign, Role
-from annotation.services.campaigns import campaign_add_members, campaign_create, user_create
+from annotation.services.accounts import user_create
+from annotation.services.campaigns import campaign_add_members, campaign_create
 
 DEMO_ACCOUNTS = (
     ("annotator1", "demo-annotator1", Role.ANNOTATOR),
@@ -38,6 +39,41 @@ class DemoCampaignResult:
     kind: str
     pairs: int
     created_pairs: int
+    prefilter: dict | None = None
+
+
+# The built-in heuristic judges (curation.judges.heuristics): cheap checks, not models, so the demo needs no GPU.
+DEMO_JUDGES = (
+    ("image-sanity", "curation.judges.heuristics.image_sanity"),
+    ("text-sanity", "curation.judges.heuristics.text_sanity"),
+)
+
+
+def demo_judges_ensure() -> list[str]:
+    """The demo's two heuristic judges, created when missing; an existing judge is left as a curator set it."""
+    from curation.models import Judge
+    from curation.services.judges import judge_create
+
+    for name, path in DEMO_JUDGES:
+        if not Judge.objects.filter(name=name).exists():
+            judge_create(name=name, backend=Judge.Backend.PYTHON, settings={"callable": path, "concurrency": 4})
+    return [name for name, _ in DEMO_JUDGES]
+
+
+# The built-in heuristic judges abstain unless one side is plainly broken, and MMRB2's rule counts an abstention
+# against agreement: with them the demo names the valid-votes rule, as a curator would for heuristics.
+DEMO_PREFILTER_RULE = {"rule": "majority-of-valid", "threshold": 0.9, "min_votes": 2}
+
+
+def demo_prefilter_run(*, campaign: Campaign, judges: list[str], on_progress=None) -> dict | None:
+    """Run the pre-filter on the campaign's pairs still awaiting it, in this process; None when none await it."""
+    from annotation.models import Pair
+    from curation.services.prefilter import prefilter_job_create, prefilter_run_inline
+
+    if not campaign.pairs.filter(status=Pair.Status.PENDING).exists():
+        return None
+    job = prefilter_job_create(campaign=campaign, judge_names=judges)
+    return prefilter_run_inline(job_id=job.pk, on_progress=on_progress)
 
 
 def demo_accounts_ensure() -> list[DemoAccount]:
@@ -47,13 +83,14 @@ def demo_accounts_ensure() -> list[DemoAccount]:
         user = get_user_model().objects.filter(username=username).first()
         created = user is None
         if created:
-            user = user_create(username=username, password=password, role=role)
+            user = user_create(username=username, password=password, role=role, check_strength=False)
         accounts.append(DemoAccount(username, password, user.role, created, user.check_password(password)))
     return accounts
 
 
-def demo_seed(*, out_dir: Path) -> tuple[list[DemoAccount], list[DemoCampaignResult]]:
-    """Generate the demo files under ``out_dir``, import them, and make the annotators members of every campaign.
+def demo_seed(*, out_dir: Path, on_progress=None) -> tuple[list[DemoAccount], list[DemoCampaignResult]]:
+    """Generate the demo files under ``out_dir``, import them, make the annotators members of every campaign, and
+    run the heuristic judges' pre-filter on the campaigns that need it.
 
     Idempotent: the generator writes the same bytes each time and re-importing a file creates
     nothing, so a second run changes nothing. Precondition: migrations are applied.
@@ -63,15 +100,18 @@ def demo_seed(*, out_dir: Path) -> tuple[list[DemoAccount], list[DemoCampaignRes
     campaigns, media_root = build_demo(out_dir)
     accounts = demo_accounts_ensure()
     annotators = get_user_model().objects.filter(username__in=[a.username for a in accounts if a.role == Role.ANNOTATOR])
+    judges = demo_judges_ensure()
     results = []
     for demo in campaigns:
         campaign = Campaign.objects.filter(slug=demo.slug).first()
         if campaign is None:
             campaign = campaign_create(slug=demo.slug, kind=demo.kind, preset=demo.preset, name=demo.name,
-                                       instructions=demo.instructions)
+                                       instructions=demo.instructions, requires_prefilter=demo.prefilter,
+                                       prefilter_rule=DEMO_PREFILTER_RULE if demo.prefilter else None)
         outcome = _import(demo.jsonl, slug=demo.slug, kind=demo.kind, preset=demo.preset, media_root=media_root)
         campaign_add_members(campaign=campaign, users=annotators)
-        results.append(DemoCampaignResult(demo.slug, demo.kind, demo.pairs, outcome["created"]))
+        report = demo_prefilter_run(campaign=campaign, judges=judges, on_progress=on_progress) if demo.prefilter else None
+        results.append(DemoCampaignResult(demo.slug, demo.kind, demo.pairs, outcome["created"], report))
     return accounts, results
 
 

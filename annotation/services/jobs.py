@@ -7,6 +7,13 @@ from django.utils import timezone
 
 from annotation.models import Job
 
+# What each kind of job counts in progress_done / progress_total, so a bar names its own units.
+JOB_UNITS = {"import": "bytes", "prefilter": "verdicts", "agreement": "steps", "consensus": "pairs", "release": "rows"}
+
+
+def job_unit(kind: str) -> str:
+    return JOB_UNITS.get(kind, "items")
+
 
 def job_create(*, kind: str, campaign=None, params: dict | None = None, created_by=None, total: int | None = None) -> Job:
     return Job.objects.create(

@@ -138,6 +138,8 @@ CONCORD_RELEASES_S3 = {
     "part_size": env.int("RELEASES_S3_PART_BYTES", default=16 * 1024 * 1024),
 }
 CONCORD_RELEASES_PRESIGN_SECONDS = env.int("CONCORD_RELEASES_PRESIGN_SECONDS", default=3600)
+# Where people reach Concord, for links printed outside a request (invitations made on the command line).
+CONCORD_BASE_URL = env("CONCORD_BASE_URL", default="http://127.0.0.1:8000")
 CONCORD_RELEASES_LICENSE = env("CONCORD_RELEASES_LICENSE", default="cc-by-4.0")
 # Pseudonymous rater ids in releases are an HMAC of the user id under this secret, the same in every release.
 CONCORD_RATER_ID_SECRET = env("CONCORD_RATER_ID_SECRET", default=SECRET_KEY)
@@ -168,11 +170,30 @@ CONCORD_LOGIN_FAILURES = env.int("CONCORD_LOGIN_FAILURES", default=5)
 CONCORD_LOGIN_FAILURES_PER_ADDRESS = env.int("CONCORD_LOGIN_FAILURES_PER_ADDRESS", default=30)
 CONCORD_LOGIN_WINDOW_SECONDS = env.int("CONCORD_LOGIN_WINDOW_SECONDS", default=15 * 60)
 
-# Celery: eager in the embedded default, real workers once a broker is configured.
+# Celery: eager in the embedded default, real workers once a broker is configured. With CONCORD_EMBEDDED_WORKER
+# (set by `make demo`, which starts a worker beside the web server: `manage.py serve`) and no broker configured,
+# tasks go through kombu's filesystem transport under var/celery/ and results to files there: real background
+# jobs with no Redis.
 REDIS_URL = env("REDIS_URL", default="")
-CELERY_BROKER_URL = env("CELERY_BROKER_URL", default=REDIS_URL or "memory://")
-CELERY_RESULT_BACKEND = env("CELERY_RESULT_BACKEND", default=REDIS_URL or None)
-CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=not (REDIS_URL or env("CELERY_BROKER_URL", default="")))
+CONCORD_EMBEDDED_WORKER = env.bool("CONCORD_EMBEDDED_WORKER", default=False)
+CONCORD_CELERY_DIR = Path(env("CONCORD_CELERY_DIR", default=str(VAR_DIR / "celery")))
+_broker = env("CELERY_BROKER_URL", default="")
+if CONCORD_EMBEDDED_WORKER and not (REDIS_URL or _broker):
+    CELERY_BROKER_URL = "filesystem://"
+    CELERY_BROKER_TRANSPORT_OPTIONS = {
+        "data_folder_in": str(CONCORD_CELERY_DIR / "queue"),
+        "data_folder_out": str(CONCORD_CELERY_DIR / "queue"),
+        "control_folder": str(CONCORD_CELERY_DIR / "control"),
+        "store_processed": False,
+        "polling_interval": 0.2,
+    }
+    # The pre-filter's chord needs a result backend; a folder of files is the embedded one.
+    CELERY_RESULT_BACKEND = f"file://{CONCORD_CELERY_DIR / 'results'}"
+    CELERY_TASK_ALWAYS_EAGER = False
+else:
+    CELERY_BROKER_URL = _broker or REDIS_URL or "memory://"
+    CELERY_RESULT_BACKEND = env("CELERY_RESULT_BACKEND", default=REDIS_URL or None)
+    CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=not (REDIS_URL or _broker))
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True

@@ -8,9 +8,9 @@ from rest_framework.views import APIView
 from annotation.api.permissions import IsCurator
 from curation.judges import registry
 from curation.judges.base import looks_secret
-from curation.models import Judge
+from curation.models import Judge, JudgeVerdict
 from curation.selectors.judges import judge_get, judges_list
-from curation.services.judges import judge_create, judge_delete, judge_update
+from curation.services.judges import judge_create, judge_delete, judge_test, judge_update
 
 
 @extend_schema_serializer(component_name="JudgeOutput")
@@ -90,3 +90,36 @@ class JudgeDeleteApi(APIView):
     def post(self, request, name: str):
         judge_delete(judge=judge_get(name=name))
         return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class JudgeTestApi(APIView):
+    """Call a judge once on one pair: its raw answer and parsed verdict. Nothing is stored."""
+
+    permission_classes = [IsCurator]
+
+    @extend_schema_serializer(component_name="JudgeTestInput")
+    class InputSerializer(serializers.Serializer):
+        pair = serializers.IntegerField(min_value=1)
+        order = serializers.ChoiceField(choices=JudgeVerdict.Order.choices, default=JudgeVerdict.Order.FORWARD)
+
+    @extend_schema_serializer(component_name="JudgeTestOutput")
+    class OutputSerializer(serializers.Serializer):
+        judge = serializers.CharField()
+        pair_id = serializers.IntegerField()
+        order = serializers.CharField()
+        shown_label = serializers.CharField()
+        verdict = serializers.CharField()
+        score = serializers.FloatField(allow_null=True)
+        confidence = serializers.FloatField(allow_null=True)
+        raw_output = serializers.CharField(allow_blank=True)
+        error = serializers.CharField(allow_blank=True)
+        latency_ms = serializers.IntegerField(allow_null=True)
+        attempts = serializers.IntegerField()
+
+    @extend_schema(request=InputSerializer, responses=OutputSerializer)
+    def post(self, request, name: str):
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        trial = judge_test(judge=judge_get(name=name), pair_id=data.validated_data["pair"],
+                           order=data.validated_data["order"])
+        return Response(self.OutputSerializer(trial.as_dict()).data)

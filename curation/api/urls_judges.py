@@ -10,6 +10,7 @@ urlpatterns = [
     path("judges/<slug:name>/", judges.JudgeDetailApi.as_view(), name="api-judge-detail"),
     path("judges/<slug:name>/update/", judges.JudgeUpdateApi.as_view(), name="api-judge-update"),
     path("judges/<slug:name>/delete/", judges.JudgeDeleteApi.as_view(), name="api-judge-delete"),
+    path("judges/<slug:name>/test/", judges.JudgeTestApi.as_view(), name="api-judge-test"),
     path("prefilter/campaigns/<slug:slug>/start/", prefilter.PrefilterStartApi.as_view(), name="api-prefilter-start"),
     path("prefilter/campaigns/<slug:slug>/rule/", prefilter.PrefilterRuleApi.as_view(), name="api-prefilter-rule"),
     path("prefilter/campaigns/<slug:slug>/rule/set/", prefilter.PrefilterRuleSetApi.as_view(), name="api-prefilter-rule-set"),

@@ -1,14 +1,19 @@
-"""Judges configured by curators: create, update, delete. Secrets stay in environment variables."""
+"""Judges configured by curators: create, update, delete, try on one pair. Secrets stay in environment variables."""
 
 from __future__ import annotations
 
+from dataclasses import asdict, dataclass
+
 from django.db import transaction
 
+from annotation.content import MEDIA_TYPES
 from annotation.errors import ApplicationError
-from curation.judges import registry
-from curation.judges.base import JudgeConfigError, PermanentJudgeError
+from annotation.models import Pair
+from curation.judges import parsing, registry
+from curation.judges.base import JudgeCall, JudgeConfigError, MediaStore, PermanentJudgeError
 from curation.judges.python_callable import load_callable
-from curation.models import Judge
+from curation.judges.runner import JudgeRunner, WorkItem
+from curation.models import Judge, JudgeVerdict
 
 RESERVED_NAMES = {"create"}
 
@@ -73,3 +78,56 @@ def judge_delete(*, judge: Judge) -> None:
             status_code=409,
         )
     judge.delete()
+
+
+@dataclass(frozen=True)
+class JudgeTrial:
+    """One judge call on one pair, made to try a judge out; nothing of it is stored."""
+
+    judge: str
+    pair_id: int
+    order: str
+    shown_label: str
+    verdict: str
+    score: float | None
+    confidence: float | None
+    raw_output: str
+    error: str
+    latency_ms: int | None
+    attempts: int
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def judge_test(*, judge: Judge, pair_id: int, order: str = JudgeVerdict.Order.FORWARD) -> JudgeTrial:
+    """Call ``judge`` once on pair ``pair_id`` as the pre-filter would (retries included) and return its raw
+    answer with the parsed verdict, in the order shown and in the pair's own A/B. Disabled judges may be tried."""
+    from curation.services.prefilter import judge_request, pair_media_store
+
+    if order not in JudgeVerdict.Order.values:
+        raise ApplicationError(f"order must be one of {', '.join(JudgeVerdict.Order.values)}", code="invalid_order")
+    pair = Pair.objects.select_related("campaign", "prompt", "response_a", "response_b").filter(pk=pair_id).first()
+    if pair is None:
+        raise ApplicationError(f"no pair with id {pair_id}", code="pair_not_found", status_code=404)
+    media = MediaStore()
+    try:
+        backend = registry.build(name=judge.name, backend=judge.backend, settings=judge.settings, media=media)
+    except JudgeConfigError as exc:
+        raise ApplicationError(f"judge settings cannot work: {exc}", code="invalid_judge_settings") from exc
+    loaded = pair_media_store([pair], set(backend.settings.get("modalities", MEDIA_TYPES)))
+    media.files.update(loaded.files)
+    media.missing.update(loaded.missing)
+    item = WorkItem(judge=judge.name, key=(pair.pk, order), request=judge_request(pair, order))
+    calls: list[JudgeCall] = []
+    JudgeRunner({judge.name: backend}).run([item], deliver=lambda done: calls.extend(call for _item, call in done))
+    call = calls[0]
+    swapped = order == JudgeVerdict.Order.SWAPPED
+    shown = call.label if not call.error else parsing.INVALID
+    return JudgeTrial(
+        judge=judge.name, pair_id=pair.pk, order=order, shown_label=shown,
+        verdict=parsing.to_canonical(shown, swapped=swapped),
+        score=None if call.error else parsing.score_to_canonical(call.score, swapped=swapped),
+        confidence=call.confidence, raw_output=call.raw_output, error=call.error, latency_ms=call.latency_ms,
+        attempts=call.attempts,
+    )

@@ -241,7 +241,7 @@ def _criteria(raw) -> list[str]:
     return out
 
 
-def _media_store(pairs: list[Pair], kinds: set[str]) -> MediaStore:
+def pair_media_store(pairs: list[Pair], kinds: set[str]) -> MediaStore:
     """The bytes of every file of ``kinds`` the pairs show, read from storage once per batch."""
     digests = {
         block["media"]
@@ -265,7 +265,7 @@ def _media_store(pairs: list[Pair], kinds: set[str]) -> MediaStore:
     return store
 
 
-def _request(pair: Pair, order: str) -> JudgeRequest:
+def judge_request(pair: Pair, order: str) -> JudgeRequest:
     first, second = pair.response_a, pair.response_b
     if order == JudgeVerdict.Order.SWAPPED:
         first, second = second, first
@@ -371,7 +371,7 @@ def prefilter_batch_run(*, job_id: int, attempt: int, pair_ids: list[int], on_pr
         except JudgeConfigError as exc:
             broken[judge.name] = f"judge settings cannot work: {exc}"
     work = [
-        WorkItem(judge=judge.name, key=(pair.pk, judge.pk, order), request=_request(pair, order))
+        WorkItem(judge=judge.name, key=(pair.pk, judge.pk, order), request=judge_request(pair, order))
         for pair in pairs
         for judge in judges
         for order in ORDERS
@@ -386,7 +386,7 @@ def prefilter_batch_run(*, job_id: int, attempt: int, pair_ids: list[int], on_pr
         kinds = set()
         for backend in backends.values():
             kinds.update(backend.settings.get("modalities", MEDIA_TYPES))
-        loaded = _media_store(pairs, kinds)
+        loaded = pair_media_store(pairs, kinds)
         media.files.update(loaded.files)
         media.missing.update(loaded.missing)
         JudgeRunner(backends).run(work, deliver=writer, should_stop=lambda: not _attempt_is_current(job_id, attempt))

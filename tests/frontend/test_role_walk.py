@@ -132,6 +132,29 @@ EXPECTED: dict[str, dict[str, dict]] = {
     "work/campaigns/<slug:slug>/": {"GET": allowed(302, 404, 200, 404, 404)},
     "work/campaigns/<slug:slug>/next/": {"POST": allowed(302, 404, 302, 404, 404)},
     "work/assignments/<int:assignment_id>/": {"GET": allowed(302, 404, 200, 404, 404)},
+    # Setup without /admin/ (issue 20): curators set up campaigns, members and judges; accounts of other roles and
+    # role changes are for admins. Empty forms are refused with 400; an empty settings form saves nothing new.
+    "console/campaigns/new/": {"GET": CURATOR_PAGE, "POST": allowed(302, 403, 403, 400, 400)},
+    "console/campaigns/<slug:slug>/settings/": {"GET": CURATOR_PAGE, "POST": allowed(302, 403, 403, 302, 302)},
+    "console/campaigns/<slug:slug>/members/": {"POST": allowed(302, 403, 403, 302, 302)},
+    "console/preview/form/": {"POST": allowed(302, 403, 403, 200, 200)},
+    "console/preview/markdown/": {"POST": allowed(302, 403, 403, 200, 200)},
+    "console/people/": {"GET": CURATOR_PAGE, "POST": allowed(302, 403, 403, 400, 400)},
+    # A new invitation link for bob (an annotator): shown once, to curators and admins.
+    "console/people/<int:user_id>/<slug:action>/": {"POST": allowed(302, 403, 403, 200, 200)},
+    "console/judges/": {"GET": CURATOR_PAGE, "POST": allowed(302, 403, 403, 400, 400)},
+    # Enabling judge-1 (a python judge) is refused to the curator with a message, done for the admin.
+    "console/judges/<slug:name>/<slug:action>/": {"POST": allowed(302, 403, 403, 302, 302)},
+    # An invitation link is a capability; a forged one is 404 for everyone.
+    "invite/<str:token>/": {"GET": allowed(404, 404, 404, 404, 404), "POST": allowed(404, 404, 404, 404, 404)},
+    "api/v1/campaigns/create/": {"POST": curator_post(400)},
+    "api/v1/campaigns/<slug:slug>/update/": {"POST": curator_post(200)},
+    "api/v1/campaigns/<slug:slug>/members/": {"POST": curator_post(200)},
+    "api/v1/users/create/": {"POST": curator_post(400)},
+    "api/v1/users/<str:username>/role/": {"POST": allowed(403, 403, 403, 403, 400)},
+    "api/v1/users/<str:username>/invite/": {"POST": curator_post(200)},  # bob is an annotator
+    "api/v1/invitations/accept/": {"POST": allowed(400, 400, 400, 400, 400)},
+    "api/v1/judges/<slug:name>/test/": {"POST": curator_post(400)},
 }
 
 # Django's admin site is generated from the registered models: every page is for staff only (the
@@ -199,7 +222,7 @@ def scene():
         "name": f"{media.sha256}.png", "figure": "annotators", "action": "restore", "kind": "prefilter",
         "object_id": y.pairs["kept"].pk, "id": y.bob.pk, "content_type_id": 1,
         "version": release.version, "token": "forged-download-token",
-        "assignment_id": lease.pk,
+        "assignment_id": lease.pk, "username": y.bob.username,
     }
     # What an annotator must never see: every model name, judge output, a co-annotator's rationale;
     # alice additionally must not see anything of campaign Y.
@@ -209,6 +232,7 @@ def scene():
     by_prefix = {
         "releases/": {"name": release.name}, "api/v1/releases/": {"name": release.name},
         "api/v1/judges/": {"name": "judge-1"}, "api/v1/prefilter/runs/": {"job_id": run.pk},
+        "console/judges/": {"name": "judge-1", "action": "enable"}, "console/people/": {"action": "invite"},
     }
     yield {"people": people, "params": params, "by_prefix": by_prefix, "secrets": secrets, "lease": lease}
     cache.clear()

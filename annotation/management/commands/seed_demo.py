@@ -6,6 +6,7 @@ from pathlib import Path
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
+from annotation.cli import progress_bar
 from annotation.errors import ApplicationError
 
 
@@ -24,8 +25,10 @@ class Command(BaseCommand):
 
         out_dir = out or Path(settings.VAR_DIR) / "demo"
         started = time.monotonic()
+        bar = progress_bar(total=None, desc="pre-filter verdicts")
         try:
-            accounts, campaigns = demo_seed(out_dir=out_dir)
+            with bar:
+                accounts, campaigns = demo_seed(out_dir=out_dir, on_progress=bar.update)
         except ApplicationError as exc:
             raise CommandError(exc.message) from exc
         elapsed = time.monotonic() - started
@@ -34,7 +37,12 @@ class Command(BaseCommand):
         self.stdout.write(f"Demo data from {out_dir}: {len(campaigns)} campaigns, {total} pairs "
                           f"({created} new) in {elapsed:.1f} s")
         for c in campaigns:
-            self.stdout.write(f"  {c.slug:<22} {c.kind:<15} {c.pairs:>3} pairs")
+            note = ""
+            if c.prefilter:
+                note = (f"   pre-filter: {c.prefilter['dropped_easy']} dropped as easy, {c.prefilter['kept']} kept "
+                        f"({c.prefilter['verdicts']} verdicts)")
+            self.stdout.write(f"  {c.slug:<22} {c.kind:<15} {c.pairs:>3} pairs{note}")
+        self.stdout.write("Judges: image-sanity and text-sanity, Concord's built-in heuristics (not models; docs/judges.md).")
         self.stdout.write("")
         self.stdout.write(self.style.SUCCESS("Demo accounts (the annotators are members of every demo campaign):"))
         self.stdout.write(f"  {'role':<10} {'username':<12} password")

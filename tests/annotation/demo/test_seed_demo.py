@@ -76,6 +76,26 @@ def test_seed_demo_loads_every_kind_with_members_media_and_accounts(tmp_path):
     assert '"file"' not in stored, "every file reference was resolved to a stored media digest"
 
 
+def test_seed_demo_runs_the_heuristic_judges_pre_filter_on_two_campaigns(tmp_path):
+    """image-sanity and text-sanity are configured; the two campaigns needing the pre-filter have every pair judged
+    in both orders, some dropped as easy (a plainly broken side) and the rest queued; the others need none."""
+    from curation.models import Judge, JudgeVerdict
+
+    output = seed(tmp_path)
+    assert set(Judge.objects.filter(enabled=True, backend="python").values_list("name", flat=True)) == {
+        "image-sanity", "text-sanity"}
+    needing = set(Campaign.objects.filter(requires_prefilter=True).values_list("slug", flat=True))
+    assert needing == {"demo-text-to-image", "demo-text-to-text"}
+    for slug in needing:
+        pairs = Pair.objects.filter(campaign__slug=slug)
+        assert not pairs.filter(status=Pair.Status.PENDING).exists()
+        assert pairs.filter(status=Pair.Status.DROPPED_EASY).exists() and pairs.filter(status=Pair.Status.QUEUED).exists()
+        assert JudgeVerdict.objects.filter(pair__campaign__slug=slug).count() == pairs.count() * 2 * 2
+    dropped = Pair.objects.filter(campaign__slug="demo-text-to-image", status=Pair.Status.DROPPED_EASY).first()
+    assert dropped.status_reason.startswith("prefilter: easy")
+    assert "pre-filter:" in output and "dropped as easy" in output
+
+
 def test_seeding_twice_creates_nothing_new_and_still_prints_the_accounts(tmp_path):
     """The second run adds no campaign, pair, prompt, response, media, schema or user, and prints the logins again."""
     seed(tmp_path)

@@ -116,8 +116,8 @@ def test_an_overlap_below_1_is_refused_before_anything_is_created(tmp_path):
     code, out = run_import(path, "--campaign", "zero", "--format", "omnireward", "--task", "text-to-text",
                            "--overlap", "0", "--json")
     assert code == 1
-    assert json.loads(out)["errors"][0]["message"] == "overlap is the number of ratings each pair needs, at least 1; got 0"
-    with pytest.raises(CommandError, match="at least 1; got -2"):
+    assert json.loads(out)["errors"][0]["message"] == "overlap must be a whole number from 1 to 50, got 0"
+    with pytest.raises(CommandError, match="from 1 to 50, got -2"):
         call_command("import_pairs", str(path), "--campaign", "zero", "--format", "omnireward", "--task",
                      "text-to-text", "--overlap", "-2", stdout=StringIO(), stderr=StringIO())
     assert not Campaign.objects.filter(slug="zero").exists() and not Pair.objects.exists()

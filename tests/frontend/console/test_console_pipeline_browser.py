@@ -70,7 +70,7 @@ def test_a_curator_imports_then_prefilters_and_sees_the_funnel_move(live_server,
         assert server.count() == 12
     assert page.locator(".messages").inner_text().startswith("Pre-filter run #")
     assert page.eval_on_selector("[data-testid=prefilter-run] progress", "bar => bar.value") == 100
-    assert page.inner_text("[data-testid=prefilter-run] .job-label") == "succeeded · 12 / 12"
+    assert page.inner_text("[data-testid=prefilter-run] .job-label") == "succeeded · 12 / 12 verdicts"
     assert page.inner_text("[data-testid=prefilter-result]").startswith("1 kept · 2 dropped as easy")
     consistency = dict(zip(page.locator("table.per-judge tbody td:first-child").all_inner_texts(),
                            page.locator("table.per-judge td.consistency").all_inner_texts(), strict=True))

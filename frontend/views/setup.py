@@ -1,0 +1,371 @@
+"""Setting up the work without /admin/: campaigns (create, edit, status, members), accounts and invitations,
+judges (configure, enable, try on one pair). Each page action calls the same service as its API endpoint
+and management command; these views only read the form and show the outcome.
+"""
+
+from __future__ import annotations
+
+import json
+
+from django.contrib import messages
+from django.contrib.auth import get_user_model
+from django.contrib.auth.mixins import UserPassesTestMixin
+from django.http import Http404, HttpResponseRedirect, JsonResponse
+from django.shortcuts import get_object_or_404
+from django.template.loader import render_to_string
+from django.template.response import TemplateResponse
+from django.urls import reverse
+from django.views import View
+
+from annotation import schemas
+from annotation.errors import ApplicationError
+from annotation.models import Campaign, Pair, Role, TaskKind
+from annotation.selectors import accounts_list, campaign_member_candidates, campaign_members
+from annotation.services.accounts import (
+    account_role_check,
+    invitation_create,
+    user_create,
+    user_invite,
+    user_set_role,
+)
+from annotation.services.campaigns import (
+    DEFAULT_PRESET_BY_KIND,
+    STATUS_MOVES,
+    campaign_create,
+    campaign_members_change,
+    campaign_update,
+)
+from curation.judges import registry
+from curation.models import Judge, JudgeVerdict
+from curation.prefilter import rules
+from curation.services.judges import judge_create, judge_test, judge_update
+from frontend import rating_form
+from frontend.templatetags.workspace import render_markdown
+from frontend.views.console import CuratorRequiredMixin, campaign_or_404
+
+MAX_PREVIEW_CHARS = 200_000
+
+
+class AdminRequiredMixin(CuratorRequiredMixin, UserPassesTestMixin):
+    def test_func(self):
+        return self.request.user.is_admin_role
+
+
+def _number(form, name: str, cast, default, label: str):
+    raw = (form.get(name) or "").strip()
+    if not raw:
+        return default
+    try:
+        return cast(raw)
+    except ValueError as exc:
+        raise ApplicationError(f"{label} must be a number, got {raw!r}", code=f"invalid_{name}") from exc
+
+
+def _json_field(raw: str, label: str, code: str):
+    if len(raw) > MAX_PREVIEW_CHARS:
+        raise ApplicationError(f"{label} is longer than {MAX_PREVIEW_CHARS:,} characters", code=code)
+    try:
+        return json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise ApplicationError(f"{label} is not JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})",
+                               code=code) from exc
+
+
+def campaign_settings_from_form(form) -> dict:
+    """The service's keyword arguments from the campaign form; a malformed number or JSON is an ApplicationError."""
+    values = {
+        "name": form.get("name", "").strip(),
+        "overlap": _number(form, "overlap", int, 3, "overlap"),
+        "gold_rate": _number(form, "gold_rate", float, 0.0, "gold rate"),
+        "lease_minutes": _number(form, "lease_minutes", int, 30, "lease minutes"),
+        "instructions": form.get("instructions", ""),
+        "requires_prefilter": form.get("requires_prefilter") == "on",
+    }
+    if form.get("schema_source") == "custom":
+        values["schema_definition"] = _json_field(form.get("schema_json", ""), "the custom schema", "invalid_schema")
+    elif form.get("preset"):
+        values["preset"] = form["preset"]
+    rule_name = form.get("prefilter_rule", "")
+    if rule_name:
+        rule = {"rule": rule_name}
+        threshold = _number(form, "prefilter_threshold", float, None, "pre-filter threshold")
+        if threshold is not None:
+            rule["threshold"] = threshold
+        values["prefilter_rule"] = rule
+    return values
+
+
+def _form_context(campaign: Campaign | None, form) -> dict:
+    rule = (campaign.prefilter_rule if campaign else {}) or {}
+    schema = campaign.rating_schema if campaign else None
+    initial = {
+        "name": campaign.name if campaign else "",
+        "overlap": campaign.overlap if campaign else 3,
+        "gold_rate": campaign.gold_rate if campaign else 0.0,
+        "lease_minutes": campaign.lease_minutes if campaign else 30,
+        "instructions": campaign.instructions if campaign else "",
+        "requires_prefilter": "on" if campaign and campaign.requires_prefilter else "",
+        "schema_source": "custom" if schema and not schema.preset else "preset",
+        "preset": schema.preset if schema and schema.preset else "",
+        "schema_json": json.dumps(schema.definition, indent=2) if schema and not schema.preset else "",
+        "prefilter_rule": rule.get("rule", ""),
+        "prefilter_threshold": rule.get("threshold", ""),
+        "status": campaign.status if campaign else Campaign.Status.ACTIVE,
+        "kind": campaign.kind if campaign else TaskKind.TEXT_TO_IMAGE,
+        "slug": campaign.slug if campaign else "",
+    }
+    if form is not None:
+        initial.update({key: form.get(key, "") for key in initial if key in form})
+        initial["requires_prefilter"] = form.get("requires_prefilter", "")
+    statuses = Campaign.Status.choices
+    if campaign is not None:
+        allowed = STATUS_MOVES[campaign.status] | {campaign.status}
+        statuses = [(value, label) for value, label in statuses if value in allowed]
+    return {
+        "values": initial,
+        "kinds": TaskKind.choices,
+        "presets": schemas.PRESETS,
+        "default_presets": {str(k): v for k, v in DEFAULT_PRESET_BY_KIND.items()},
+        "rules": rules.RULES,
+        "statuses": statuses,
+    }
+
+
+class CampaignCreateView(CuratorRequiredMixin, View):
+    template_name = "frontend/console/campaign_form.html"
+
+    def get(self, request):
+        return TemplateResponse(request, self.template_name, {**_form_context(None, None), "creating": True})
+
+    def post(self, request):
+        form = request.POST
+        try:
+            campaign = campaign_create(slug=form.get("slug", "").strip(), kind=form.get("kind", ""),
+                                       status=form.get("status") or Campaign.Status.ACTIVE,
+                                       **campaign_settings_from_form(form))
+        except ApplicationError as exc:
+            context = {**_form_context(None, form), "creating": True, "error": exc.message}
+            return TemplateResponse(request, self.template_name, context, status=400)
+        messages.success(request, f"Campaign {campaign.slug} created ({campaign.get_status_display().lower()}). "
+                                  "Add its members below, then import pairs.")
+        return HttpResponseRedirect(reverse("console-campaign-settings", args=[campaign.slug]))
+
+
+class CampaignSettingsView(CuratorRequiredMixin, View):
+    template_name = "frontend/console/campaign_form.html"
+
+    def _context(self, campaign: Campaign, form=None) -> dict:
+        return {
+            **_form_context(campaign, form),
+            "campaign": campaign,
+            "members": campaign_members(campaign=campaign),
+            "candidates": campaign_member_candidates(campaign=campaign),
+        }
+
+    def get(self, request, slug: str):
+        return TemplateResponse(request, self.template_name, self._context(campaign_or_404(slug)))
+
+    def post(self, request, slug: str):
+        campaign = campaign_or_404(slug)
+        form = request.POST
+        try:
+            settings = campaign_settings_from_form(form)
+            if "schema_definition" in settings and settings["schema_definition"] == campaign.rating_schema.definition:
+                del settings["schema_definition"]
+            if settings.get("preset") == campaign.rating_schema.preset:
+                del settings["preset"]
+            campaign = campaign_update(campaign=campaign, status=form.get("status") or None, **settings)
+        except ApplicationError as exc:
+            context = {**self._context(campaign, form), "error": exc.message}
+            return TemplateResponse(request, self.template_name, context, status=400)
+        messages.success(request, f"Campaign {campaign.slug} saved ({campaign.get_status_display().lower()}, "
+                                  f"schema {campaign.rating_schema}).")
+        return HttpResponseRedirect(reverse("console-campaign-settings", args=[campaign.slug]))
+
+
+class CampaignMembersView(CuratorRequiredMixin, View):
+    """POST: add or remove members, or invite a new annotator straight into the campaign (link shown once)."""
+
+    def post(self, request, slug: str):
+        campaign = campaign_or_404(slug)
+        form = request.POST
+        names = [n.strip() for n in form.get("usernames", "").replace("\n", ",").split(",") if n.strip()]
+        try:
+            if form.get("action") == "invite":
+                user, issued = user_invite(username=form.get("username", "").strip(), role=Role.ANNOTATOR,
+                                           email=form.get("email", "").strip(), created_by=request.user)
+                campaign_members_change(campaign=campaign, add=[user.username])
+                link = request.build_absolute_uri(reverse("invitation-accept", args=[issued.token]))
+                context = {"campaign": campaign, "invited": user, "link": link, "expires_at": issued.invitation.expires_at}
+                return TemplateResponse(request, "frontend/console/invitation_link.html", context)
+            if form.get("action") == "remove":
+                change = campaign_members_change(campaign=campaign, remove=names)
+            else:
+                change = campaign_members_change(campaign=campaign, add=names)
+        except ApplicationError as exc:
+            messages.error(request, exc.message)
+        else:
+            done = [f"added {', '.join(change.added)}" if change.added else "",
+                    f"removed {', '.join(change.removed)}" if change.removed else ""]
+            messages.success(request, "Members: " + ("; ".join(d for d in done if d) or "no change") + ".")
+        return HttpResponseRedirect(reverse("console-campaign-settings", args=[campaign.slug]) + "#members")
+
+
+class SchemaPreviewView(CuratorRequiredMixin, View):
+    """POST a preset and kind, or a custom schema: the rater's form as it will look (HTML), or the schema's error."""
+
+    def post(self, request):
+        form = request.POST
+        try:
+            if form.get("schema_source") == "custom":
+                definition = _json_field(form.get("schema_json", ""), "the custom schema", "invalid_schema")
+                try:
+                    schemas.validate_schema(definition)
+                except schemas.SchemaError as exc:
+                    raise ApplicationError(f"invalid rating schema: {exc}", code="invalid_schema") from exc
+            else:
+                kind = form.get("kind", "")
+                name = form.get("preset") or DEFAULT_PRESET_BY_KIND.get(kind, "ab-tie")
+                try:
+                    definition = schemas.preset(name, kind)
+                except schemas.SchemaError as exc:
+                    raise ApplicationError(str(exc), code="unknown_schema") from exc
+        except ApplicationError as exc:
+            return JsonResponse({"error": exc.message}, status=400)
+        fields = rating_form.build(definition, criteria=["Follows the instruction", "Image quality"], draft={})
+        html = render_to_string("frontend/workspace/form.html", {"fields": fields}, request=request)
+        return JsonResponse({"html": html, "definition": definition})
+
+
+class MarkdownPreviewView(CuratorRequiredMixin, View):
+    def post(self, request):
+        text = request.POST.get("text", "")[:MAX_PREVIEW_CHARS]
+        return JsonResponse({"html": str(render_markdown(text))})
+
+
+class PeopleView(CuratorRequiredMixin, View):
+    """Accounts: admins create any role and change roles; curators invite annotators only."""
+
+    template_name = "frontend/console/people.html"
+
+    def _context(self, request, **extra) -> dict:
+        roles = Role.choices if request.user.is_admin_role else [(Role.ANNOTATOR, Role.ANNOTATOR.label)]
+        return {"people": accounts_list(), "roles": roles, "all_roles": Role.choices, **extra}
+
+    def get(self, request):
+        return TemplateResponse(request, self.template_name, self._context(request))
+
+    def post(self, request):
+        form = request.POST
+        role = form.get("role", Role.ANNOTATOR)
+        username, email = form.get("username", "").strip(), form.get("email", "").strip()
+        try:
+            account_role_check(actor=request.user, role=role)
+            if form.get("mode") == "password":
+                if form.get("password", "") != form.get("password_again", ""):
+                    raise ApplicationError("the two passwords differ", code="password_mismatch")
+                user = user_create(username=username, password=form.get("password", ""), role=role, email=email)
+                messages.success(request, f"Created {user.role} {user.username}.")
+                return HttpResponseRedirect(reverse("console-people"))
+            user, issued = user_invite(username=username, role=role, email=email, created_by=request.user)
+        except ApplicationError as exc:
+            return TemplateResponse(request, self.template_name, self._context(request, error=exc.message,
+                                                                                 values=form), status=exc.status_code)
+        link = request.build_absolute_uri(reverse("invitation-accept", args=[issued.token]))
+        return TemplateResponse(request, "frontend/console/invitation_link.html",
+                                {"invited": user, "link": link, "expires_at": issued.invitation.expires_at})
+
+
+class PersonActionView(CuratorRequiredMixin, View):
+    """POST ``invite`` (a fresh link; earlier ones stop working) or ``role`` (admins only)."""
+
+    def post(self, request, user_id: int, action: str):
+        person = get_object_or_404(get_user_model(), pk=user_id)
+        try:
+            if action == "invite":
+                account_role_check(actor=request.user, role=person.role)
+                issued = invitation_create(user=person, created_by=request.user)
+                link = request.build_absolute_uri(reverse("invitation-accept", args=[issued.token]))
+                return TemplateResponse(request, "frontend/console/invitation_link.html",
+                                        {"invited": person, "link": link, "expires_at": issued.invitation.expires_at})
+            if action == "role":
+                if not request.user.is_admin_role:
+                    raise ApplicationError("only admins change roles", code="admin_only")
+                if person.pk == request.user.pk:
+                    raise ApplicationError("you cannot change your own role", code="own_role")
+                user_set_role(user=person, role=request.POST.get("role", ""))
+                messages.success(request, f"{person.username} is now {person.role}.")
+            else:
+                raise Http404("no such action")
+        except ApplicationError as exc:
+            messages.error(request, exc.message)
+        return HttpResponseRedirect(reverse("console-people"))
+
+
+JUDGE_EXAMPLES = {
+    "openai-chat": {"base_url": "http://127.0.0.1:8001/v1", "model": "Qwen/Qwen2.5-VL-7B-Instruct",
+                    "api_key_env": "VLLM_API_KEY", "concurrency": 4},
+    "reward-model": {"url": "http://127.0.0.1:8002/score"},
+    "python": {"callable": "curation.judges.heuristics.image_sanity"},
+}
+
+
+class JudgesView(CuratorRequiredMixin, View):
+    template_name = "frontend/console/judges.html"
+
+    def _context(self, **extra) -> dict:
+        judges = list(Judge.objects.order_by("name"))
+        for judge in judges:
+            judge.secret_status = registry.secret_status(judge.settings or {})
+            judge.settings_json = json.dumps(judge.settings, indent=2, sort_keys=True)
+        sample = Pair.objects.order_by("pk").values_list("pk", flat=True).first()
+        return {"judges": judges, "backends": Judge.Backend.choices, "orders": JudgeVerdict.Order.choices,
+                "examples": {k: json.dumps(v, indent=2) for k, v in JUDGE_EXAMPLES.items()}, "sample_pair": sample,
+                "default_settings": json.dumps(JUDGE_EXAMPLES["openai-chat"], indent=2),
+                **extra}
+
+    def get(self, request):
+        return TemplateResponse(request, self.template_name, self._context())
+
+    def post(self, request):
+        form = request.POST
+        try:
+            settings = _json_field(form.get("settings", "") or "{}", "the settings", "invalid_judge_settings")
+            judge = judge_create(name=form.get("name", "").strip(), backend=form.get("backend", ""), settings=settings,
+                                 enabled=form.get("enabled") == "on", user=request.user)
+        except ApplicationError as exc:
+            return TemplateResponse(request, self.template_name, self._context(error=exc.message, values=form),
+                                    status=exc.status_code)
+        messages.success(request, f"Judge {judge.name} configured ({'enabled' if judge.enabled else 'disabled'}). "
+                                  "Try it on a pair below.")
+        return HttpResponseRedirect(reverse("console-judges") + f"#judge-{judge.name}")
+
+
+class JudgeActionView(CuratorRequiredMixin, View):
+    """POST ``enable``, ``disable``, ``settings`` (new settings JSON) or ``test`` (one call on one pair)."""
+
+    def post(self, request, name: str, action: str):
+        judge = get_object_or_404(Judge, name=name)
+        form = request.POST
+        try:
+            if action == "test":
+                raw_pair = form.get("pair", "").strip()
+                if not raw_pair.isdigit():
+                    raise ApplicationError("give the id of the pair to try the judge on", code="invalid_pair")
+                trial = judge_test(judge=judge, pair_id=int(raw_pair), order=form.get("order", "forward"))
+                return TemplateResponse(request, JudgesView.template_name,
+                                        JudgesView()._context(trial=trial, tried=judge.name))
+            if action in ("enable", "disable"):
+                judge_update(judge=judge, enabled=action == "enable", user=request.user)
+                messages.success(request, f"Judge {judge.name} {action}d.")
+            elif action == "settings":
+                settings = _json_field(form.get("settings", ""), "the settings", "invalid_judge_settings")
+                judge_update(judge=judge, settings=settings, user=request.user)
+                messages.success(request, f"Judge {judge.name} saved.")
+            else:
+                raise Http404("no such action")
+        except ApplicationError as exc:
+            if exc.status_code == 404 and exc.code != "pair_not_found":
+                raise Http404(exc.message) from exc
+            messages.error(request, exc.message)
+        return HttpResponseRedirect(reverse("console-judges") + f"#judge-{judge.name}")

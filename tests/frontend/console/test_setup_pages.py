@@ -1,0 +1,170 @@
+"""The console's setup pages: new campaign and settings with previews, members, people, invitations, judges."""
+
+import json
+import re
+
+import pytest
+from django.urls import reverse
+
+from annotation.models import Campaign, Invitation, Role, User
+from curation.models import Judge
+from tests.curation.judge_server import JudgeServer, votes_script
+from tests.curation.prefilter_support import campaign as prefilter_campaign
+from tests.curation.prefilter_support import marked_pair
+from tests.factories import CampaignFactory, CuratorFactory, UserFactory
+
+pytestmark = pytest.mark.django_db
+
+CUSTOM = {"questions": [
+    {"id": "winner", "label": "Which image follows the prompt?", "type": "choice", "scope": "pair", "level": "nominal",
+     "oriented": True, "required": True, "options": [{"value": "A", "label": "Left"}, {"value": "B", "label": "Right"}]},
+    {"id": "why", "label": "Why?", "type": "text", "scope": "pair", "level": None, "required": False}]}
+
+
+@pytest.fixture
+def curator(client):
+    client.force_login(CuratorFactory())
+    return client
+
+
+def campaign_form(**overrides) -> dict:
+    return {"slug": "sunsets", "kind": "text-to-image", "name": "Sunsets", "status": "draft", "overlap": "2",
+            "gold_rate": "0.1", "lease_minutes": "20", "requires_prefilter": "on", "prefilter_rule": "majority",
+            "prefilter_threshold": "0.8", "schema_source": "custom", "schema_json": json.dumps(CUSTOM),
+            "instructions": "Look at the **sky**.", **overrides}
+
+
+def test_a_curator_creates_a_campaign_with_a_custom_schema_from_the_page(curator):
+    response = curator.post(reverse("console-campaign-new"), campaign_form())
+    assert response.status_code == 302 and response["Location"] == reverse("console-campaign-settings", args=["sunsets"])
+    campaign = Campaign.objects.select_related("rating_schema").get(slug="sunsets")
+    assert (campaign.status, campaign.overlap, campaign.gold_rate, campaign.lease_minutes) == ("draft", 2, 0.1, 20)
+    assert campaign.requires_prefilter and campaign.prefilter_rule["threshold"] == 0.8
+    assert campaign.rating_schema.definition == CUSTOM and campaign.rating_schema.preset == ""
+    page = curator.get(response["Location"]).content.decode()
+    assert "Campaign sunsets created (draft)" in page and "&quot;winner&quot;" in page  # the custom JSON, to edit
+
+
+@pytest.mark.parametrize(("overrides", "message"), [
+    ({"overlap": "0"}, "overlap must be a whole number from 1 to 50, got 0"),
+    ({"overlap": "two"}, "overlap must be a number, got &#x27;two&#x27;"),
+    ({"schema_json": "{not json"}, "the custom schema is not JSON"),
+    ({"schema_json": '{"questions": []}'}, "invalid rating schema: a schema needs at least one question"),
+    ({"kind": "text-to-paint"}, "unknown task kind"),
+])
+def test_a_refused_campaign_form_comes_back_with_the_reason_and_the_values_typed(curator, overrides, message):
+    response = curator.post(reverse("console-campaign-new"), campaign_form(**overrides))
+    page = response.content.decode()
+    assert response.status_code == 400 and message in page
+    assert 'value="sunsets"' in page
+    assert not Campaign.objects.exists()
+
+
+def test_the_previews_render_the_raters_form_and_the_markdown(curator):
+    response = curator.post(reverse("console-preview-form"), {"schema_source": "custom", "schema_json": json.dumps(CUSTOM)})
+    assert "Which image follows the prompt?" in response.json()["html"] and 'name="winner"' in response.json()["html"]
+    preset = curator.post(reverse("console-preview-form"), {"schema_source": "preset", "kind": "text-to-image"}).json()
+    assert preset["definition"]["preset"] == "mmrb2-generation" and "Overall preference" in preset["html"]
+    bad = curator.post(reverse("console-preview-form"), {"schema_source": "custom", "schema_json": '{"questions": 3}'})
+    assert bad.status_code == 400 and bad.json()["error"].startswith("invalid rating schema")
+    markdown = curator.post(reverse("console-preview-markdown"), {"text": "**bold** <script>x()</script>"}).json()
+    assert "<strong>bold</strong>" in markdown["html"] and "<script>" not in markdown["html"]
+
+
+def test_settings_change_the_status_and_members_are_added_removed_and_invited(curator):
+    campaign = CampaignFactory(slug="team", status=Campaign.Status.DRAFT)
+    UserFactory(username="ann")
+    form = {"status": "active", "overlap": "3", "lease_minutes": "30", "gold_rate": "0", "schema_source": "preset"}
+    assert curator.post(reverse("console-campaign-settings", args=["team"]), form).status_code == 302
+    campaign.refresh_from_db()
+    assert campaign.status == "active"
+    members = reverse("console-campaign-members", args=["team"])
+    curator.post(members, {"action": "add", "usernames": "ann, ghost"})
+    assert campaign.members.count() == 0
+    curator.post(members, {"action": "add", "usernames": "ann"})
+    assert list(campaign.members.values_list("username", flat=True)) == ["ann"]
+    page = curator.post(members, {"action": "invite", "username": "newbie"}).content.decode()
+    link = re.search(r'value="(http://testserver/invite/[^"]+)"', page).group(1)
+    assert set(campaign.members.values_list("username", flat=True)) == {"ann", "newbie"}
+    assert not User.objects.get(username="newbie").has_usable_password()
+    curator.post(members, {"action": "remove", "usernames": "ann"})
+    assert list(campaign.members.values_list("username", flat=True)) == ["newbie"]
+    assert link.startswith("http://testserver/invite/")
+
+
+def test_the_invitation_page_sets_the_password_once(client):
+    curator = CuratorFactory()
+    client.force_login(curator)
+    page = client.post(reverse("console-people"), {"username": "newbie", "role": "annotator", "mode": "invite"})
+    path = re.search(r'value="http://testserver(/invite/[^"]+)"', page.content.decode()).group(1)
+    client.logout()
+    assert "Welcome, <strong data-testid=\"invited-username\">newbie</strong>" in client.get(path).content.decode()
+    mismatch = client.post(path, {"password": "quiet-river-4821", "password_again": "quiet-river-4822"})
+    assert mismatch.status_code == 400 and "the two passwords differ" in mismatch.content.decode()
+    done = client.post(path, {"password": "quiet-river-4821", "password_again": "quiet-river-4821"})
+    assert done.status_code == 302 and done["Location"] == reverse("login")
+    assert User.objects.get(username="newbie").check_password("quiet-river-4821")
+    used = client.get(path)
+    assert used.status_code == 410 and "already been used" in used.content.decode()
+    assert client.login(username="newbie", password="quiet-river-4821")
+
+
+def test_curators_invite_annotators_only_and_admins_change_roles(client):
+    client.force_login(CuratorFactory())
+    refused = client.post(reverse("console-people"), {"username": "boss", "role": "curator", "mode": "invite"})
+    assert refused.status_code == 403 and "only admins create curator and admin accounts" in refused.content.decode()
+    assert not User.objects.filter(username="boss").exists() and not Invitation.objects.exists()
+    admin = UserFactory(role=Role.ADMIN)
+    client.force_login(admin)
+    client.post(reverse("console-people"), {"username": "boss", "role": "curator", "mode": "password",
+                                            "password": "long-enough-pw-1", "password_again": "long-enough-pw-1"})
+    boss = User.objects.get(username="boss")
+    assert boss.role == "curator" and boss.check_password("long-enough-pw-1")
+    client.post(reverse("console-person-action", args=[boss.pk, "role"]), {"role": "admin"})
+    boss.refresh_from_db()
+    assert boss.role == "admin" and boss.is_staff
+
+
+def test_annotators_get_403_on_every_setup_page(client):
+    client.force_login(UserFactory())
+    for name in ("console-campaign-new", "console-people", "console-judges"):
+        assert client.get(reverse(name)).status_code == 403
+
+
+def test_a_curator_configures_an_http_judge_enables_it_and_tries_it_on_a_pair(curator):
+    pair = marked_pair(prefilter_campaign(), "p1")
+    with JudgeServer(votes_script({"vlm": {("p1", "forward"): "A"}})) as server:
+        settings = {"base_url": f"{server.url}/v1", "model": "vlm", "max_retries": 0}
+        response = curator.post(reverse("console-judges"), {"name": "vlm", "backend": "openai-chat",
+                                                            "settings": json.dumps(settings)})
+        assert response.status_code == 302
+        judge = Judge.objects.get(name="vlm")
+        assert judge.enabled is False  # the box was not ticked
+        curator.post(reverse("console-judge-action", args=["vlm", "enable"]))
+        judge.refresh_from_db()
+        assert judge.enabled
+        page = curator.post(reverse("console-judge-action", args=["vlm", "test"]), {"pair": pair.pk, "order": "forward"})
+    text = page.content.decode()
+    assert "Parsed verdict: <strong>A</strong>" in text and "&quot;better_response&quot;: &quot;A&quot;" in text
+
+
+def test_a_curator_cannot_configure_a_python_judge_and_sees_why(curator):
+    response = curator.post(reverse("console-judges"), {
+        "name": "h", "backend": "python", "settings": '{"callable": "curation.judges.heuristics.image_sanity"}'})
+    assert response.status_code == 403 and "only admins may configure a python judge" in response.content.decode()
+    assert not Judge.objects.exists()
+
+
+def test_the_people_page_takes_the_same_queries_for_3_or_30_accounts(client):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    client.force_login(UserFactory(role=Role.ADMIN))
+    UserFactory.create_batch(2)
+    with CaptureQueriesContext(connection) as few:
+        assert client.get(reverse("console-people")).status_code == 200
+    UserFactory.create_batch(27)
+    with CaptureQueriesContext(connection) as many:
+        page = client.get(reverse("console-people"))
+    assert page.content.decode().count("data-person=") == 30
+    assert len(many.captured_queries) == len(few.captured_queries)
