@@ -6,19 +6,22 @@ chosen side (for the changelog) and the set of media digests it references.
 
 from __future__ import annotations
 
+import hashlib
+from array import array
 from collections import Counter, defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from django.conf import settings
+from django.core.files.storage import default_storage
 
 from annotation import content
 from annotation.errors import ApplicationError
 from annotation.models import Annotation, Campaign, Media
 from curation.models import ConsensusRecord
 from curation.releases import rows
-from curation.releases.writers import SplitWriter
+from curation.releases.writers import MediaUnreadable, SplitWriter
 
 BATCH = 2_000
 
@@ -45,16 +48,24 @@ class BuildOutput:
     raters: set = field(default_factory=set)
     ratings: int = 0
     agreement: dict[str, list[int]] = field(default_factory=lambda: defaultdict(lambda: [0, 0]))
+    pair_agreement: dict[str, tuple[array, array]] = field(
+        default_factory=lambda: defaultdict(lambda: (array("l"), array("l"))))
+    origins: dict[str, Counter] = field(default_factory=lambda: defaultdict(Counter))
+    concord_raters: dict[str, set] = field(default_factory=lambda: defaultdict(set))
+    release_ids: dict[int, str] = field(default_factory=dict)
 
     @property
     def pairs(self) -> int:
         return sum(self.per_task.values())
 
     def human_agreement(self) -> dict:
-        return {
-            task: {"agreement": (agree / total) if total else None, "agreeing_pairs": agree, "rater_pairs": total}
-            for task, (agree, total) in sorted(self.agreement.items())
-        }
+        """Per task: agreeing rater pairs over rater pairs, with a 95% bootstrap interval resampling pairs."""
+        out = {}
+        for task, (agree, total) in sorted(self.agreement.items()):
+            agreeing, pairs = self.pair_agreement[task]
+            out[task] = {"agreement": (agree / total) if total else None, "agreeing_pairs": agree, "rater_pairs": total,
+                         "interval": rows.ratio_interval(agreeing, pairs)}
+        return out
 
 
 PAIR_FIELDS = (
@@ -139,6 +150,13 @@ def build(*, campaigns: list[Campaign], staging: Path, progress: Callable[[int],
                                                    campaign_id=campaign_id)
         return pseudonyms[key]
 
+    checked: set[str] = set()
+
+    def media_bytes(digest: str) -> bytes:
+        data = read_media(out.media[digest], check=digest not in checked)
+        checked.add(digest)
+        return data
+
     def flush() -> None:
         nonlocal pending_ratings
         _resolve_media(batch, media_names, out)
@@ -166,8 +184,12 @@ def build(*, campaigns: list[Campaign], staging: Path, progress: Callable[[int],
             row, mmrb2, agreement = rows.build_row(source, media_names.__getitem__)
             writer = writers.get(campaign.kind)
             if writer is None:
-                writer = writers[campaign.kind] = SplitWriter(staging, campaign.kind)
-            writer.add(row, mmrb2)
+                writer = writers[campaign.kind] = SplitWriter(staging, campaign.kind, media_name=media_names.__getitem__,
+                                                              media_bytes=media_bytes)
+            try:
+                writer.add(row, mmrb2)
+            except MediaUnreadable as exc:
+                raise ApplicationError(f"pair {pair.external_id!r}: {exc}", code="release_media_unreadable") from exc
             out.chosen[pair.external_id] = pair.chosen
             origin[pair.external_id] = campaign.slug
             out.per_task[campaign.kind] += 1
@@ -179,6 +201,16 @@ def build(*, campaigns: list[Campaign], staging: Path, progress: Callable[[int],
             counts = out.agreement[campaign.kind]
             counts[0] += agreement.agreeing_pairs
             counts[1] += agreement.rater_pairs
+            if agreement.rater_pairs:
+                agreeing, pairs = out.pair_agreement[campaign.kind]
+                agreeing.append(agreement.agreeing_pairs)
+                pairs.append(agreement.rater_pairs)
+            out.release_ids[pair.pair_id] = pair.external_id
+            origins = out.origins[campaign.slug]
+            for r in ratings:
+                origins[r.source] += 1
+                if r.source == Annotation.Source.CONCORD:
+                    out.concord_raters[campaign.slug].add(r.rater)
         progress(out.pairs)
         batch.clear()
 
@@ -220,3 +252,18 @@ def _resolve_media(batch: list[KeptPair], names: dict[str, str], out: BuildOutpu
             f"({len(missing)} missing in this batch)",
             code="release_media_missing",
         )
+
+
+def read_media(ref: MediaRef, *, check: bool) -> bytes:
+    """The bytes of a stored media file (``check``: against its content address); MediaUnreadable when they cannot be had."""
+    try:
+        try:
+            data = Path(default_storage.path(ref.storage_name)).read_bytes()
+        except NotImplementedError:
+            with default_storage.open(ref.storage_name, "rb") as handle:
+                data = handle.read()
+    except OSError as exc:
+        raise MediaUnreadable(f"media {ref.sha256} cannot be read from the media store ({exc.strerror or exc})") from exc
+    if len(data) != ref.size or (check and hashlib.sha256(data).hexdigest() != ref.sha256):
+        raise MediaUnreadable(f"media {ref.sha256} in the media store no longer matches its sha256 ({len(data)} bytes read)")
+    return data

@@ -9,9 +9,11 @@ key already holds exactly these bytes, which lets a retry skip what an earlier a
 from __future__ import annotations
 
 import base64
+import fcntl
 import hashlib
 import os
 import shutil
+import stat
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -24,6 +26,8 @@ from annotation.errors import ApplicationError
 
 CHUNK = 1024 * 1024
 DOWNLOAD_SALT = "concord.release-download"
+READ_ONLY = stat.S_IRUSR | stat.S_IRGRP | stat.S_IROTH
+FICLONE = 0x40049409
 
 
 class ReleaseStorageError(ApplicationError):
@@ -66,22 +70,26 @@ class LocalReleaseStorage:
         return path.is_file() and path.stat().st_size == size and file_sha256(path) == (sha256, size)
 
     def put_file(self, key: str, source: Path, *, sha256: str, size: int, content_type: str = "", move: bool = False) -> None:
-        """Store ``source`` at ``key``; ``move`` renames it (a staged file), else it is linked or copied and checked."""
+        """Store ``source`` at ``key``, read-only; ``move`` renames it (a staged file), else it is copied and checked.
+
+        A copy is its own inode (a reflink where the filesystem has them), never a hard link: changing a byte of
+        the live media store must not change a published release, nor the other way round.
+        """
         final = self._path(key)
         final.parent.mkdir(parents=True, exist_ok=True)
         partial = final.with_name(f".{final.name}.partial-{uuid.uuid4().hex}")
         try:
             if move:
                 shutil.move(str(source), partial)
-            elif not _hard_link(source, partial):
-                shutil.copyfile(source, partial)
-            if not move:
+            else:
+                _copy(Path(source), partial)
                 actual, actual_size = file_sha256(partial)
                 if (actual, actual_size) != (sha256, size):
                     raise ReleaseStorageError(
                         f"{key}: the source has sha256 {actual} ({actual_size} bytes), expected {sha256} ({size} bytes)",
                         code="release_checksum_mismatch",
                     )
+            os.chmod(partial, READ_ONLY)
             os.replace(partial, final)
         finally:
             partial.unlink(missing_ok=True)
@@ -92,9 +100,18 @@ class LocalReleaseStorage:
         partial = final.with_name(f".{final.name}.partial-{uuid.uuid4().hex}")
         try:
             partial.write_bytes(data)
+            os.chmod(partial, READ_ONLY)
             os.replace(partial, final)
         finally:
             partial.unlink(missing_ok=True)
+
+    def keys(self, prefix: str) -> Iterator[str]:
+        """Every file under ``prefix``, as keys relative to it (partial uploads included: they are extra files)."""
+        folder = self._path(prefix)
+        if folder.is_dir():
+            for path in folder.rglob("*"):
+                if path.is_file() or path.is_symlink():
+                    yield path.relative_to(folder).as_posix()
 
     def exists(self, key: str) -> bool:
         return self._path(key).is_file()
@@ -117,13 +134,15 @@ class LocalReleaseStorage:
         return reverse("release-download", kwargs={"token": token})
 
 
-def _hard_link(source: Path, target: Path) -> bool:
-    """Link instead of copying when both live on one filesystem (Concord's media files are immutable)."""
-    try:
-        os.link(source, target)
-    except OSError:
-        return False
-    return True
+def _copy(source: Path, target: Path) -> None:
+    """A reflink (copy-on-write clone) where the filesystem has them, else a plain byte copy."""
+    with open(source, "rb") as reader, open(target, "wb") as writer:
+        try:
+            fcntl.ioctl(writer.fileno(), FICLONE, reader.fileno())
+            return
+        except OSError:
+            pass
+    shutil.copyfile(source, target)
 
 
 def unsign_download(token: str) -> str:
@@ -293,6 +312,18 @@ class S3ReleaseStorage:
 
     def read_bytes(self, key: str) -> bytes:
         return b"".join(self.read_chunks(key))
+
+    def keys(self, prefix: str) -> Iterator[str]:
+        """Every object under ``prefix``, as keys relative to it."""
+        from botocore.exceptions import BotoCoreError, ClientError
+
+        base = self._key(prefix).rstrip("/") + "/"
+        try:
+            for page in self.client.get_paginator("list_objects_v2").paginate(Bucket=self.bucket, Prefix=base):
+                for entry in page.get("Contents", []):
+                    yield entry["Key"][len(base):]
+        except (BotoCoreError, ClientError) as exc:
+            raise self._fail(prefix, exc) from exc
 
     def local_path(self, key: str) -> None:
         return None

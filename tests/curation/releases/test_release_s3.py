@@ -50,12 +50,13 @@ def test_verify_on_s3_passes_and_then_detects_a_tampered_object(release_data, s3
     release = release_publish(name="fox-bench", version="1.0.0", campaign_slugs=BOTH)
     clean = release_verify(release=release)
     assert clean == {"ok": True, "files_checked": release.files_count, "mismatches": []}
-    s3_releases["client"].put_object(Bucket="concord-releases", Key="releases/fox-bench/1.0.0/data/text-to-image.parquet",
-                                     Body=b"not parquet")
+    shard = "data/text-to-image/test-00000-of-00001.parquet"
+    s3_releases["client"].put_object(Bucket="concord-releases", Key=f"releases/fox-bench/1.0.0/{shard}", Body=b"not parquet")
+    s3_releases["client"].put_object(Bucket="concord-releases", Key="releases/fox-bench/1.0.0/media/extra.png", Body=b"x")
     result = release_verify(release=release)
     assert result["ok"] is False
-    assert [(m["path"], m["problem"], m["actual_size"]) for m in result["mismatches"]] == [
-        ("data/text-to-image.parquet", "checksum", 11)
+    assert [(m["path"], m["problem"], m.get("actual_size")) for m in result["mismatches"]] == [
+        (shard, "checksum", 11), ("media/extra.png", "extra", None)
     ]
 
 
