@@ -339,3 +339,19 @@ def test_no_release_file_names_a_rater_even_when_imported_labels_are_emails(rele
     for name, text in texts.items():
         for secret in forbidden:
             assert secret not in text, f"{secret!r} appears in {name}"
+
+
+def test_media_that_cannot_be_read_fails_the_release_naming_the_pair_and_publishes_nothing(release_data, releases_root):
+    green = release_data["media"][1]
+    stored = Path(default_storage.path(green.file.name))
+    original = stored.read_bytes()
+    stored.unlink()
+    try:
+        with pytest.raises(CommandError, match=rf"pair 't2i-1': media {green.sha256} cannot be read from the media store"):
+            publish_both()
+    finally:
+        stored.write_bytes(original)
+    release = Release.objects.get(name="fox-bench")
+    assert release.status == Release.Status.FAILED and "cannot be read" in release.error
+    assert not (releases_root / "fox-bench" / "1.0.0" / "manifest.json").exists()
+    assert not release.files.exists()
