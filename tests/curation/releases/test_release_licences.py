@@ -76,3 +76,23 @@ def test_omni_rewardbench_pairs_keep_a_release_at_other_until_a_curator_decides(
     card = (releases_root / "fox-bench" / "1.0.0" / "README.md").read_text()
     assert "\nlicense: other\n" in card
     assert "the licence was not recorded at import: check the source's terms" in card
+
+
+def test_the_publish_api_refuses_a_too_permissive_licence_and_takes_a_forced_one(release_data, releases_root,
+                                                                                  django_capture_on_commit_callbacks):
+    from rest_framework.test import APIClient
+
+    from tests.factories import CuratorFactory
+
+    source_dataset_link(campaign=release_data["t2i"], source=mmrb2.SOURCE)
+    client = APIClient()
+    client.force_authenticate(CuratorFactory())
+    body = {"name": "fox-bench", "version": "1.0.0", "campaigns": ["t2i-wave"], "license": "cc0-1.0"}
+    refused = client.post("/api/v1/releases/", body, format="json")
+    assert refused.status_code == 400
+    assert "more permissive than cc-by-nc-4.0, the licence of source 'mmrb2'" in refused.json()["message"]
+    assert not Release.objects.exists()
+    with django_capture_on_commit_callbacks(execute=True):
+        taken = client.post("/api/v1/releases/", {**body, "force_license": True}, format="json")
+    assert taken.status_code == 202
+    assert Release.objects.get().params["licence"] == {"licence": "cc0-1.0", "required": "cc-by-nc-4.0", "forced": True}
