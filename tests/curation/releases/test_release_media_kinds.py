@@ -1,0 +1,44 @@
+"""Audio is embedded as a datasets Audio feature; video and 3D stay files named by relative-path columns."""
+
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+from annotation.models import Annotation
+from annotation.services.campaigns import rating_schema_for_preset
+from annotation.services.media import media_store
+from curation.services.releases import release_publish
+from tests.annotation.import_helpers import mp4_bytes, wav_bytes
+from tests.curation.releases.conftest import kept
+from tests.factories import CampaignFactory, PairFactory, PromptFactory, ResponseFactory, UserFactory
+
+pytestmark = pytest.mark.django_db
+
+
+def test_audio_prompts_are_embedded_and_videos_are_release_paths(releases_root):
+    sound, clip_a, clip_b = media_store(data=wav_bytes(1)), media_store(data=mp4_bytes(1)), media_store(data=mp4_bytes(2))
+    campaign = CampaignFactory(slug="av", kind="text-to-video",
+                               rating_schema=rating_schema_for_preset(preset="ab-tie", kind="text-to-video"))
+    prompt = PromptFactory(campaign=campaign, external_id="p-av", source="omni-rewardbench",
+                           content=[{"type": "text", "text": "Film this tune:", "format": "plain"},
+                                    {"type": "audio", "media": sound.sha256, "alt": ""}])
+    pair = PairFactory(campaign=campaign, prompt=prompt, external_id="av-1", status="complete",
+                       response_a=ResponseFactory(prompt=prompt, model_name="veo",
+                                                  content=[{"type": "video", "media": clip_a.sha256, "alt": ""}]),
+                       response_b=ResponseFactory(prompt=prompt, model_name="sora",
+                                                  content=[{"type": "video", "media": clip_b.sha256, "alt": ""}]))
+    Annotation.objects.create(pair=pair, annotator=UserFactory(), values={"preference": "A"})
+    kept(pair, "A", {"policy": "majority", "params": {}})
+    release_publish(name="av-bench", version="1.0.0", campaign_slugs=["av"])
+    folder = releases_root / "av-bench" / "1.0.0"
+    row = pq.read_table(folder / "data" / "text-to-video" / "test-00000-of-00001.parquet").to_pylist()[0]
+    assert row["chosen"] == "A"
+    assert row["prompt_text"] == "Film this tune:\n<audio_0>"
+    assert row["prompt_audio"] == [{"bytes": Path(sound.file.path).read_bytes(), "path": f"{sound.sha256}.wav"}]
+    assert (row["response_a_text"], row["response_a_images"], row["response_a_audio"]) == ("<video_0>", [], [])
+    assert row["response_a_files"] == [f"media/{clip_a.sha256}.mp4"]
+    assert (folder / row["response_b_files"][0]).read_bytes() == Path(clip_b.file.path).read_bytes()
+    schema = pq.read_schema(folder / "data" / "text-to-video" / "test-00000-of-00001.parquet")
+    assert b'"prompt_audio": {"feature": {"_type": "Audio"}' in schema.metadata[b"huggingface"]
+    assert not (folder / "mmrb2").exists(), "MMRB2's files exist only for MMRB2's four tasks"
