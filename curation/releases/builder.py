@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import hashlib
 from array import array
-from collections import Counter, defaultdict
+from collections import Counter, OrderedDict, defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,6 +24,7 @@ from curation.releases import rows
 from curation.releases.writers import MediaUnreadable, SplitWriter
 
 BATCH = 2_000
+MEDIA_CACHE_BYTES = 64 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -150,12 +151,10 @@ def build(*, campaigns: list[Campaign], staging: Path, progress: Callable[[int],
                                                    campaign_id=campaign_id)
         return pseudonyms[key]
 
-    checked: set[str] = set()
+    reader = MediaReader()
 
     def media_bytes(digest: str) -> bytes:
-        data = read_media(out.media[digest], check=digest not in checked)
-        checked.add(digest)
-        return data
+        return reader.read(out.media[digest])
 
     def flush() -> None:
         nonlocal pending_ratings
@@ -254,14 +253,40 @@ def _resolve_media(batch: list[KeptPair], names: dict[str, str], out: BuildOutpu
         )
 
 
+class MediaReader:
+    """Media bytes to embed: each file checked against its sha256 on its first read, then kept in a cache of at
+    most ``limit`` bytes (least recently used out first), as a release embeds an image once per pair using it."""
+
+    def __init__(self, limit: int = MEDIA_CACHE_BYTES):
+        self.limit = limit
+        self.cache: OrderedDict[str, bytes] = OrderedDict()
+        self.size = 0
+        self.checked: set[str] = set()
+
+    def read(self, ref: MediaRef) -> bytes:
+        data = self.cache.get(ref.sha256)
+        if data is not None:
+            self.cache.move_to_end(ref.sha256)
+            return data
+        data = read_media(ref, check=ref.sha256 not in self.checked)
+        self.checked.add(ref.sha256)
+        if len(data) <= self.limit // 16:
+            self.cache[ref.sha256] = data
+            self.size += len(data)
+            while self.size > self.limit:
+                self.size -= len(self.cache.popitem(last=False)[1])
+        return data
+
+
 def read_media(ref: MediaRef, *, check: bool) -> bytes:
     """The bytes of a stored media file (``check``: against its content address); MediaUnreadable when they cannot be had."""
     try:
         try:
-            data = Path(default_storage.path(ref.storage_name)).read_bytes()
+            local = default_storage.path(ref.storage_name)
         except NotImplementedError:
-            with default_storage.open(ref.storage_name, "rb") as handle:
-                data = handle.read()
+            local = None
+        with open(local, "rb") if local is not None else default_storage.open(ref.storage_name, "rb") as handle:
+            data = handle.read()
     except OSError as exc:
         raise MediaUnreadable(f"media {ref.sha256} cannot be read from the media store ({exc.strerror or exc})") from exc
     if len(data) != ref.size or (check and hashlib.sha256(data).hexdigest() != ref.sha256):

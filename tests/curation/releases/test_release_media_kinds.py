@@ -42,3 +42,30 @@ def test_audio_prompts_are_embedded_and_videos_are_release_paths(releases_root):
     schema = pq.read_schema(folder / "data" / "text-to-video" / "test-00000-of-00001.parquet")
     assert b'"prompt_audio": {"feature": {"_type": "Audio"}' in schema.metadata[b"huggingface"]
     assert not (folder / "mmrb2").exists(), "MMRB2's files exist only for MMRB2's four tasks"
+
+
+def test_embedded_media_are_read_once_while_they_fit_the_cache_and_checked_against_their_address(tmp_path):
+    from curation.releases.builder import MediaReader, MediaRef
+    from curation.releases.writers import MediaUnreadable
+
+    first, second = media_store(data=wav_bytes(7)), media_store(data=wav_bytes(8))
+    refs = [MediaRef(path="", sha256=m.sha256, size=m.size, storage_name=m.file.name, mime_type=m.mime_type)
+            for m in (first, second)]
+    reader = MediaReader(limit=16 * first.size)
+    original = reader.read(refs[0])
+    saved = Path(first.file.path).read_bytes()
+    Path(first.file.path).unlink()
+    try:
+        assert reader.read(refs[0]) == original, "the second read comes from the cache"
+        small = MediaReader(limit=16 * first.size - 1)
+        with pytest.raises(MediaUnreadable, match=f"media {first.sha256} cannot be read from the media store"):
+            small.read(refs[0])
+    finally:
+        Path(first.file.path).write_bytes(saved)
+    kept_bytes = Path(second.file.path).read_bytes()
+    Path(second.file.path).write_bytes(b"X" * second.size)
+    try:
+        with pytest.raises(MediaUnreadable, match=f"media {second.sha256} in the media store no longer matches its sha256"):
+            MediaReader().read(refs[1])
+    finally:
+        Path(second.file.path).write_bytes(kept_bytes)
