@@ -50,6 +50,16 @@ def recreate_database() -> None:
         conn.execute(f"CREATE DATABASE {DB_NAME}")
 
 
+def forget_releases() -> None:
+    """Drop the releases a previous run published: their files went with the store, and a new version would
+    read the latest one back for its CHANGELOG."""
+    import psycopg
+
+    with psycopg.connect(DB_URL, autocommit=True) as conn:
+        if conn.execute("SELECT to_regclass('curation_release')").fetchone()[0]:
+            conn.execute("TRUNCATE curation_release CASCADE")
+
+
 GENERATE_SQL = """
 INSERT INTO annotation_prompt (campaign_id, external_id, source, source_task, content, metadata, created_at)
 SELECT %(campaign)s, 'prompt-' || i, (ARRAY['oneigbench', 'wise', 'genai'])[1 + i %% 3], '',
@@ -175,6 +185,7 @@ def main() -> None:
         print(f"generated {options.pairs:,} pairs, {options.media:,} media, {3 * options.pairs:,} ratings "
               f"in {generate(options.pairs, options.media, options.image_size):.1f} s (bulk inserts)", flush=True)
     shutil.rmtree(OUT / "store", ignore_errors=True)
+    forget_releases()
     tag = str(int(time.time()) % 1_000_000)
     for version in (f"1.0.{tag}", f"1.1.{tag}"):
         elapsed, cpu, peak, stdout = run_child(["publish_release", "--campaign", "bench-t2i", "--name", "bench",

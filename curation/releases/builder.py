@@ -1,7 +1,8 @@
 """Stream the kept consensus records of a release's campaigns into staged files, in bounded memory.
 
-The ORM feeds plain data to ``rows`` and ``writers``; nothing is held per pair except its id, its
-chosen side (for the changelog) and the set of media digests it references.
+The ORM feeds plain data to ``rows`` and ``writers``; nothing is held per pair except its ids (internal
+and release, to re-key agreement reports), its chosen side (for the changelog), two small counts (for the
+agreement interval) and the media digests it references; embedded media pass through a bounded cache.
 """
 
 from __future__ import annotations
