@@ -69,3 +69,37 @@ def test_embedded_media_are_read_once_while_they_fit_the_cache_and_checked_again
             MediaReader().read(refs[1])
     finally:
         Path(second.file.path).write_bytes(kept_bytes)
+
+
+def test_editing_and_interleaved_pairs_load_with_their_images_in_reading_order(releases_root):
+    from datasets import load_dataset
+
+    from tests.curation.releases.conftest import png
+
+    red, green, blue, white = (media_store(data=png(c)) for c in ((255, 0, 0), (0, 255, 0), (0, 0, 255), (255, 255, 255)))
+    rater = UserFactory()
+    for kind, slug in (("image-editing", "edit-wave"), ("interleaved", "story-wave")):
+        campaign = CampaignFactory(slug=slug, kind=kind,
+                                   rating_schema=rating_schema_for_preset(preset="mmrb2-generation", kind=kind))
+        prompt = PromptFactory(campaign=campaign, external_id=f"p-{slug}", source="emu_edit",
+                               content=[{"type": "image", "media": red.sha256, "alt": ""},
+                                        {"type": "image", "media": green.sha256, "alt": ""},
+                                        {"type": "text", "text": "Swap the colours.", "format": "plain"}])
+        story = [{"type": "text", "text": "Once,", "format": "markdown"}, {"type": "image", "media": blue.sha256, "alt": ""},
+                 {"type": "text", "text": "then", "format": "markdown"}, {"type": "image", "media": white.sha256, "alt": ""}]
+        pair = PairFactory(campaign=campaign, prompt=prompt, external_id=f"{slug}-1", status="complete",
+                           response_a=ResponseFactory(prompt=prompt, model_name="m1", content=story),
+                           response_b=ResponseFactory(prompt=prompt, model_name="m2",
+                                                      content=[{"type": "image", "media": red.sha256, "alt": ""}]))
+        Annotation.objects.create(pair=pair, annotator=rater, values={"overall": 6, "rationale": "x", "prompt_valid": True})
+        kept(pair, "A", {"policy": "mmrb2-generation", "params": {}})
+    release_publish(name="kinds", version="1.0.0", campaign_slugs=["edit-wave", "story-wave"])
+    folder = releases_root / "kinds" / "1.0.0"
+    assert sorted(p.name for p in (folder / "mmrb2").iterdir()) == ["edit.json", "interleaved.json"]
+    for config in ("image-editing", "interleaved"):
+        row = load_dataset(str(folder), config, split="test")[0]
+        assert row["prompt_text"] == "<image_0>\n<image_1>\nSwap the colours."
+        assert [i.convert("RGB").getpixel((0, 0)) for i in row["prompt_images"]] == [(255, 0, 0), (0, 255, 0)]
+        assert row["response_a_text"] == "Once,\n<image_0>\nthen\n<image_1>"
+        assert [i.convert("RGB").getpixel((0, 0)) for i in row["response_a_images"]] == [(0, 0, 255), (255, 255, 255)]
+        assert (row["task"], row["chosen"], row["ratings"][0]["side"]) == (config, "A", "A")
