@@ -9,7 +9,6 @@ release is not visible (no manifest in storage, status not ``published``); on an
 from __future__ import annotations
 
 import hashlib
-import io
 import json
 import re
 import shutil
@@ -418,8 +417,12 @@ def _latest_agreement_reports(campaigns: list[Campaign], out: builder.BuildOutpu
 
 
 def _read_parquet(store, key: str, columns: list[str]):
+    """Only ``columns`` of a stored Parquet file: from disk, or by ranged reads of the object (never a whole shard)."""
     local = store.local_path(key)
-    return pq.read_table(local if local is not None else io.BytesIO(store.read_bytes(key)), columns=columns)
+    if local is not None:
+        return pq.read_table(local, columns=columns)
+    with store.open_ranged(key) as handle:
+        return pq.read_table(handle, columns=columns)
 
 
 def _published_choices(release: Release) -> dict[str, str]:
