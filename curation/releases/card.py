@@ -10,10 +10,6 @@ import json
 import re
 from dataclasses import dataclass, field
 
-from datasets import DatasetInfo, Features, SplitDict, SplitInfo
-from datasets.info import DatasetInfosDict
-from huggingface_hub import DatasetCardData
-
 from curation.releases.writers import MMRB2_FILES, SPLIT
 
 SEMVER = re.compile(r"^(0|[1-9]\d{0,5})\.(0|[1-9]\d{0,5})\.(0|[1-9]\d{0,5})$")
@@ -128,9 +124,12 @@ def config_patterns(tasks) -> list[dict]:
             for task in sorted(tasks)]
 
 
-def card_header(*, name: str, license: str, tasks: dict[str, int], features: Features,
-                sources: list[SourceDataset]) -> str:
+def card_header(*, name: str, license: str, tasks: dict[str, int], features, sources: list[SourceDataset]) -> str:
     """The YAML between the ``---`` lines, built with the Hub's own card classes so the Hub reads it back."""
+    from datasets import DatasetInfo, SplitDict, SplitInfo
+    from datasets.info import DatasetInfosDict
+    from huggingface_hub import DatasetCardData
+
     total = sum(tasks.values())
     card = DatasetCardData(
         pretty_name=name, license=license, language=["en"],
@@ -153,7 +152,7 @@ def _bibtex_key(name: str, version: str) -> str:
     return re.sub(r"[^a-z0-9]", "", f"{name}{version}".lower())
 
 
-def card_text(*, name: str, version: str, licence: dict, tasks: dict[str, int], features: Features,
+def card_text(*, name: str, version: str, licence: dict, tasks: dict[str, int], features,
               prompt_sources: dict[str, int], sources: list[SourceDataset], campaigns: list[CampaignFacts],
               policies: dict, human_agreement: dict, agreement_reports: dict, concord_version: str, changelog: dict,
               media_files: int, year: int) -> str:

@@ -11,6 +11,7 @@ and audio from the embedded bytes. Pure Python: no Django import.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -18,7 +19,6 @@ from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
-from datasets import Audio, Features, Image, List, Value
 
 from annotation import content
 
@@ -34,35 +34,44 @@ EMBEDDED = {"image": "images", "audio": "audio"}
 AS_FILES = ("video", "model3d")
 
 
-def _side_columns(prefix: str) -> dict:
-    return {
-        f"{prefix}_text": Value("string"),
-        f"{prefix}_images": List(Image()),
-        f"{prefix}_audio": List(Audio()),
-        f"{prefix}_files": List(Value("string")),
-    }
+@functools.cache
+def features():
+    """The ``datasets`` features of every config (imported on first use: ``datasets`` costs a second to import,
+    and every web and Celery process imports this module)."""
+    from datasets import Audio, Features, Image, List, Value
+
+    def side(prefix: str) -> dict:
+        return {
+            f"{prefix}_text": Value("string"),
+            f"{prefix}_images": List(Image()),
+            f"{prefix}_audio": List(Audio()),
+            f"{prefix}_files": List(Value("string")),
+        }
+
+    return Features({
+        "id": Value("string"),
+        "task": Value("string"),
+        "campaign": Value("string"),
+        "prompt_source": Value("string"),
+        "prompt_source_task": Value("string"),
+        "prompt_metadata": Value("string"),
+        **side("prompt"),
+        "response_a_model": Value("string"),
+        **side("response_a"),
+        "response_b_model": Value("string"),
+        **side("response_b"),
+        "chosen": Value("string"),
+        "criteria": List(Value("string")),
+        "ratings": List({"rater": Value("string"), "source": Value("string"), "side": Value("string"),
+                         "values": Value("string")}),
+        "human_annotations": Value("string"),
+        "agreement": Value("float64"),
+    })
 
 
-FEATURES = Features({
-    "id": Value("string"),
-    "task": Value("string"),
-    "campaign": Value("string"),
-    "prompt_source": Value("string"),
-    "prompt_source_task": Value("string"),
-    "prompt_metadata": Value("string"),
-    **_side_columns("prompt"),
-    "response_a_model": Value("string"),
-    **_side_columns("response_a"),
-    "response_b_model": Value("string"),
-    **_side_columns("response_b"),
-    "chosen": Value("string"),
-    "criteria": List(Value("string")),
-    "ratings": List({"rater": Value("string"), "source": Value("string"), "side": Value("string"),
-                     "values": Value("string")}),
-    "human_annotations": Value("string"),
-    "agreement": Value("float64"),
-})
-PARQUET_SCHEMA = FEATURES.arrow_schema
+def parquet_schema() -> pa.Schema:
+    """The Arrow schema, with the features in its ``huggingface`` metadata (what ``load_dataset`` reads back)."""
+    return features().arrow_schema
 
 
 class MediaUnreadable(Exception):
@@ -182,8 +191,8 @@ class SplitWriter:
         if self._parquet is None:
             path = self.staging / "data" / self.task / f"{SPLIT}-{len(self._shards):05d}.parquet"
             self._shards.append(path)
-            self._parquet = pq.ParquetWriter(path, PARQUET_SCHEMA, compression="zstd")
-        self._parquet.write_table(pa.Table.from_pylist(self._rows, schema=PARQUET_SCHEMA))
+            self._parquet = pq.ParquetWriter(path, parquet_schema(), compression="zstd")
+        self._parquet.write_table(pa.Table.from_pylist(self._rows, schema=parquet_schema()))
         self._rows, self._group_bytes = [], 0
         if self._shards[-1].stat().st_size >= self.shard_bytes:
             self._parquet.close()

@@ -33,7 +33,7 @@ from curation.models import AgreementReport, ConsensusRecord, JudgeEvaluation, R
 from curation.releases import builder, card, licences, privacy, scoring
 from curation.releases.card import changelog_between, changelog_text, parse_version
 from curation.releases.storage import default_storage_kind, file_sha256, release_storage
-from curation.releases.writers import FEATURES
+from curation.releases.writers import features
 from curation.selectors.releases import release_previous
 from curation.services.consensus import ADJUDICATION_POLICY
 
@@ -295,7 +295,7 @@ def _build_and_store(release: Release, staging: Path) -> None:
     version = concord_version()
     (staging / "README.md").write_text(
         card.card_text(name=release.name, version=release.version, licence=licence, tasks=dict(out.per_task),
-                       features=FEATURES, prompt_sources=dict(out.per_source),
+                       features=features(), prompt_sources=dict(out.per_source),
                        sources=[card.SourceDataset(**s) for s in sources], campaigns=facts, policies=policies,
                        human_agreement=human, agreement_reports=reports, concord_version=version,
                        changelog=log.summary(), media_files=len(out.media), year=timezone.now().year),
