@@ -94,11 +94,21 @@ def _source_datasets(campaigns: list[Campaign]) -> list[dict]:
     return [{"name": d.name, "title": d.title, "license": d.license, "url": d.url, "citation": d.citation} for d in found]
 
 
+COLLECTED_IN_CONCORD = "ratings collected in Concord"
+
+
 def _licence(campaigns: list[Campaign], license: str, force_license: bool) -> tuple[dict, list[dict]]:
+    """The licence decision: the sources' terms, and the publisher's own (``CONCORD_RELEASES_LICENSE``) for pairs
+    no source was recorded for and for ratings collected in Concord, whichever is most restrictive."""
     sources = _source_datasets(campaigns)
+    terms = {s["name"]: s["license"] for s in sources}
+    ids = [c.pk for c in campaigns]
+    if (Campaign.objects.filter(pk__in=ids, sources__isnull=True).exists()
+            or Annotation.objects.filter(pair__campaign__in=ids, source=Annotation.Source.CONCORD).exists()):
+        terms[COLLECTED_IN_CONCORD] = settings.CONCORD_RELEASES_LICENSE
     try:
-        decision = licences.release_licence(sources={s["name"]: s["license"] for s in sources}, override=license,
-                                            force=force_license, default=settings.CONCORD_RELEASES_LICENSE)
+        decision = licences.release_licence(sources=terms, override=license, force=force_license,
+                                            default=settings.CONCORD_RELEASES_LICENSE)
     except licences.LicenceTooPermissive as exc:
         raise ApplicationError(str(exc), code="release_license_too_permissive") from exc
     return {"licence": decision.licence, "required": decision.required, "forced": decision.forced}, sources

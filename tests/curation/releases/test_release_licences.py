@@ -96,3 +96,18 @@ def test_the_publish_api_refuses_a_too_permissive_licence_and_takes_a_forced_one
         taken = client.post("/api/v1/releases/", {**body, "force_license": True}, format="json")
     assert taken.status_code == 202
     assert Release.objects.get().params["licence"] == {"licence": "cc0-1.0", "required": "cc-by-nc-4.0", "forced": True}
+
+
+def test_ratings_collected_in_concord_keep_the_publishers_terms_beside_a_more_permissive_source(release_data,
+                                                                                               releases_root, settings):
+    from annotation.importers.rows import SourceInfo
+
+    settings.CONCORD_RELEASES_LICENSE = "cc-by-sa-4.0"
+    public = SourceInfo(name="public-prompts", title="Public prompts", license="cc0-1.0")
+    source_dataset_link(campaign=release_data["t2i"], source=public)
+    source_dataset_link(campaign=release_data["reasoning"], source=public)
+    with pytest.raises(CommandError, match="licence cc0-1.0 is more permissive than cc-by-sa-4.0, the licence of source "
+                                           "'ratings collected in Concord'"):
+        publish("--license", "cc0-1.0")
+    publish()
+    assert "\nlicense: cc-by-sa-4.0\n" in (releases_root / "fox-bench" / "1.0.0" / "README.md").read_text()
