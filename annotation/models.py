@@ -104,6 +104,20 @@ def _orientation_seed() -> str:
     return secrets.token_hex(8)
 
 
+class SourceDataset(models.Model):
+    """A published dataset pairs were imported from, with the terms they came under and how to cite it."""
+
+    name = models.SlugField(max_length=100, unique=True, help_text="Short id, e.g. mmrb2.")
+    title = models.CharField(max_length=200)
+    license = models.CharField(max_length=64, help_text="Hugging Face licence id, e.g. cc-by-nc-4.0; 'other' if unknown.")
+    url = models.CharField(max_length=500, blank=True)
+    citation = models.TextField(blank=True, help_text="BibTeX.")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self):
+        return self.name
+
+
 class Campaign(models.Model):
     class Status(models.TextChoices):
         DRAFT = "draft", "Draft"
@@ -129,6 +143,8 @@ class Campaign(models.Model):
         max_length=32, default=_orientation_seed, help_text="Seeds the left/right order shown per pair and annotator."
     )
     members = models.ManyToManyField(settings.AUTH_USER_MODEL, related_name="campaigns", blank=True)
+    sources = models.ManyToManyField(SourceDataset, related_name="campaigns", blank=True,
+                                     help_text="Datasets this campaign's pairs were imported from.")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

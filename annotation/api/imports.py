@@ -12,6 +12,7 @@ from annotation.importers.rows import PROMPT_KEYS
 from annotation.models import TaskKind
 from annotation.schemas import PRESETS
 from annotation.services.imports import import_job_create
+from annotation.services.sources import source_info_from_options
 
 
 class ImportCreateApi(APIView):
@@ -33,11 +34,22 @@ class ImportCreateApi(APIView):
             choices=PROMPT_KEYS, default="id",
             help_text="id: a row whose prompt key names a prompt with other content is refused; content: both kept.",
         )
+        source_name = serializers.CharField(max_length=100, required=False, allow_blank=True)
+        source_title = serializers.CharField(max_length=200, required=False, allow_blank=True)
+        source_license = serializers.CharField(max_length=64, required=False, allow_blank=True)
+        source_url = serializers.CharField(max_length=500, required=False, allow_blank=True)
+        source_citation = serializers.CharField(max_length=20_000, required=False, allow_blank=True)
 
     @extend_schema(request={"multipart/form-data": InputSerializer}, responses={202: JobOutputSerializer})
     def post(self, request):
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
+        values = data.validated_data
+        source = source_info_from_options(
+            name=values.get("source_name", ""), title=values.get("source_title", ""),
+            license=values.get("source_license", ""), url=values.get("source_url", ""),
+            citation=values.get("source_citation", ""),
+        )
         job = import_job_create(
             user=request.user,
             upload=data.validated_data["file"],
@@ -48,6 +60,7 @@ class ImportCreateApi(APIView):
             with_annotations=data.validated_data["with_annotations"],
             strict=data.validated_data["strict"],
             prompt_key=data.validated_data["prompt_key"],
+            source=source,
         )
         return Response(JobOutputSerializer(job).data, status=status.HTTP_202_ACCEPTED)
 

@@ -22,6 +22,8 @@ from annotation.importers import rows
 from annotation.importers.rows import RowError
 from annotation.importers.streams import CountingReader, Record, iter_jsonl
 
+# Concord's format comes from anywhere: whoever imports a file names its source (import_pairs --source-*, the upload page).
+SOURCE = None
 PAIR_KEYS = {"id", "prompt", "response_a", "response_b", "criteria", "priority", "metadata", "annotations"}
 RESPONSE_KEYS = {"prompt", "response"}
 

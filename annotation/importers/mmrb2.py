@@ -23,6 +23,19 @@ from annotation.importers.rows import RowError
 from annotation.importers.streams import CountingReader, Record, iter_json_array
 
 LETTER_TO_CORRECTNESS = {"A": 1, "B": 2, "C": 3}
+SOURCE = rows.SourceInfo(
+    name="mmrb2",
+    title="Multimodal RewardBench 2",
+    license="cc-by-nc-4.0",
+    url="https://huggingface.co/datasets/rl-research/multimodal-rewardbench-2",
+    citation="""@article{hu2025multimodalrewardbench2,
+  title={Multimodal RewardBench 2: Evaluating Omni Reward Models for Interleaved Text and Image},
+  author={Hu, Yushi and Askari-Hemmat, Reyhane and Hall, Melissa and Dinan, Emily and
+          Zettlemoyer, Luke and Ghazvininejad, Marjan},
+  journal={arXiv preprint arXiv:2512.16899},
+  year={2025}
+}""",
+)
 KEYS = {"id", "prompt_source", "prompt_metadata", "prompt_content", "response_a", "response_b", "chosen",
         "human_annotations"}
 

@@ -20,6 +20,21 @@ from annotation.importers.rows import RowError
 from annotation.importers.streams import CountingReader, Record, iter_json_array, iter_jsonl
 
 PREFERENCE_TO_LABEL = {"response1": "A", "response2": "B", "tie": "tie"}
+# Concord does not know Omni-RewardBench's licence: "other" keeps every release built on it at the most
+# restrictive terms until a curator who checked them overrides it by name.
+SOURCE = rows.SourceInfo(
+    name="omni-rewardbench",
+    title="Omni-RewardBench",
+    license="other",
+    url="https://huggingface.co/datasets/HongbangYuan/OmniRewardBench",
+    citation="""@article{jin2025omnireward,
+  title={Omni-Reward: Towards Generalist Omni-Modal Reward Modeling with Free-Form Preferences},
+  author={Jin, Zhuoran and Yuan, Hongbang and Zhu, Kejian and Li, Jiachun and Cao, Pengfei and Chen, Yubo and
+          Liu, Kang and Zhao, Jun},
+  journal={arXiv preprint arXiv:2510.23451},
+  year={2025}
+}""",
+)
 PROMPT_MEDIA = (("image", "image"), ("image_path", "image"), ("video", "video"), ("video_path", "video"),
                 ("audio", "audio"), ("audio_path", "audio"))
 KEYS = {"id", "prompt", "response1", "response2", "model1", "model2", "criteria", "criteria_preference",

@@ -26,6 +26,17 @@ class RowError(ValueError):
     """One input record that cannot be imported; the message says exactly what is wrong."""
 
 
+@dataclass(frozen=True)
+class SourceInfo:
+    """The published dataset a file comes from: its id, title, licence (Hugging Face id), address and BibTeX."""
+
+    name: str
+    title: str
+    license: str
+    url: str = ""
+    citation: str = ""
+
+
 @dataclass
 class PromptRow:
     external_id: str

@@ -17,7 +17,7 @@ import uuid
 import zipfile
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path, PurePosixPath
 
 from django.conf import settings
@@ -28,6 +28,7 @@ from django.db import transaction
 from annotation import content
 from annotation.errors import ApplicationError
 from annotation.importers import FORMATS, rows
+from annotation.importers.rows import SourceInfo
 from annotation.importers.streams import CountingReader
 from annotation.models import Campaign, Job, Media, Pair, Prompt
 from annotation.services import bulk, jobs
@@ -46,6 +47,7 @@ from annotation.services.import_reader import (
 )
 from annotation.services.media import storage_name, storage_put
 from annotation.services.pairs import BatchOutcome, pairs_create_many
+from annotation.services.sources import source_dataset_link
 
 BATCH_SIZE = 2000
 SAVE_CHUNK = 50  # files per task of the saving threads: few enough tasks, enough of them to run side by side
@@ -301,11 +303,14 @@ def pairs_import(
     progress: Callable[[int], None] | None = None,
     batch_size: int = BATCH_SIZE,
     prompt_key: str = "id",
+    source: SourceInfo | None = None,
 ) -> ImportResult:
     """Import the pairs in ``stream`` (a binary file) into ``campaign``; importing it again creates nothing.
 
     ``prompt_key`` (``rows.PROMPT_KEYS``): ``id`` refuses a row whose prompt key names a prompt
-    with other content; ``content`` keys prompts by key and content, so both are kept.
+    with other content; ``content`` keys prompts by key and content, so both are kept. The campaign records
+    where the pairs come from: ``source``, else the format's own (MMRB2 and Omni-RewardBench know theirs),
+    with its licence and citation.
 
     ``strict`` reads the file twice (``reopen`` returns it afresh): a first pass checks every row
     and writes nothing; only when no row failed does the second pass write, in one transaction.
@@ -323,7 +328,10 @@ def pairs_import(
         return _Importer(campaign=campaign, fmt=FORMATS[fmt], media_root=media_root, with_annotations=with_annotations,
                          dry_run=dry_run, batch_size=batch_size, prompt_key=prompt_key)
 
+    source = source or FORMATS[fmt].SOURCE
     if not strict:
+        if source is not None:
+            source_dataset_link(campaign=campaign, source=source)
         return importer(False).run(CountingReader(stream), report)
     if reopen is None:
         raise ApplicationError("a strict import needs a file it can read twice", code="strict_needs_file")
@@ -332,6 +340,8 @@ def pairs_import(
         return ImportResult(duplicates=checked.duplicates, errors=checked.errors, failed_rows=checked.failed_rows)
     first_half = (size or 0) // 2
     with transaction.atomic():
+        if source is not None:
+            source_dataset_link(campaign=campaign, source=source)
         with reopen() as again:
             result = importer(False).run(CountingReader(again), lambda done: report(first_half + done // 2))
         if result.failed_rows:
@@ -351,6 +361,7 @@ def import_job_create(
     with_annotations: bool = False,
     strict: bool = False,
     prompt_key: str = "id",
+    source: SourceInfo | None = None,
 ) -> Job:
     """Store an uploaded file and queue its import; the campaign is checked (or created) now, not later.
 
@@ -373,7 +384,8 @@ def import_job_create(
             campaign=campaign,
             created_by=user,
             params={"upload": stored, "filename": PurePosixPath(upload.name).name[:200], "format": fmt,
-                    "with_annotations": with_annotations, "strict": strict, "prompt_key": prompt_key},
+                    "with_annotations": with_annotations, "strict": strict, "prompt_key": prompt_key,
+                    "source": asdict(source) if source is not None else None},
         )
         from annotation.tasks import import_pairs_task
 
@@ -403,6 +415,7 @@ def import_job_run(*, job_id: int) -> None:
                 campaign=job.campaign, stream=stream, fmt=params["format"], media_root=media_root,
                 with_annotations=params["with_annotations"], strict=params["strict"],
                 prompt_key=params.get("prompt_key", "id"), reopen=lambda: data.open("rb"), size=size, progress=report,
+                source=SourceInfo(**params["source"]) if params.get("source") else None,
             )
     except ImportCancelled:
         return

@@ -53,6 +53,7 @@ class ReleaseListApi(APIView):
         version = serializers.CharField(max_length=32)
         campaigns = serializers.ListField(child=serializers.SlugField(max_length=100), min_length=1, max_length=100)
         license = serializers.CharField(max_length=64, required=False, allow_blank=True, default="")
+        force_license = serializers.BooleanField(default=False)
 
     @extend_schema(responses=ReleaseOutputSerializer(many=True))
     def get(self, request):
@@ -65,6 +66,7 @@ class ReleaseListApi(APIView):
         release = release_publish_async(
             name=data.validated_data["name"], version=data.validated_data["version"],
             campaign_slugs=data.validated_data["campaigns"], license=data.validated_data["license"],
+            force_license=data.validated_data["force_license"],
             created_by=request.user,
         )
         release.refresh_from_db()

@@ -4,18 +4,22 @@ A release takes a pair only when its current state and its consensus record agre
 kept and current (no curator action since), the pair is complete, and it has the annotations the
 record was decided on. The others are counted, by reason, in ``left_out``.
 
-The ORM feeds plain data to ``rows`` and ``writers``; nothing is held per pair except its id, its
-chosen side (for the changelog) and the set of media digests it references.
+The ORM feeds plain data to ``rows`` and ``writers``; nothing is held per pair except its ids (internal
+and release, to re-key agreement reports), its chosen side (for the changelog), two small counts (for the
+agreement interval) and the media digests it references; embedded media pass through a bounded cache.
 """
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
+import hashlib
+from array import array
+from collections import Counter, OrderedDict, defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from django.conf import settings
+from django.core.files.storage import default_storage
 from django.db.models import Count, F, Q
 
 from annotation import content, schemas
@@ -25,9 +29,10 @@ from annotation.models import Annotation, Campaign, Media, Pair
 from curation.models import ConsensusRecord
 from curation.releases import rows
 from curation.releases.omni_export import OmniWriter
-from curation.releases.writers import SplitWriter
+from curation.releases.writers import MediaUnreadable, SplitWriter
 
 BATCH = 2_000
+MEDIA_CACHE_BYTES = 64 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -55,17 +60,25 @@ class BuildOutput:
     agreement: dict[str, list[int]] = field(default_factory=lambda: defaultdict(lambda: [0, 0]))
     left_out: dict[str, int] = field(default_factory=dict)
     measured: dict[str, set] = field(default_factory=lambda: defaultdict(set))
+    pair_agreement: dict[str, tuple[array, array]] = field(
+        default_factory=lambda: defaultdict(lambda: (array("l"), array("l"))))
+    origins: dict[str, Counter] = field(default_factory=lambda: defaultdict(Counter))
+    concord_raters: dict[str, set] = field(default_factory=lambda: defaultdict(set))
+    release_ids: dict[int, str] = field(default_factory=dict)
 
     @property
     def pairs(self) -> int:
         return sum(self.per_task.values())
 
     def human_agreement(self) -> dict:
-        return {
-            task: {"agreement": (agree / total) if total else None, "agreeing_pairs": agree, "rater_pairs": total,
-                   "measured": "; ".join(sorted(self.measured[task]))}
-            for task, (agree, total) in sorted(self.agreement.items())
-        }
+        """Per task: agreeing rater pairs over rater pairs, with a 95% bootstrap interval resampling pairs."""
+        out = {}
+        for task, (agree, total) in sorted(self.agreement.items()):
+            agreeing, pairs = self.pair_agreement[task]
+            out[task] = {"agreement": (agree / total) if total else None, "agreeing_pairs": agree, "rater_pairs": total,
+                         "interval": rows.ratio_interval(agreeing, pairs),
+                         "measured": "; ".join(sorted(self.measured[task]))}
+        return out
 
 
 PAIR_FIELDS = (
@@ -182,6 +195,11 @@ def build(*, campaigns: list[Campaign], staging: Path, progress: Callable[[int],
                                                    campaign_id=campaign_id)
         return pseudonyms[key]
 
+    reader = MediaReader()
+
+    def media_bytes(digest: str) -> bytes:
+        return reader.read(out.media[digest])
+
     def flush() -> None:
         nonlocal pending_ratings
         _resolve_media(batch, media_names, out)
@@ -209,8 +227,12 @@ def build(*, campaigns: list[Campaign], staging: Path, progress: Callable[[int],
             row, mmrb2, agreement = rows.build_row(source, media_names.__getitem__)
             writer = writers.get(campaign.kind)
             if writer is None:
-                writer = writers[campaign.kind] = SplitWriter(staging, campaign.kind)
-            writer.add(row, mmrb2 if pair.chosen in ("A", "B") else None)
+                writer = writers[campaign.kind] = SplitWriter(staging, campaign.kind, media_name=media_names.__getitem__,
+                                                              media_bytes=media_bytes)
+            try:
+                writer.add(row, mmrb2 if pair.chosen in ("A", "B") else None)
+            except MediaUnreadable as exc:
+                raise ApplicationError(f"pair {pair.external_id!r}: {exc}", code="release_media_unreadable") from exc
             omni.add(kind=campaign.kind, pair_id=pair.external_id, prompt=pair.prompt_content, model_a=pair.model_a,
                      content_a=pair.content_a, model_b=pair.model_b, content_b=pair.content_b,
                      criteria=pair.criteria or [], chosen=pair.chosen, media_path=lambda d: out.media[d].path)
@@ -229,6 +251,16 @@ def build(*, campaigns: list[Campaign], staging: Path, progress: Callable[[int],
             counts = out.agreement[campaign.kind]
             counts[0] += agreement.agreeing_pairs
             counts[1] += agreement.rater_pairs
+            if agreement.rater_pairs:
+                agreeing, pairs = out.pair_agreement[campaign.kind]
+                agreeing.append(agreement.agreeing_pairs)
+                pairs.append(agreement.rater_pairs)
+            out.release_ids[pair.pair_id] = pair.external_id
+            origins = out.origins[campaign.slug]
+            for r in ratings:
+                origins[r.source] += 1
+                if r.source == Annotation.Source.CONCORD:
+                    out.concord_raters[campaign.slug].add(r.rater)
         progress(out.pairs)
         batch.clear()
 
@@ -280,3 +312,44 @@ def _resolve_media(batch: list[KeptPair], names: dict[str, str], out: BuildOutpu
             f"({len(missing)} missing in this batch)",
             code="release_media_missing",
         )
+
+
+class MediaReader:
+    """Media bytes to embed: each file checked against its sha256 on its first read, then kept in a cache of at
+    most ``limit`` bytes (least recently used out first), as a release embeds an image once per pair using it."""
+
+    def __init__(self, limit: int = MEDIA_CACHE_BYTES):
+        self.limit = limit
+        self.cache: OrderedDict[str, bytes] = OrderedDict()
+        self.size = 0
+        self.checked: set[str] = set()
+
+    def read(self, ref: MediaRef) -> bytes:
+        data = self.cache.get(ref.sha256)
+        if data is not None:
+            self.cache.move_to_end(ref.sha256)
+            return data
+        data = read_media(ref, check=ref.sha256 not in self.checked)
+        self.checked.add(ref.sha256)
+        if len(data) <= self.limit // 16:
+            self.cache[ref.sha256] = data
+            self.size += len(data)
+            while self.size > self.limit:
+                self.size -= len(self.cache.popitem(last=False)[1])
+        return data
+
+
+def read_media(ref: MediaRef, *, check: bool) -> bytes:
+    """The bytes of a stored media file (``check``: against its content address); MediaUnreadable when they cannot be had."""
+    try:
+        try:
+            local = default_storage.path(ref.storage_name)
+        except NotImplementedError:
+            local = None
+        with open(local, "rb") if local is not None else default_storage.open(ref.storage_name, "rb") as handle:
+            data = handle.read()
+    except OSError as exc:
+        raise MediaUnreadable(f"media {ref.sha256} cannot be read from the media store ({exc.strerror or exc})") from exc
+    if len(data) != ref.size or (check and hashlib.sha256(data).hexdigest() != ref.sha256):
+        raise MediaUnreadable(f"media {ref.sha256} in the media store no longer matches its sha256 ({len(data)} bytes read)")
+    return data

@@ -1,10 +1,16 @@
-"""The dataset card (Hugging Face YAML header + datasheet) and the CHANGELOG of a release, as text."""
+"""The dataset card (Hugging Face YAML header + datasheet) and the CHANGELOG of a release, as text.
+
+The card's YAML is what the Hub and ``datasets.load_dataset(folder, config)`` read: one config per task
+(split ``test``, the task's Parquet shards) and each config's features. Pure: no Django import.
+"""
 
 from __future__ import annotations
 
 import json
 import re
 from dataclasses import dataclass, field
+
+from curation.releases.writers import MMRB2_FILES, SPLIT
 
 SEMVER = re.compile(r"^(0|[1-9]\d{0,5})\.(0|[1-9]\d{0,5})\.(0|[1-9]\d{0,5})$")
 
@@ -76,65 +82,149 @@ def changelog_text(*, name: str, version: str, log: Changelog, total: int) -> st
     return "\n".join(lines)
 
 
-def _yaml_string(value: str) -> str:
-    return json.dumps(value, ensure_ascii=False)
-
-
 def _percent(value) -> str:
     return "n/a" if value is None else f"{100 * value:.2f}%"
 
 
-def card_text(*, name: str, version: str, license: str, tasks: dict[str, int], sources: dict[str, int],
-              campaigns: list[dict], policies: dict, human_agreement: dict, raters: dict, agreement_reports: dict,
-              concord_version: str, changelog: dict, media_files: int) -> str:
-    """README.md: the Hugging Face card header (one config per task split) and a datasheet."""
+def _interval(value) -> str:
+    if isinstance(value, (list, tuple)) and len(value) == 2 and None not in value:
+        return f" (95% CI {value[0]:.3f} to {value[1]:.3f})"
+    return ""
+
+
+@dataclass(frozen=True)
+class SourceDataset:
+    """A benchmark some of a release's pairs were imported from, with the terms they came under."""
+
+    name: str
+    title: str
+    license: str
+    url: str
+    citation: str
+
+
+@dataclass(frozen=True)
+class CampaignFacts:
+    """What the card says of one campaign: how its ratings came to be, and from where."""
+
+    slug: str
+    kind: str
+    rating_schema: str
+    overlap: int
+    requires_prefilter: bool
+    sources: list[str]
+    concord_ratings: int
+    concord_raters: int
+    imported_ratings: int
+    adjudications: int
+
+
+def config_patterns(tasks) -> list[dict]:
+    return [{"config_name": task, "data_files": [{"split": SPLIT, "path": f"data/{task}/{SPLIT}-*.parquet"}]}
+            for task in sorted(tasks)]
+
+
+def card_header(*, name: str, license: str, tasks: dict[str, int], features, sources: list[SourceDataset]) -> str:
+    """The YAML between the ``---`` lines, built with the Hub's own card classes so the Hub reads it back."""
+    from datasets import DatasetInfo, SplitDict, SplitInfo
+    from datasets.info import DatasetInfosDict
+    from huggingface_hub import DatasetCardData
+
     total = sum(tasks.values())
-    header = ["---", f"pretty_name: {_yaml_string(name)}", f"license: {license}", "language:", "- en",
-              "tags:", "- reward-modeling", "- preference", "- human-feedback", "- multimodal", "task_categories:"]
-    header += [f"- {category}" for category in sorted({HF_TASK_CATEGORIES.get(t, "other") for t in tasks})]
-    header += ["size_categories:", f"- {size_category(total)}", "configs:"]
-    for task in sorted(tasks):
-        header += [f"- config_name: {task}", "  data_files:", "  - split: test", f"    path: data/{task}.parquet"]
-    header.append("---")
+    card = DatasetCardData(
+        pretty_name=name, license=license, language=["en"],
+        tags=["reward-modeling", "preference", "human-feedback", "multimodal"],
+        task_categories=sorted({HF_TASK_CATEGORIES.get(t, "other") for t in tasks}),
+        size_categories=[size_category(total)],
+        source_datasets=sorted({s.url or s.name for s in sources}) or ["original"],
+        configs=config_patterns(tasks),
+    )
+    infos = DatasetInfosDict({
+        task: DatasetInfo(config_name=task, features=features,
+                          splits=SplitDict({SPLIT: SplitInfo(name=SPLIT, num_examples=tasks[task])}))
+        for task in sorted(tasks)
+    })
+    infos.to_dataset_card_data(card)
+    return card.to_yaml()
+
+
+def _bibtex_key(name: str, version: str) -> str:
+    return re.sub(r"[^a-z0-9]", "", f"{name}{version}".lower())
+
+
+def card_text(*, name: str, version: str, licence: dict, tasks: dict[str, int], features,
+              prompt_sources: dict[str, int], sources: list[SourceDataset], campaigns: list[CampaignFacts],
+              policies: dict, human_agreement: dict, agreement_reports: dict, concord_version: str, changelog: dict,
+              media_files: int, year: int, raters: dict) -> str:
+    """README.md: the Hugging Face card header and a datasheet, naming what each figure measured."""
+    total = sum(tasks.values())
+    header = card_header(name=name, license=licence["licence"], tasks=tasks, features=features, sources=sources)
     body = [
         "",
         f"# {name} {version}",
         "",
         f"A human-preference benchmark for reward models: {total} pairs of model responses over "
-        f"{len(tasks)} task(s), each with the side expert annotators chose, their individual ratings "
-        "under stable pseudonymous ids, and the agreement within each pair.",
+        f"{len(tasks)} task(s), each with the chosen side (A, B, or tie where the rating schema allows one), "
+        "every rating under a pseudonymous id, and the agreement within each pair.",
+        "",
+        "## Load",
+        "",
+        "```python",
+        "from datasets import load_dataset",
+        "",
+    ]
+    body += [f'{task.replace("-", "_")} = load_dataset("path/to/{name}-{version}", "{task}", split="{SPLIT}")'
+             for task in sorted(tasks)]
+    body += [
+        "```",
+        "",
+        "Images and audio are embedded in the Parquet files (`datasets` `Image` / `Audio` features); video and 3D "
+        "files are in `media/`, named by `*_files` columns relative to this folder. `*_text` holds the text with "
+        "`<image_N>` / `<audio_N>` / `<video_N>` / `<model3d_N>` placeholders, N counting from 0 in the matching list.",
         "",
         "## Tasks and sizes",
         "",
-        "| Task | Pairs | Human agreement (rater pairs, ties excluded) | Measured on |",
-        "|---|---:|---:|---|",
+        "| Task (config) | Pairs | Human pairwise agreement, ties excluded (95% CI) | Rater pairs | Measured on |",
+        "|---|---:|---:|---:|---|",
     ]
     for task in sorted(tasks):
         figures = human_agreement.get(task, {})
-        body.append(f"| {task} | {tasks[task]} | {_percent(figures.get('agreement'))} | {figures.get('measured') or 'n/a'} |")
-    body += ["", "Source benchmarks: " + ", ".join(f"{s or 'unspecified'} ({n})" for s, n in sorted(sources.items())), ""]
+        interval = figures.get("interval")
+        shown = _percent(figures.get("agreement"))
+        if interval:
+            shown += f" ({_percent(interval[0])} to {_percent(interval[1])})"
+        body.append(f"| {task} | {tasks[task]} | {shown} | {figures.get('rater_pairs', 0)} | "
+                    f"{figures.get('measured') or 'n/a'} |")
+    body += ["", "Prompt sources: " + ", ".join(f"{s or 'unspecified'} ({n})" for s, n in sorted(prompt_sources.items())),
+             ""]
     body += [
         "## Files",
         "",
-        "- `data/<task>.parquet` and `data/<task>.jsonl`: one row per pair (prompt, both responses' content "
-        "blocks, chosen side, ratings, criteria, per-pair agreement). In Parquet, content and rating values "
-        "are JSON strings. Load with `datasets.load_dataset(\"parquet\", data_files=...)`.",
-        "- `mmrb2/<task>.json`: the same pairs as MMRB2's `{\"pairs\": [...]}` (id, response_a, response_b, chosen, "
-        "human_annotations, prompt_source, prompt_metadata, prompt_content); media values are file names in `media/`.",
+        "- `data/<task>/test-NNNNN-of-MMMMM.parquet`: the `datasets` configs, one row per pair; typed columns "
+        "(`prompt_text`, `prompt_images`, `response_a_model`, `response_a_text`, `response_a_images`, ..., `chosen`, "
+        "`ratings` with each rater's pseudonym, origin, side and answers). `prompt_metadata`, rating `values` and "
+        "`human_annotations` are JSON strings (their shape differs between sources and rating schemas).",
+        "- `data/<task>.jsonl`: the same pairs with content as Concord's typed blocks and media as `media/` paths.",
+    ]
+    mmrb2 = [f"`mmrb2/{MMRB2_FILES[t]}.json`" for t in sorted(tasks) if t in MMRB2_FILES]
+    if mmrb2:
+        body.append(f"- {', '.join(mmrb2)}: MMRB2's `{{\"pairs\": [...]}}` files; image paths resolve from the `mmrb2/` "
+                    "folder, so MMRB2's `evaluate.py` and `compute_accuracy.py --benchmark_dir mmrb2` run unchanged.")
+    body += [
         f"- `media/`: {media_files} files, each stored once under the sha256 of its bytes.",
-        "- `manifest.json`: every file with its sha256 and size, counts, policy, agreement; written last.",
+        "- `manifest.json`: every file with its sha256 and size, counts, policy, agreement reports; written last.",
         "- `CHANGELOG.md`: pairs added, removed and with a changed chosen side against the previous version.",
         "",
         "## Datasheet",
         "",
         "### Motivation",
-        "Evaluate reward models and AI judges on hard pairs where careful humans agree on the better response.",
+        "Evaluate reward models and AI judges on pairs where careful humans agree on the better response.",
         "",
         "### Composition",
-        f"{total} preference pairs. Each pair holds a prompt, two responses (text and media content blocks, "
-        "with the generating model's name), the chosen side (A or B) and every individual rating. Raters appear "
-        "only as pseudonymous ids (an HMAC of the account id under a secret kept by the publisher); no username "
-        f"or email is included. Ratings: {raters.get('ratings', 0)}, by {raters.get('distinct', 0)} raters with a stable "
+        f"{total} preference pairs. Each holds a prompt, two responses (text and media, with the generating "
+        "model's name), the chosen side and every individual rating. Raters appear only as pseudonymous ids (an "
+        "HMAC under a secret kept by the publisher); no username, e-mail, imported rater label or database id is "
+        f"included. Ratings: {raters.get('ratings', 0)}, by {raters.get('distinct', 0)} raters with a stable "
         "identity" + (f" and {raters['anonymous_slot_ratings']} from anonymous slots (ratings imported without a rater "
                       "identity, each pseudonymous within its pair only and not counted as a rater)"
                       if raters.get("anonymous_slot_ratings") else "") + ".",
@@ -142,10 +232,21 @@ def card_text(*, name: str, version: str, license: str, tasks: dict[str, int], s
         "### Collection process",
     ]
     for c in campaigns:
+        origin = []
+        if c.concord_ratings:
+            origin.append(
+                f"{c.concord_ratings} ratings collected in Concord by {c.concord_raters} raters, shown blind (no model "
+                f"names) with the sides randomised per rater, time on item recorded, {c.overlap} raters per pair"
+            )
+        if c.imported_ratings:
+            where = ", ".join(c.sources) if c.sources else "a file uploaded by a curator, source not recorded"
+            origin.append(f"{c.imported_ratings} ratings imported from {where} (collected outside Concord under that "
+                          "source's own protocol; imported rater slots are not identified as people)")
+        if c.adjudications:
+            origin.append(f"{c.adjudications} curator adjudications")
         body.append(
-            f"- Campaign `{c['slug']}` ({c['kind']}): rating schema `{c['rating_schema']}`, {c['overlap']} annotators "
-            f"per pair, shown blind (no model names) with the sides randomised"
-            + ("; pairs first pre-filtered by an ensemble of AI judges" if c.get("requires_prefilter") else "") + "."
+            f"- Campaign `{c.slug}` ({c.kind}), rating schema `{c.rating_schema}`: " + ("; ".join(origin) or "no ratings")
+            + ("; pairs first pre-filtered by an ensemble of AI judges" if c.requires_prefilter else "") + "."
         )
     body += ["", "### Preprocessing: consensus", ""]
     for slug, used in sorted(policies.items()):
@@ -154,10 +255,21 @@ def card_text(*, name: str, version: str, license: str, tasks: dict[str, int], s
     body += ["", "Only pairs the policy kept with a chosen side are included.", "", "### Agreement", ""]
     for task in sorted(human_agreement):
         figures = human_agreement[task]
-        body.append(f"- {task}: {_percent(figures['agreement'])} of {figures['rater_pairs']} rater pairs agree "
-                    f"({figures.get('measured') or 'ties excluded'}).")
-    for slug, report in sorted(agreement_reports.items()):
-        body.append(f"- Campaign `{slug}`: latest agreement report of {report['computed_at']} is in `manifest.json`.")
+        body.append(f"- {task}: {_percent(figures['agreement'])} of {figures['rater_pairs']} rater pairs on the same "
+                    "pair chose the same side (raters who chose no side left out, as MMRB2 does; "
+                    f"{figures.get('measured') or 'ties excluded'}); 95% percentile bootstrap over pairs in the table "
+                    "above.")
+    for slug, entry in sorted(agreement_reports.items()):
+        report = entry["report"]
+        question = report.get("primary_question")
+        alpha = report.get("alpha") or {}
+        intervals = report.get("alpha_ci95") or {}
+        measured = (report.get("measured") or {}).get("alpha") or {}
+        parts = [f"Krippendorff's alpha ({measured.get(level) or level}) {value:.3f}{_interval(intervals.get(level))}"
+                 for level, value in sorted(alpha.items()) if value is not None]
+        body.append(f"- Campaign `{slug}`, question `{question}`, report of {entry['computed_at']}: "
+                    + ("; ".join(parts) or "alpha undefined") + ". Full report, per-rater figures keyed by the "
+                    "pseudonyms above, in `manifest.json`.")
     body += [
         "",
         "### Uses",
@@ -165,12 +277,36 @@ def card_text(*, name: str, version: str, license: str, tasks: dict[str, int], s
         "Not for training on the test split.",
         "",
         "### Distribution and licence",
-        f"Licence: `{license}`. Version {version}; releases are immutable, and a change is a new version.",
+        f"Licence: `{licence['licence']}`. Version {version}; releases are immutable, and a change is a new version.",
+    ]
+    for source in sources:
+        body.append(f"- Pairs imported from {source.title} ({source.url or source.name}) are under `{source.license}`"
+                    + (" (the licence was not recorded at import: check the source's terms)" if source.license == "other"
+                       else "") + ".")
+    if licence.get("forced"):
+        body.append(f"- The publisher overrode the sources' most restrictive licence `{licence['required']}` with "
+                    f"`{licence['licence']}` (--force-license), stating they hold the rights to do so.")
+    body += [
         "",
         "### Maintenance",
         f"Built by Concord {concord_version}. "
         + (f"Changes since {changelog['previous']}: {changelog['added']} added, {changelog['removed']} removed, "
            f"{changelog['chosen_changed']} with a changed chosen side." if changelog.get("previous") else "First version."),
         "",
+        "## Citation",
+        "",
+        "This release:",
+        "",
+        "```bibtex",
+        f"@misc{{{_bibtex_key(name, version)},",
+        f"  title = {{{{{name}}}: a human-preference benchmark, version {version}}},",
+        f"  year = {{{year}}},",
+        f"  note = {{Released with Concord {concord_version}}}",
+        "}",
+        "```",
     ]
-    return "\n".join(header + body)
+    for source in sources:
+        if source.citation:
+            body += ["", f"{source.title}:", "", "```bibtex", source.citation.strip(), "```"]
+    body.append("")
+    return "\n".join(["---", header.rstrip("\n"), "---"] + body)

@@ -10,6 +10,8 @@ import hmac
 import json
 from dataclasses import dataclass
 
+import numpy as np
+
 from annotation import content, schemas
 
 LETTERS = "ABCDEFGHIJ"
@@ -102,6 +104,22 @@ def pair_agreement(sides: list[str | None], chosen: str) -> PairAgreement:
     return PairAgreement(share, n_a * (n_a - 1) // 2 + n_b * (n_b - 1) // 2, n * (n - 1) // 2)
 
 
+def ratio_interval(agreeing, pairs, *, resamples: int = 1_000, seed: int = 0, chunk: int = 50) -> list[float] | None:
+    """A 95% percentile bootstrap interval of sum(agreeing) / sum(pairs), resampling pairs (units), in chunks
+    of resamples so memory stays at ``chunk`` times the number of pairs."""
+    agreeing, pairs = np.asarray(agreeing, dtype=np.float64), np.asarray(pairs, dtype=np.float64)
+    n = len(pairs)
+    if n == 0:
+        return None
+    rng = np.random.default_rng(seed)
+    ratios = []
+    for start in range(0, resamples, chunk):
+        picks = rng.integers(0, n, size=(min(chunk, resamples - start), n))
+        ratios.append(agreeing[picks].sum(axis=1) / pairs[picks].sum(axis=1))
+    low, high = np.percentile(np.concatenate(ratios), [2.5, 97.5])
+    return [float(low), float(high)]
+
+
 def media_file_name(digest: str, extension: str) -> str:
     """A media file's name inside a release: its content address, never its origin."""
     return f"{digest}.{extension}"
@@ -129,7 +147,11 @@ class PairSource:
 
 
 def build_row(source: PairSource, media_name) -> tuple[dict, dict, PairAgreement]:
-    """The JSONL row, the MMRB2 pair and the agreement of one pair; ``media_name(digest)`` names media files."""
+    """The JSONL row, the MMRB2 pair and the agreement of one pair; ``media_name(digest)`` names media files.
+
+    MMRB2's pair lists media relative to its own folder (``mmrb2/``), as MMRB2's evaluate.py opens them; a
+    rating's ``side`` is A, B, or None (a tie, an abstention, or a schema without a preference question).
+    """
     sides = [rating_side(source.definition, r.values) for r in source.ratings]
     agreement = pair_agreement(sides, source.chosen)
     annotations = human_annotations(source.definition, source.ratings)
@@ -150,21 +172,25 @@ def build_row(source: PairSource, media_name) -> tuple[dict, dict, PairAgreement
         "response_b": {"model_name": source.model_b, "content": source.content_b},
         "chosen": source.chosen,
         "criteria": [c if isinstance(c, str) else json.dumps(c, sort_keys=True) for c in source.criteria],
-        "ratings": [{"rater": r.rater, "source": r.source, "values": r.values} for r in source.ratings],
+        "ratings": [{"rater": r.rater, "source": r.source, "side": side, "values": r.values}
+                    for r, side in zip(source.ratings, sides, strict=True)],
         "human_annotations": annotations,
         "agreement": agreement.with_chosen,
         "media": [f"media/{media_name(d)}" for d in digests],
     }
+    def beside_mmrb2(digest: str) -> str:
+        return f"../media/{media_name(digest)}"
+
     mmrb2 = {
         "id": source.pair_id,
         "response_a": {"model_name": source.model_a,
-                       "response_content": content.to_pairs_list(source.content_a, media_name)},
+                       "response_content": content.to_pairs_list(source.content_a, beside_mmrb2)},
         "response_b": {"model_name": source.model_b,
-                       "response_content": content.to_pairs_list(source.content_b, media_name)},
+                       "response_content": content.to_pairs_list(source.content_b, beside_mmrb2)},
         "chosen": source.chosen,
         "human_annotations": annotations,
         "prompt_source": source.prompt_source,
         "prompt_metadata": source.prompt_metadata,
-        "prompt_content": content.to_pairs_list(source.prompt_content, media_name),
+        "prompt_content": content.to_pairs_list(source.prompt_content, beside_mmrb2),
     }
     return row, mmrb2, agreement

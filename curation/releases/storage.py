@@ -9,9 +9,12 @@ key already holds exactly these bytes, which lets a retry skip what an earlier a
 from __future__ import annotations
 
 import base64
+import fcntl
 import hashlib
+import io
 import os
 import shutil
+import stat
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -24,6 +27,8 @@ from annotation.errors import ApplicationError
 
 CHUNK = 1024 * 1024
 DOWNLOAD_SALT = "concord.release-download"
+READ_ONLY = stat.S_IRUSR | stat.S_IRGRP | stat.S_IROTH
+FICLONE = 0x40049409
 
 
 class ReleaseStorageError(ApplicationError):
@@ -66,22 +71,26 @@ class LocalReleaseStorage:
         return path.is_file() and path.stat().st_size == size and file_sha256(path) == (sha256, size)
 
     def put_file(self, key: str, source: Path, *, sha256: str, size: int, content_type: str = "", move: bool = False) -> None:
-        """Store ``source`` at ``key``; ``move`` renames it (a staged file), else it is linked or copied and checked."""
+        """Store ``source`` at ``key``, read-only; ``move`` renames it (a staged file), else it is copied and checked.
+
+        A copy is its own inode (a reflink where the filesystem has them), never a hard link: changing a byte of
+        the live media store must not change a published release, nor the other way round.
+        """
         final = self._path(key)
         final.parent.mkdir(parents=True, exist_ok=True)
         partial = final.with_name(f".{final.name}.partial-{uuid.uuid4().hex}")
         try:
             if move:
                 shutil.move(str(source), partial)
-            elif not _hard_link(source, partial):
-                shutil.copyfile(source, partial)
-            if not move:
+            else:
+                _copy(Path(source), partial)
                 actual, actual_size = file_sha256(partial)
                 if (actual, actual_size) != (sha256, size):
                     raise ReleaseStorageError(
                         f"{key}: the source has sha256 {actual} ({actual_size} bytes), expected {sha256} ({size} bytes)",
                         code="release_checksum_mismatch",
                     )
+            os.chmod(partial, READ_ONLY)
             os.replace(partial, final)
         finally:
             partial.unlink(missing_ok=True)
@@ -92,9 +101,18 @@ class LocalReleaseStorage:
         partial = final.with_name(f".{final.name}.partial-{uuid.uuid4().hex}")
         try:
             partial.write_bytes(data)
+            os.chmod(partial, READ_ONLY)
             os.replace(partial, final)
         finally:
             partial.unlink(missing_ok=True)
+
+    def keys(self, prefix: str) -> Iterator[str]:
+        """Every file under ``prefix``, as keys relative to it (partial uploads included: they are extra files)."""
+        folder = self._path(prefix)
+        if folder.is_dir():
+            for path in folder.rglob("*"):
+                if path.is_file() or path.is_symlink():
+                    yield path.relative_to(folder).as_posix()
 
     def exists(self, key: str) -> bool:
         return self._path(key).is_file()
@@ -117,13 +135,15 @@ class LocalReleaseStorage:
         return reverse("release-download", kwargs={"token": token})
 
 
-def _hard_link(source: Path, target: Path) -> bool:
-    """Link instead of copying when both live on one filesystem (Concord's media files are immutable)."""
-    try:
-        os.link(source, target)
-    except OSError:
-        return False
-    return True
+def _copy(source: Path, target: Path) -> None:
+    """A reflink (copy-on-write clone) where the filesystem has them, else a plain byte copy."""
+    with open(source, "rb") as reader, open(target, "wb") as writer:
+        try:
+            fcntl.ioctl(writer.fileno(), FICLONE, reader.fileno())
+            return
+        except OSError:
+            pass
+    shutil.copyfile(source, target)
 
 
 def unsign_download(token: str) -> str:
@@ -294,13 +314,81 @@ class S3ReleaseStorage:
     def read_bytes(self, key: str) -> bytes:
         return b"".join(self.read_chunks(key))
 
+    def keys(self, prefix: str) -> Iterator[str]:
+        """Every object under ``prefix``, as keys relative to it."""
+        from botocore.exceptions import BotoCoreError, ClientError
+
+        base = self._key(prefix).rstrip("/") + "/"
+        try:
+            for page in self.client.get_paginator("list_objects_v2").paginate(Bucket=self.bucket, Prefix=base):
+                for entry in page.get("Contents", []):
+                    yield entry["Key"][len(base):]
+        except (BotoCoreError, ClientError) as exc:
+            raise self._fail(prefix, exc) from exc
+
     def local_path(self, key: str) -> None:
         return None
+
+    def open_ranged(self, key: str) -> RangedObject:
+        """A seekable, read-only file over the object that fetches only the byte ranges read (a Parquet footer and
+        the column chunks asked for, not a shard of embedded images)."""
+        from botocore.exceptions import BotoCoreError, ClientError
+
+        try:
+            size = self.client.head_object(Bucket=self.bucket, Key=self._key(key))["ContentLength"]
+        except ClientError as exc:
+            if exc.response.get("Error", {}).get("Code") in ("404", "NoSuchKey", "NotFound"):
+                raise FileNotFoundError(key) from exc
+            raise self._fail(key, exc) from exc
+        except BotoCoreError as exc:
+            raise self._fail(key, exc) from exc
+        return RangedObject(self, key, size)
 
     def url(self, key: str, *, expires: int) -> str:
         return self.client.generate_presigned_url(
             "get_object", Params={"Bucket": self.bucket, "Key": self._key(key)}, ExpiresIn=expires
         )
+
+
+class RangedObject(io.RawIOBase):
+    """An S3 object read with ranged GETs; what ``pyarrow.parquet.read_table`` needs (seek, tell, read)."""
+
+    def __init__(self, store: S3ReleaseStorage, key: str, size: int):
+        self.store, self.key, self.size, self.position = store, key, size, 0
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return True
+
+    def tell(self) -> int:
+        return self.position
+
+    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
+        base = {io.SEEK_SET: 0, io.SEEK_CUR: self.position, io.SEEK_END: self.size}[whence]
+        self.position = max(0, base + offset)
+        return self.position
+
+    def read(self, size: int = -1) -> bytes:
+        from botocore.exceptions import BotoCoreError, ClientError
+
+        end = self.size if size is None or size < 0 else min(self.size, self.position + size)
+        if end <= self.position:
+            return b""
+        try:
+            answer = self.store.client.get_object(Bucket=self.store.bucket, Key=self.store._key(self.key),
+                                                  Range=f"bytes={self.position}-{end - 1}")
+            data = answer["Body"].read()
+        except (BotoCoreError, ClientError) as exc:
+            raise self.store._fail(self.key, exc) from exc
+        self.position += len(data)
+        return data
+
+    def readinto(self, buffer) -> int:
+        data = self.read(len(buffer))
+        buffer[: len(data)] = data
+        return len(data)
 
 
 def _b64_md5(data: bytes) -> str:

@@ -1,45 +1,113 @@
-"""Incremental writers for one task split: JSONL, Parquet (row groups) and MMRB2's ``{"pairs": [...]}`` JSON.
+"""Incremental writers for one task split: Hugging Face Parquet shards, JSONL and MMRB2's ``{"pairs": [...]}`` JSON.
 
-Rows go in one at a time and leave memory a row group at a time, so a release of any size is
-written in bounded memory.
+Rows go in one at a time and leave memory a row group at a time (a row group closes at ``ROW_GROUP``
+rows or ``ROW_GROUP_BYTES`` of embedded media, whichever comes first), so a release of any size is
+written in bounded memory even with its images and audio embedded in the Parquet files.
+
+The Parquet files are a ``datasets`` dataset as they are: ``datasets.load_dataset(release_folder, task)``
+reads them with the features below (stored in each file's schema and in the card), decoding images
+and audio from the embedded bytes. Pure Python: no Django import.
 """
 
 from __future__ import annotations
 
+import functools
 import json
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-ROW_GROUP = 5_000
+from annotation import content
 
-RATING = pa.struct([("rater", pa.string()), ("source", pa.string()), ("values", pa.string())])
-PARQUET_SCHEMA = pa.schema(
-    [
-        ("id", pa.string()),
-        ("task", pa.string()),
-        ("campaign", pa.string()),
-        ("prompt_source", pa.string()),
-        ("prompt_source_task", pa.string()),
-        ("prompt_metadata", pa.string()),
-        ("prompt_content", pa.string()),
-        ("response_a_model", pa.string()),
-        ("response_a_content", pa.string()),
-        ("response_b_model", pa.string()),
-        ("response_b_content", pa.string()),
-        ("chosen", pa.string()),
-        ("criteria", pa.list_(pa.string())),
-        ("ratings", pa.list_(RATING)),
-        ("human_annotations", pa.string()),
-        ("agreement", pa.float64()),
-        ("media", pa.list_(pa.string())),
-    ],
-    metadata={
-        b"concord": b"Content blocks, metadata, rating values and human_annotations are JSON strings; "
-        b"json.loads gives the objects of the JSONL file.",
-    },
-)
+ROW_GROUP = 1_000
+ROW_GROUP_BYTES = 64 * 1024 * 1024
+SHARD_BYTES = 512 * 1024 * 1024
+SPLIT = "test"
+
+# MMRB2's own file names for its four tasks: its compute_accuracy.py looks for exactly these.
+MMRB2_FILES = {"text-to-image": "t2i", "image-editing": "edit", "interleaved": "interleaved", "reasoning": "reasoning"}
+
+EMBEDDED = {"image": "images", "audio": "audio"}
+AS_FILES = ("video", "model3d")
+
+
+@functools.cache
+def features():
+    """The ``datasets`` features of every config (imported on first use: ``datasets`` costs a second to import,
+    and every web and Celery process imports this module)."""
+    from datasets import Audio, Features, Image, List, Value
+
+    def side(prefix: str) -> dict:
+        return {
+            f"{prefix}_text": Value("string"),
+            f"{prefix}_images": List(Image()),
+            f"{prefix}_audio": List(Audio()),
+            f"{prefix}_files": List(Value("string")),
+        }
+
+    return Features({
+        "id": Value("string"),
+        "task": Value("string"),
+        "campaign": Value("string"),
+        "prompt_source": Value("string"),
+        "prompt_source_task": Value("string"),
+        "prompt_metadata": Value("string"),
+        **side("prompt"),
+        "response_a_model": Value("string"),
+        **side("response_a"),
+        "response_b_model": Value("string"),
+        **side("response_b"),
+        "chosen": Value("string"),
+        "criteria": List(Value("string")),
+        "ratings": List({"rater": Value("string"), "source": Value("string"), "side": Value("string"),
+                         "values": Value("string")}),
+        "human_annotations": Value("string"),
+        "agreement": Value("float64"),
+    })
+
+
+def parquet_schema() -> pa.Schema:
+    """The Arrow schema, with the features in its ``huggingface`` metadata (what ``load_dataset`` reads back)."""
+    return features().arrow_schema
+
+
+class MediaUnreadable(Exception):
+    """A media file the release needs could not be read; the message names it and the cause."""
+
+
+@dataclass
+class Rendered:
+    """One side's content as MMRB2's hub layout has it: text with placeholders, and its media in order."""
+
+    text: str
+    images: list[dict]
+    audio: list[dict]
+    files: list[str]
+    embedded_bytes: int
+
+
+def render(blocks: list[dict], media_name: Callable[[str], str], media_bytes: Callable[[str], bytes]) -> Rendered:
+    """Text with ``<image_N>`` / ``<audio_N>`` / ``<video_N>`` / ``<model3d_N>`` placeholders (N counts from 0
+    within each list) and the media they stand for: images and audio embedded, video and 3D as release paths."""
+    parts, media, files = [], {"image": [], "audio": []}, []
+    counts = {"video": 0, "model3d": 0}
+    size = 0
+    for kind, value in content.to_pairs_list(blocks, lambda digest: digest):
+        if kind == "text":
+            parts.append(value)
+        elif kind in EMBEDDED:
+            data = media_bytes(value)
+            size += len(data)
+            parts.append(f"<{kind}_{len(media[kind])}>")
+            media[kind].append({"bytes": data, "path": media_name(value)})
+        else:
+            parts.append(f"<{kind}_{counts[kind]}>")
+            counts[kind] += 1
+            files.append(f"media/{media_name(value)}")
+    return Rendered("\n".join(parts), media["image"], media["audio"], files, size)
 
 
 _encoder = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
@@ -49,72 +117,110 @@ def _json(value) -> str:
     return _encoder.encode(value)
 
 
-def parquet_columns(row: dict) -> dict:
-    """One JSONL row flattened to the Parquet schema (nested content as JSON strings)."""
-    return {
+def parquet_columns(row: dict, media_name: Callable[[str], str], media_bytes: Callable[[str], bytes]) -> tuple[dict, int]:
+    """One JSONL row in the typed Parquet layout, and the bytes of media it embeds."""
+    columns = {
         "id": row["id"],
         "task": row["task"],
         "campaign": row["campaign"],
         "prompt_source": row["prompt_source"],
         "prompt_source_task": row["prompt_source_task"],
         "prompt_metadata": _json(row["prompt_metadata"]),
-        "prompt_content": _json(row["prompt_content"]),
         "response_a_model": row["response_a"]["model_name"],
-        "response_a_content": _json(row["response_a"]["content"]),
         "response_b_model": row["response_b"]["model_name"],
-        "response_b_content": _json(row["response_b"]["content"]),
         "chosen": row["chosen"],
         "criteria": row["criteria"],
-        "ratings": [{"rater": r["rater"], "source": r["source"], "values": _json(r["values"])} for r in row["ratings"]],
+        "ratings": [{"rater": r["rater"], "source": r["source"], "side": r["side"], "values": _json(r["values"])}
+                    for r in row["ratings"]],
         "human_annotations": _json(row["human_annotations"]),
         "agreement": row["agreement"],
-        "media": row["media"],
     }
+    size = 0
+    for prefix, blocks in (("prompt", row["prompt_content"]), ("response_a", row["response_a"]["content"]),
+                           ("response_b", row["response_b"]["content"])):
+        rendered = render(blocks, media_name, media_bytes)
+        columns.update({f"{prefix}_text": rendered.text, f"{prefix}_images": rendered.images,
+                        f"{prefix}_audio": rendered.audio, f"{prefix}_files": rendered.files})
+        size += rendered.embedded_bytes
+    return columns, size
 
 
 class SplitWriter:
-    """The three files of one task split, written as rows arrive; ``close`` returns their relative paths."""
+    """The files of one task split, written as rows arrive; ``close`` returns their paths in the release.
 
-    def __init__(self, staging: Path, task: str):
+    ``media_name(digest)`` names a media file inside the release's ``media/`` folder, ``media_bytes(digest)``
+    returns its bytes (MediaUnreadable when it cannot). Parquet shards are ``data/<task>/test-NNNNN-of-MMMMM.parquet``.
+    """
+
+    def __init__(self, staging: Path, task: str, *, media_name: Callable[[str], str], media_bytes: Callable[[str], bytes],
+                 shard_bytes: int = SHARD_BYTES):
         self.task = task
         self.staging = staging
-        self.paths = {"jsonl": f"data/{task}.jsonl", "parquet": f"data/{task}.parquet", "mmrb2": f"mmrb2/{task}.json"}
-        for relative in self.paths.values():
-            (staging / relative).parent.mkdir(parents=True, exist_ok=True)
-        self._jsonl = open(staging / self.paths["jsonl"], "w", encoding="utf-8", buffering=1024 * 1024)
-        self._mmrb2 = open(staging / self.paths["mmrb2"], "w", encoding="utf-8", buffering=1024 * 1024)
-        self._mmrb2.write('{"pairs": [')
-        self._parquet = pq.ParquetWriter(staging / self.paths["parquet"], PARQUET_SCHEMA, compression="zstd")
-        self._columns: dict[str, list] = {name: [] for name in PARQUET_SCHEMA.names}
+        self.media_name = media_name
+        self.media_bytes = media_bytes
+        self.shard_bytes = shard_bytes
+        self.jsonl_path = f"data/{task}.jsonl"
+        self.mmrb2_path = f"mmrb2/{MMRB2_FILES[task]}.json" if task in MMRB2_FILES else None
+        (staging / "data" / task).mkdir(parents=True, exist_ok=True)
+        self._jsonl = open(staging / self.jsonl_path, "w", encoding="utf-8", buffering=1024 * 1024)
+        self._mmrb2 = None
+        if self.mmrb2_path:
+            (staging / "mmrb2").mkdir(parents=True, exist_ok=True)
+            self._mmrb2 = open(staging / self.mmrb2_path, "w", encoding="utf-8", buffering=1024 * 1024)
+            self._mmrb2.write('{"pairs": [')
+        self._shards: list[Path] = []
+        self._parquet: pq.ParquetWriter | None = None
+        self._rows: list[dict] = []
+        self._group_bytes = 0
         self.count = 0
         self.mmrb2_count = 0
 
     def add(self, row: dict, mmrb2: dict | None) -> None:
         """One row; ``mmrb2`` None keeps the pair out of the MMRB2 file (MMRB2's ``chosen`` is A or B, never a tie)."""
         self._jsonl.write(json.dumps(row, ensure_ascii=False) + "\n")
-        if mmrb2 is not None:
+        if self._mmrb2 is not None and mmrb2 is not None:
             self._mmrb2.write(("\n" if self.mmrb2_count == 0 else ",\n") + json.dumps(mmrb2, ensure_ascii=False))
             self.mmrb2_count += 1
-        for name, value in parquet_columns(row).items():
-            self._columns[name].append(value)
+        columns, size = parquet_columns(row, self.media_name, self.media_bytes)
+        self._rows.append(columns)
+        self._group_bytes += size
         self.count += 1
-        if len(self._columns["id"]) >= ROW_GROUP:
+        if len(self._rows) >= ROW_GROUP or self._group_bytes >= ROW_GROUP_BYTES:
             self._flush()
 
     def _flush(self) -> None:
-        if self._columns["id"]:
-            self._parquet.write_table(pa.Table.from_pydict(self._columns, schema=PARQUET_SCHEMA))
-            self._columns = {name: [] for name in PARQUET_SCHEMA.names}
+        if not self._rows:
+            return
+        if self._parquet is None:
+            path = self.staging / "data" / self.task / f"{SPLIT}-{len(self._shards):05d}.parquet"
+            self._shards.append(path)
+            self._parquet = pq.ParquetWriter(path, parquet_schema(), compression="zstd")
+        self._parquet.write_table(pa.Table.from_pylist(self._rows, schema=parquet_schema()))
+        self._rows, self._group_bytes = [], 0
+        if self._shards[-1].stat().st_size >= self.shard_bytes:
+            self._parquet.close()
+            self._parquet = None
 
     def close(self) -> list[str]:
         self._flush()
-        self._parquet.close()
+        if self._parquet is not None:
+            self._parquet.close()
         self._jsonl.close()
-        self._mmrb2.write("\n]}\n")
-        self._mmrb2.close()
-        return list(self.paths.values())
+        paths = [self.jsonl_path]
+        if self._mmrb2 is not None:
+            self._mmrb2.write("\n]}\n")
+            self._mmrb2.close()
+            paths.append(self.mmrb2_path)
+        total = len(self._shards)
+        for number, shard in enumerate(self._shards):
+            final = shard.with_name(f"{SPLIT}-{number:05d}-of-{total:05d}.parquet")
+            shard.rename(final)
+            paths.append(final.relative_to(self.staging).as_posix())
+        return paths
 
     def abort(self) -> None:
         for handle in (self._jsonl, self._mmrb2):
-            handle.close()
-        self._parquet.close()
+            if handle is not None:
+                handle.close()
+        if self._parquet is not None:
+            self._parquet.close()

@@ -9,7 +9,6 @@ release is not visible (no manifest in storage, status not ``published``); on an
 from __future__ import annotations
 
 import hashlib
-import io
 import json
 import re
 import shutil
@@ -28,12 +27,13 @@ from django.db.models import Count, F
 from django.utils import timezone
 
 from annotation.errors import ApplicationError
-from annotation.models import Campaign, Job
+from annotation.models import Annotation, Campaign, Job, SourceDataset
 from annotation.services.jobs import job_create, job_fail, job_progress, job_start, job_succeed
 from curation.models import AgreementReport, JudgeEvaluation, Release, ReleaseFile
-from curation.releases import builder, scoring
-from curation.releases.card import card_text, changelog_between, changelog_text, parse_version
+from curation.releases import builder, card, licences, privacy, scoring
+from curation.releases.card import changelog_between, changelog_text, parse_version
 from curation.releases.storage import default_storage_kind, file_sha256, release_storage
+from curation.releases.writers import features
 from curation.selectors.releases import release_previous
 from curation.services.consensus import ADJUDICATION_POLICY
 
@@ -93,12 +93,40 @@ def _frozen_policies(campaigns: list[Campaign]) -> dict[str, dict]:
     return policies
 
 
+def _source_datasets(campaigns: list[Campaign]) -> list[dict]:
+    """The datasets the campaigns' pairs were imported from, by name, with their terms."""
+    found = SourceDataset.objects.filter(campaigns__in=campaigns).distinct().order_by("name")
+    return [{"name": d.name, "title": d.title, "license": d.license, "url": d.url, "citation": d.citation} for d in found]
+
+
+COLLECTED_IN_CONCORD = "ratings collected in Concord"
+
+
+def _licence(campaigns: list[Campaign], license: str, force_license: bool) -> tuple[dict, list[dict]]:
+    """The licence decision: the sources' terms, and the publisher's own (``CONCORD_RELEASES_LICENSE``) for pairs
+    no source was recorded for and for ratings collected in Concord, whichever is most restrictive."""
+    sources = _source_datasets(campaigns)
+    terms = {s["name"]: s["license"] for s in sources}
+    ids = [c.pk for c in campaigns]
+    if (Campaign.objects.filter(pk__in=ids, sources__isnull=True).exists()
+            or Annotation.objects.filter(pair__campaign__in=ids, source=Annotation.Source.CONCORD).exists()):
+        terms[COLLECTED_IN_CONCORD] = settings.CONCORD_RELEASES_LICENSE
+    try:
+        decision = licences.release_licence(sources=terms, override=license, force=force_license,
+                                            default=settings.CONCORD_RELEASES_LICENSE)
+    except licences.LicenceTooPermissive as exc:
+        raise ApplicationError(str(exc), code="release_license_too_permissive") from exc
+    return {"licence": decision.licence, "required": decision.required, "forced": decision.forced}, sources
+
+
 @transaction.atomic
-def release_request(*, name: str, version: str, campaign_slugs: list[str], license: str = "", created_by=None) -> Release:
+def release_request(*, name: str, version: str, campaign_slugs: list[str], license: str = "", force_license: bool = False,
+                    created_by=None) -> Release:
     """A release ready to build, with its job: new, or a failed or abandoned attempt of the same NAME@VERSION.
 
-    Refuses a published NAME@VERSION (releases are immutable), one being built right now, and a retry
-    whose campaigns or consensus policy differ from the first attempt's frozen ones.
+    Refuses a published NAME@VERSION (releases are immutable), one being built right now, a retry whose
+    campaigns or consensus policy differ from the first attempt's frozen ones, and a ``license`` more
+    permissive than a source's without ``force_license`` (the default is the most restrictive source's).
     """
     if not NAME.match(name or ""):
         raise ApplicationError(
@@ -114,11 +142,13 @@ def release_request(*, name: str, version: str, campaign_slugs: list[str], licen
     if unknown:
         raise ApplicationError(f"unknown campaign(s): {', '.join(unknown)}", code="release_unknown_campaign", status_code=404)
     policies = _frozen_policies(campaigns)
+    licence, sources = _licence(campaigns, license, force_license)
     release = Release.objects.select_for_update().filter(name=name, version=version).first()
     if release is None:
         release = Release.objects.create(
             name=name, version=version, storage=default_storage_kind(), created_by=created_by,
-            params={"campaigns": slugs, "policies": policies, "license": license or settings.CONCORD_RELEASES_LICENSE},
+            params={"campaigns": slugs, "policies": policies, "license": licence["licence"], "licence": licence,
+                    "sources": sources},
         )
         release.campaigns.set(campaigns)
     else:
@@ -252,21 +282,39 @@ def _build_and_store(release: Release, staging: Path) -> None:
     (staging / "CHANGELOG.md").write_text(
         changelog_text(name=release.name, version=release.version, log=log, total=out.pairs), encoding="utf-8"
     )
-    reports = _latest_agreement_reports(campaigns)
+    reports = _latest_agreement_reports(campaigns, out)
+    human = out.human_agreement()
     policies = {slug: [entry] for slug, entry in release.params["policies"].items()}
     raters = {"distinct": len(out.raters), "ratings": out.ratings, "anonymous_slot_ratings": out.anonymous_ratings,
               "per_task": {t: len(r) for t, r in sorted(out.raters_per_task.items())}}
-    campaign_facts = [
-        {"slug": c.slug, "name": c.name, "kind": c.kind, "rating_schema": str(c.rating_schema), "overlap": c.overlap,
-         "requires_prefilter": c.requires_prefilter}
+    sources = release.params.get("sources", [])
+    source_names = {c.pk: sorted(c.sources.values_list("title", flat=True)) for c in campaigns}
+    facts = [
+        card.CampaignFacts(
+            slug=c.slug, kind=c.kind, rating_schema=str(c.rating_schema), overlap=c.overlap,
+            requires_prefilter=c.requires_prefilter, sources=source_names[c.pk],
+            concord_ratings=out.origins[c.slug][Annotation.Source.CONCORD],
+            concord_raters=len(out.concord_raters[c.slug]),
+            imported_ratings=out.origins[c.slug][Annotation.Source.IMPORTED],
+            adjudications=out.origins[c.slug][Annotation.Source.ADJUDICATION],
+        )
         for c in campaigns
     ]
+    campaign_facts = [
+        {"slug": c.slug, "name": c.name, "kind": c.kind, "rating_schema": str(c.rating_schema), "overlap": c.overlap,
+         "requires_prefilter": c.requires_prefilter, "sources": source_names[c.pk],
+         "ratings": {"concord": f.concord_ratings, "imported": f.imported_ratings, "adjudication": f.adjudications}}
+        for c, f in zip(campaigns, facts, strict=True)
+    ]
+    licence = release.params.get("licence") or {"licence": release.params["license"], "required": release.params["license"],
+                                                "forced": False}
     version = concord_version()
     (staging / "README.md").write_text(
-        card_text(name=release.name, version=release.version, license=release.params["license"], tasks=dict(out.per_task),
-                  sources=dict(out.per_source), campaigns=campaign_facts, policies=policies,
-                  human_agreement=out.human_agreement(), raters=raters, agreement_reports=reports,
-                  concord_version=version, changelog=log.summary(), media_files=len(out.media)),
+        card.card_text(name=release.name, version=release.version, licence=licence, tasks=dict(out.per_task),
+                       features=features(), prompt_sources=dict(out.per_source),
+                       sources=[card.SourceDataset(**s) for s in sources], campaigns=facts, policies=policies,
+                       human_agreement=human, agreement_reports=reports, concord_version=version,
+                       changelog=log.summary(), media_files=len(out.media), year=timezone.now().year, raters=raters),
         encoding="utf-8",
     )
     items = []
@@ -284,23 +332,29 @@ def _build_and_store(release: Release, staging: Path) -> None:
         "version": release.version,
         "concord_version": version,
         "created_at": timezone.now().isoformat(),
-        "license": release.params["license"],
+        "license": licence["licence"],
+        "licence": licence,
+        "sources": [{key: s[key] for key in ("name", "title", "license", "url")} for s in sources],
         "campaigns": campaign_facts,
         "policy": release.params["policies"],
         "counts": {"pairs": out.pairs, "per_task": dict(sorted(out.per_task.items())),
                    "per_source": dict(sorted(out.per_source.items())), "media_files": len(out.media),
                    "left_out": out.left_out},
         "raters": raters,
-        "agreement": {"human_pairwise": out.human_agreement(), "reports": reports},
+        "agreement": {"human_pairwise": human, "reports": reports},
         "changelog": log.summary(),
         "files": [{"path": i.path, "kind": i.kind, "sha256": i.sha256, "size": i.size}
                   for i in sorted(items, key=lambda i: i.path)],
     }
     data = json.dumps(manifest, ensure_ascii=False, indent=1).encode("utf-8")
+    leaks = privacy.identity_leaks(data.decode("utf-8"))
+    if leaks:
+        raise ApplicationError(f"the manifest would name a rater ({leaks[0]!r}); nothing was published",
+                               code="release_identity_leak")
     store.put_bytes(f"{prefix}/{MANIFEST}", data, content_type="application/json")
     summary = {key: manifest[key] for key in ("counts", "raters", "changelog")}
     summary["per_task"] = manifest["counts"]["per_task"]
-    summary["human_agreement"] = out.human_agreement()
+    summary["human_agreement"] = human
     with transaction.atomic():
         ReleaseFile.objects.filter(release=release).delete()
         ReleaseFile.objects.bulk_create(
@@ -363,28 +417,29 @@ def _media_source(item: _Item, staging: Path) -> Iterator[tuple[Path, bool]]:
         temporary.unlink(missing_ok=True)
 
 
-def _latest_agreement_reports(campaigns: list[Campaign]) -> dict:
+def _latest_agreement_reports(campaigns: list[Campaign], out: builder.BuildOutput) -> dict:
+    """Each campaign's latest whole-campaign report, its raters as the release's pseudonyms and its pairs by release id
+    (pairs the release does not contain are left out)."""
     reports = {}
     for campaign in campaigns:
         report = AgreementReport.objects.filter(campaign=campaign, slice_key="").order_by("-computed_at").first()
         if report is not None:
-            reports[campaign.slug] = {"computed_at": report.computed_at.isoformat(), "params": report.params,
-                                      "report": _publishable(report.report)}
+            rater = privacy.report_rater(secret=settings.CONCORD_RATER_ID_SECRET, campaign_id=campaign.pk)
+            reports[campaign.slug] = {
+                "computed_at": report.computed_at.isoformat(),
+                "params": privacy.scrub(report.params, rater=rater, release_id=out.release_ids.get),
+                "report": privacy.scrub(report.report, rater=rater, release_id=out.release_ids.get),
+            }
     return reports
 
 
-def _publishable(report: dict) -> dict:
-    """An agreement report without what names raters or database rows: the per-rater rows (keyed by
-    account id or imported label) and the most disputed items (by pair id)."""
-    public = {key: value for key, value in report.items() if key != "annotators"}
-    if isinstance(public.get("items_summary"), dict):
-        public["items_summary"] = {k: v for k, v in public["items_summary"].items() if k != "most_disputed"}
-    return public
-
-
 def _read_parquet(store, key: str, columns: list[str]):
+    """Only ``columns`` of a stored Parquet file: from disk, or by ranged reads of the object (never a whole shard)."""
     local = store.local_path(key)
-    return pq.read_table(local if local is not None else io.BytesIO(store.read_bytes(key)), columns=columns)
+    if local is not None:
+        return pq.read_table(local, columns=columns)
+    with store.open_ranged(key) as handle:
+        return pq.read_table(handle, columns=columns)
 
 
 def _published_choices(release: Release) -> dict[str, str]:
@@ -397,21 +452,22 @@ def _published_choices(release: Release) -> dict[str, str]:
     return chosen
 
 
-def release_publish(*, name: str, version: str, campaign_slugs: list[str], license: str = "", created_by=None) -> Release:
+def release_publish(*, name: str, version: str, campaign_slugs: list[str], license: str = "", force_license: bool = False,
+                    created_by=None) -> Release:
     """Request and build NAME@VERSION in this process (the CLI); a failed attempt of it is retried."""
     release = release_request(name=name, version=version, campaign_slugs=campaign_slugs, license=license,
-                              created_by=created_by)
+                              force_license=force_license, created_by=created_by)
     return release_build(release_id=release.pk)
 
 
 def release_publish_async(*, name: str, version: str, campaign_slugs: list[str], license: str = "",
-                          created_by=None) -> Release:
+                          force_license: bool = False, created_by=None) -> Release:
     """Request NAME@VERSION and build it on a worker once this transaction commits."""
     from curation.tasks import release_build_task
 
     with transaction.atomic():
         release = release_request(name=name, version=version, campaign_slugs=campaign_slugs, license=license,
-                                  created_by=created_by)
+                                  force_license=force_license, created_by=created_by)
         transaction.on_commit(lambda: release_build_task.delay(release.pk))
     return release
 
@@ -434,8 +490,9 @@ def release_reap_stalled() -> int:
 def release_verify(*, release: Release) -> dict:
     """Re-read every stored file of a published release and check it against its manifest.
 
-    Returns ``{"ok", "files_checked", "mismatches": [{"path", "problem", ...}]}``; the manifest itself is
-    checked against the sha256 recorded at publication, and the manifest's file list against the database.
+    Returns ``{"ok", "files_checked", "mismatches": [{"path", "problem", ...}]}`` (problems: ``missing``,
+    ``checksum``, ``extra`` for a stored file the manifest does not list); the manifest itself is checked
+    against the sha256 recorded at publication, and the manifest's file list against the database.
     """
     if release.status != Release.Status.PUBLISHED:
         raise ApplicationError(f"{release} is {release.status}; only a published release can be verified",
@@ -475,6 +532,8 @@ def release_verify(*, release: Release) -> dict:
 
     with ThreadPoolExecutor(max_workers=UPLOAD_THREADS) as pool:
         mismatches += [m for m in pool.map(check, [listed[p] for p in sorted(listed)]) if m is not None]
+    extra = sorted(set(store.keys(prefix)) - set(listed) - {MANIFEST})
+    mismatches += [{"path": path, "problem": "extra"} for path in extra]
     return {"ok": not mismatches, "files_checked": 1 + len(listed), "mismatches": mismatches}
 
 

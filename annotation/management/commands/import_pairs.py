@@ -15,6 +15,7 @@ from annotation.schemas import PRESETS
 from annotation.services.campaigns import campaign_get_or_create
 from annotation.services.import_reader import ReaderFailed
 from annotation.services.imports import pairs_import
+from annotation.services.sources import source_info_from_options
 
 ROW_FAILED = 2
 
@@ -49,12 +50,26 @@ class Command(BaseCommand):
         )
         parser.add_argument("--json", action="store_true", dest="as_json", help="Print one JSON object on stdout.")
         parser.add_argument("--batch-size", type=int, default=2000, help="Rows per database batch.")
+        parser.add_argument("--source-name", default="", help="The dataset the file comes from (short id, e.g. "
+                            "hpdv2); mmrb2 and omnireward files know theirs.")
+        parser.add_argument("--source-title", default="", help="The source dataset's full title.")
+        parser.add_argument("--source-license", default="", help="Its licence (Hugging Face id, e.g. cc-by-4.0; "
+                            "'other' when unknown).")
+        parser.add_argument("--source-url", default="", help="Where it is published.")
+        parser.add_argument("--source-citation", type=Path, help="A file holding its BibTeX citation.")
 
     def handle(self, *args, path: Path, campaign: str, fmt: str, task, schema, media_root, with_annotations, strict,
                as_json: bool, batch_size: int, prompt_key: str, overlap: int | None = None, **options):
         try:
             if not path.is_file():
                 raise ApplicationError(f"{path}: no such file", code="file_not_found")
+            citation = options["source_citation"]
+            if citation is not None and not citation.is_file():
+                raise ApplicationError(f"{citation}: no such file", code="file_not_found")
+            source = source_info_from_options(
+                name=options["source_name"], title=options["source_title"], license=options["source_license"],
+                url=options["source_url"], citation=citation.read_text(encoding="utf-8") if citation else "",
+            )
             campaign_obj, created = campaign_get_or_create(slug=campaign, kind=task, preset=schema, overlap=overlap)
             if created and not as_json:
                 self.stderr.write(f"Created campaign {campaign_obj.slug} ({campaign_obj.kind}, "
@@ -75,6 +90,7 @@ class Command(BaseCommand):
                     media_root=(media_root or path.parent), with_annotations=with_annotations, strict=strict,
                     reopen=lambda: path.open("rb"), size=size, progress=report, batch_size=batch_size,
                     prompt_key=prompt_key,
+                    source=source,
                 )
         except ReaderFailed as exc:  # what was committed stays; importing the file again completes it
             raise CommandError(str(exc)) from exc

@@ -1,4 +1,4 @@
-"""publish_release --campaign SLUG[,SLUG...] --name NAME --version X.Y.Z [--json]"""
+"""publish_release --campaign SLUG[,SLUG...] --name NAME --version X.Y.Z [--license ID [--force-license]] [--json]"""
 
 import json
 
@@ -19,7 +19,10 @@ class Command(BaseCommand):
         parser.add_argument("--campaign", required=True, help="Campaign slug(s), comma-separated.")
         parser.add_argument("--name", required=True)
         parser.add_argument("--version", required=True, dest="release_version", help="Semantic version X.Y.Z.")
-        parser.add_argument("--license", default="", help="Licence id for the dataset card (default from settings).")
+        parser.add_argument("--license", default="", help="Licence id for the release (default: the most restrictive "
+                            "of its sources' licences, or CONCORD_RELEASES_LICENSE when nothing was imported).")
+        parser.add_argument("--force-license", action="store_true",
+                            help="Allow a --license more permissive than a source's (you hold the rights to relicense).")
         parser.add_argument("--json", action="store_true", help="Print the result as JSON on stdout.")
 
     def handle(self, *args, **options):
@@ -27,6 +30,7 @@ class Command(BaseCommand):
             release = release_publish(
                 name=options["name"], version=options["release_version"],
                 campaign_slugs=options["campaign"].split(","), license=options["license"],
+                force_license=options["force_license"],
             )
         except ApplicationError as exc:
             raise CommandError(exc.message) from exc

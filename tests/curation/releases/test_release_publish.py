@@ -3,9 +3,11 @@
 import hashlib
 import json
 from io import StringIO
+from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
+from django.core.files.storage import default_storage
 from django.core.management import CommandError, call_command
 
 from annotation.errors import ApplicationError
@@ -54,8 +56,11 @@ def test_publish_release_prints_the_documented_json_and_stores_every_manifest_fi
     assert [c["slug"] for c in manifest["campaigns"]] == ["reasoning-wave", "t2i-wave"]
     assert manifest["concord_version"] == "0.1.0"
     # t2i: pair 1 sides A,A,A (3 agreeing rater pairs of 3); pair 2 B,B,A (1 of 3); pair 3 A,tie,A (1 of 1).
-    assert manifest["agreement"]["human_pairwise"]["text-to-image"] == {
-        "agreement": 5 / 7, "agreeing_pairs": 5, "rater_pairs": 7, "measured": "overall: nominal on A/B (ties excluded)"}
+    t2i_agreement = manifest["agreement"]["human_pairwise"]["text-to-image"]
+    assert t2i_agreement == {"agreement": 5 / 7, "agreeing_pairs": 5, "rater_pairs": 7, "interval": t2i_agreement["interval"],
+                             "measured": "overall: nominal on A/B (ties excluded)"}
+    low, high = t2i_agreement["interval"]
+    assert 1 / 3 <= low <= 5 / 7 <= high <= 1, "a bootstrap over pairs whose own agreements are 1, 1/3 and 1"
     release = Release.objects.get(name="fox-bench")
     assert release.status == Release.Status.PUBLISHED and release.files.count() == len(manifest["files"])
 
@@ -66,37 +71,61 @@ def test_media_are_stored_once_each_under_their_content_address(release_data, re
     assert media == sorted(f"{m.sha256}.png" for m in release_data["media"])
 
 
-def test_parquet_loads_with_pyarrow_and_round_trips_the_content(release_data, releases_root):
+def test_parquet_rows_are_typed_with_placeholders_and_embedded_images(release_data, releases_root):
     publish_both()
-    table = pq.read_table(releases_root / "fox-bench" / "1.0.0" / "data" / "text-to-image.parquet")
+    folder = releases_root / "fox-bench" / "1.0.0"
+    assert sorted(p.name for p in (folder / "data" / "text-to-image").iterdir()) == ["test-00000-of-00001.parquet"]
+    table = pq.read_table(folder / "data" / "text-to-image" / "test-00000-of-00001.parquet")
     rows = {row["id"]: row for row in table.to_pylist()}
     assert sorted(rows) == ["t2i-1", "t2i-2", "t2i-3"]
     pair = release_data["pairs"]["t2i-2"]
+    green, blue = release_data["media"][1:]
     row = rows["t2i-2"]
-    assert json.loads(row["prompt_content"]) == pair.prompt.content
-    assert json.loads(row["response_a_content"]) == pair.response_a.content
-    assert json.loads(row["response_b_content"]) == pair.response_b.content
+    assert (row["prompt_text"], row["prompt_images"]) == ("Draw a red fox", [])
+    assert row["response_a_text"] == "<image_0>"
+    assert row["response_a_images"] == [{"bytes": green.file.open("rb").read(), "path": f"{green.sha256}.png"}]
+    assert row["response_b_text"] == "Here it is:\n<image_0>"
+    assert row["response_b_images"][0]["path"] == f"{blue.sha256}.png"
     assert (row["response_a_model"], row["response_b_model"], row["chosen"]) == ("imagen4", "gpt-image", "B")
     assert json.loads(row["prompt_metadata"]) == {"id": "t2i-2", "category": "animals"}
     assert row["criteria"] == ["faithful to the prompt"]
     assert json.loads(row["human_annotations"]) == [1, 2, 5]
     assert row["agreement"] == pytest.approx(2 / 3)
-    assert [json.loads(r["values"])["overall"] for r in row["ratings"]] == [1, 2, 5]
-    green, blue = release_data["media"][1:]
-    assert row["media"] == [f"media/{green.sha256}.png", f"media/{blue.sha256}.png"]
-    jsonl = [json.loads(line) for line in
-             (releases_root / "fox-bench" / "1.0.0" / "data" / "text-to-image.jsonl").read_text().splitlines()]
+    assert [(r["source"], r["side"], json.loads(r["values"])["overall"]) for r in row["ratings"]] == [
+        ("concord", "B", 1), ("concord", "B", 2), ("imported", "A", 5)]
+    jsonl = [json.loads(line) for line in (folder / "data" / "text-to-image.jsonl").read_text().splitlines()]
     assert jsonl[1]["response_b"]["content"] == pair.response_b.content and jsonl[1]["id"] == "t2i-2"
+    assert jsonl[1]["media"] == [f"media/{green.sha256}.png", f"media/{blue.sha256}.png"]
+
+
+def test_each_task_loads_with_datasets_load_dataset_as_decoded_images_and_typed_columns(release_data, releases_root):
+    from datasets import load_dataset
+    from PIL import Image
+
+    publish_both()
+    folder = str(releases_root / "fox-bench" / "1.0.0")
+    t2i = load_dataset(folder, "text-to-image", split="test")
+    assert t2i.num_rows == 3 and t2i.features["response_a_images"].feature.__class__.__name__ == "Image"
+    row = t2i[1]
+    assert row["id"] == "t2i-2" and row["chosen"] == "B"
+    image = row["response_a_images"][0]
+    assert isinstance(image, Image.Image) and image.size == (6, 4) and image.convert("RGB").getpixel((0, 0)) == (0, 255, 0)
+    assert [r["side"] for r in row["ratings"]] == ["B", "B", "A"]
+    reasoning = load_dataset(folder, "reasoning", split="test")
+    trace = reasoning[0]
+    assert trace["prompt_text"] == "Which image is fake?\n<image_0>"
+    assert trace["prompt_images"][0].convert("RGB").getpixel((0, 0)) == (255, 0, 0)
+    assert trace["response_a_text"].startswith("Crop the shoes.\n[tool call] python(")
+    assert trace["response_a_text"].endswith("<image_0>\nImage A")
+    assert trace["response_a_images"][0].convert("RGB").getpixel((0, 0)) == (0, 255, 0)
+    assert json.loads(trace["human_annotations"]) == {"response_a_ratings": ["A", "B", "A"],
+                                                      "response_b_ratings": ["C", "C", "C"]}
 
 
 def test_raters_appear_only_as_stable_pseudonyms(release_data, releases_root, settings):
     publish_both()
     folder = releases_root / "fox-bench" / "1.0.0"
-    everything = "".join(p.read_text(errors="ignore") for p in folder.rglob("*") if p.suffix in (".jsonl", ".json", ".md"))
-    everything += (folder / "data" / "text-to-image.parquet").read_bytes().decode("latin-1")
-    alice, bob = release_data["users"]
-    for secret in ("alice", "bob", "alice@example.org", "bob@example.org", "ext-7", "ext-1"):
-        assert secret not in everything
+    alice = release_data["users"][0]
     rows = [json.loads(line) for line in (folder / "data" / "text-to-image.jsonl").read_text().splitlines()]
     expected = rater_pseudonym(secret=settings.CONCORD_RATER_ID_SECRET, annotator_id=alice.pk, rater_label="",
                                campaign_id=release_data["t2i"].pk)
@@ -109,9 +138,10 @@ def test_raters_appear_only_as_stable_pseudonyms(release_data, releases_root, se
 def test_mmrb2_file_has_exactly_the_reference_field_layout(release_data, releases_root, mmrb2_dir):
     publish_both()
     folder = releases_root / "fox-bench" / "1.0.0" / "mmrb2"
-    for task, reference_name in (("text-to-image", "t2i"), ("reasoning", "reasoning")):
+    assert sorted(p.name for p in folder.iterdir()) == ["reasoning.json", "t2i.json"]
+    for reference_name in ("t2i", "reasoning"):
         reference = json.loads((mmrb2_dir / f"{reference_name}_response_only.json").read_text())
-        ours = json.loads((folder / f"{task}.json").read_text())
+        ours = json.loads((folder / f"{reference_name}.json").read_text())
         assert list(ours) == list(reference) == ["pairs"]
         ref_pair, pair = reference["pairs"][0], ours["pairs"][0]
         assert list(pair) == list(ref_pair) + ["prompt_content"]
@@ -119,27 +149,44 @@ def test_mmrb2_file_has_exactly_the_reference_field_layout(release_data, release
         assert type(pair["human_annotations"]) is type(ref_pair["human_annotations"])
         for kind, value in pair["response_a"]["response_content"] + pair["prompt_content"]:
             assert kind in ("text", "image") and isinstance(value, str)
-    t2i = json.loads((folder / "text-to-image.json").read_text())["pairs"][0]
+    t2i = json.loads((folder / "t2i.json").read_text())["pairs"][0]
     red, green = release_data["media"][:2]
-    assert t2i["response_a"]["response_content"] == [["image", f"{red.sha256}.png"]]
-    assert t2i["response_b"]["response_content"] == [["text", "Here it is:"], ["image", f"{green.sha256}.png"]]
+    assert t2i["response_a"]["response_content"] == [["image", f"../media/{red.sha256}.png"]]
+    assert t2i["response_b"]["response_content"] == [["text", "Here it is:"], ["image", f"../media/{green.sha256}.png"]]
+    assert (folder / t2i["response_a"]["response_content"][0][1]).read_bytes() == red.file.open("rb").read(), \
+        "image paths resolve from the mmrb2 folder, as MMRB2's evaluate.py opens them"
     assert t2i["prompt_content"] == [["text", "Draw a red fox"]]
     assert (t2i["chosen"], t2i["human_annotations"], t2i["prompt_source"]) == ("A", [6, 5, 6], "oneigbench")
     reasoning = json.loads((folder / "reasoning.json").read_text())["pairs"][0]
     assert reasoning["human_annotations"] == {"response_a_ratings": ["A", "B", "A"], "response_b_ratings": ["C", "C", "C"]}
-    assert ["image", f"{green.sha256}.png"] in reasoning["response_a"]["response_content"]
+    assert ["image", f"../media/{green.sha256}.png"] in reasoning["response_a"]["response_content"]
 
 
 def test_the_dataset_card_has_a_hugging_face_header_and_a_datasheet(release_data, releases_root):
+    import yaml
+
     publish_both()
     card = (releases_root / "fox-bench" / "1.0.0" / "README.md").read_text()
-    header, body = card.split("---\n")[1], card.split("---\n", 2)[2]
-    assert "license: cc-by-4.0" in header
-    assert "- config_name: text-to-image\n  data_files:\n  - split: test\n    path: data/text-to-image.parquet" in header
-    assert "size_categories:\n- n<1K" in header
-    for section in ("## Tasks and sizes", "### Collection process", "### Agreement", "### Distribution and licence"):
+    header, body = yaml.safe_load(card.split("---\n")[1]), card.split("---\n", 2)[2]
+    assert header["license"] == "cc-by-4.0", "nothing imported from a recorded source: the publisher's default"
+    assert header["configs"][1] == {"config_name": "text-to-image",
+                                    "data_files": [{"split": "test", "path": "data/text-to-image/test-*.parquet"}]}
+    assert header["size_categories"] == ["n<1K"] and header["source_datasets"] == ["original"]
+    assert set(header["task_categories"]) == {"text-to-image", "visual-question-answering"}
+    assert "reward-modeling" in header["tags"]
+    info = {entry["config_name"]: entry for entry in header["dataset_info"]}
+    assert info["text-to-image"]["splits"] == [{"name": "test", "num_bytes": 0, "num_examples": 3}]
+    features = {f["name"]: f for f in info["text-to-image"]["features"]}
+    assert features["response_a_images"] == {"name": "response_a_images", "list": "image"}
+    assert features["chosen"] == {"name": "chosen", "dtype": "string"}
+    for section in ("## Tasks and sizes", "### Collection process", "### Agreement", "### Distribution and licence",
+                    "## Citation", "```bibtex"):
         assert section in body
-    assert "| text-to-image | 3 | 71.43% | overall: nominal on A/B (ties excluded) |" in body
+    assert "| text-to-image | 3 | 71.43% (" in body
+    assert ("Campaign `t2i-wave` (text-to-image), rating schema `mmrb2-generation-text-to-image v1`: 6 ratings collected in "
+            "Concord by 2 raters, shown blind") in body
+    assert "3 ratings imported from a file uploaded by a curator, source not recorded" in body
+    assert "overall: nominal on A/B (ties excluded) |" in body
     assert "Ratings: 12, by 4 raters with a stable identity." in body
 
 
@@ -258,5 +305,86 @@ def test_the_manifests_agreement_report_names_what_it_measured_and_no_rater_or_d
     report = json.loads(text)["agreement"]["reports"]["t2i-wave"]["report"]
     assert report["measured"]["fleiss_kappa"] == "overall: nominal on A/B/tie"
     assert report["rater_identities"]["stable_raters"] == 3
-    assert "annotators" not in report and "most_disputed" not in report["items_summary"]
+    assert all(entry["rater"].startswith("r_") for entry in report.get("annotators", [])), "per-rater rows as pseudonyms"
     assert f"user:{alice.pk}" not in text and "ext-7" not in text
+
+
+def test_release_files_are_read_only_copies_that_share_no_inode_with_the_media_store(release_data, releases_root):
+    publish_both()
+    folder = releases_root / "fox-bench" / "1.0.0"
+    red = release_data["media"][0]
+    stored = Path(default_storage.path(red.file.name))
+    published = folder / "media" / f"{red.sha256}.png"
+    assert stored.stat().st_ino != published.stat().st_ino and published.stat().st_nlink == 1
+    for path in folder.rglob("*"):
+        if path.is_file():
+            assert path.stat().st_mode & 0o222 == 0, f"{path} is writable"
+    original = stored.read_bytes()
+    published.chmod(0o644)
+    published.write_bytes(b"changed in the release")
+    assert stored.read_bytes() == original, "the live media store is untouched"
+
+
+def test_verify_release_names_a_file_the_manifest_does_not_list(release_data, releases_root):
+    publish_both()
+    folder = releases_root / "fox-bench" / "1.0.0"
+    (folder / "media" / "smuggled.png").write_bytes(b"not part of the release")
+    result = release_verify(release=Release.objects.get(name="fox-bench"))
+    assert result["ok"] is False
+    assert result["mismatches"] == [{"path": "media/smuggled.png", "problem": "extra"}]
+
+
+def every_release_text(folder: Path) -> dict[str, str]:
+    """Each release file as text: Parquet files decoded row by row (their pages are compressed), media as bytes."""
+    texts = {}
+    for path in sorted(folder.rglob("*")):
+        if not path.is_file():
+            continue
+        if path.suffix == ".parquet":
+            rows = pq.read_table(path).to_pylist()
+            texts[str(path)] = json.dumps(rows, default=lambda b: b.decode("latin-1"), ensure_ascii=False)
+            texts[str(path) + " (schema)"] = str(pq.read_schema(path).metadata)
+        else:
+            texts[str(path)] = path.read_bytes().decode("latin-1")
+    return texts
+
+
+def test_no_release_file_names_a_rater_even_when_imported_labels_are_emails(release_data, releases_root):
+    from annotation.models import Annotation
+    from curation.services.agreement import agreement_compute
+
+    Annotation.objects.filter(rater_label="ext-7").update(rater_label="carol.imported@crowd.example")
+    Annotation.objects.filter(rater_label="ext-1").update(rater_label="worker-A17X9")
+    agreement_compute(campaign=release_data["t2i"], bootstrap=50)
+    agreement_compute(campaign=release_data["reasoning"], bootstrap=50)
+    publish_both()
+    folder = releases_root / "fox-bench" / "1.0.0"
+    texts = every_release_text(folder)
+    manifest = json.loads((folder / "manifest.json").read_text())
+    raters = {entry["rater"] for entry in manifest["agreement"]["reports"]["t2i-wave"]["report"]["annotators"]}
+    assert len(raters) == 3 and all(r.startswith("r_") for r in raters), "per-rater figures use the release pseudonyms"
+    disputed = manifest["agreement"]["reports"]["t2i-wave"]["report"]["items_summary"]["most_disputed"]
+    assert disputed and {d["pair_id"] for d in disputed} <= {"t2i-1", "t2i-2", "t2i-3"}, "release ids, kept pairs only"
+    alice, bob = release_data["users"]
+    forbidden = ["alice", "bob", "alice@example.org", "bob@example.org", "carol.imported@crowd.example", "worker-A17X9",
+                 f"user:{alice.pk}", f"user:{bob.pk}", "user:", "imported:"]
+    forbidden += [f'"pair_id": {pair.pk}' for pair in release_data["pairs"].values()]
+    for name, text in texts.items():
+        for secret in forbidden:
+            assert secret not in text, f"{secret!r} appears in {name}"
+
+
+def test_media_that_cannot_be_read_fails_the_release_naming_the_pair_and_publishes_nothing(release_data, releases_root):
+    green = release_data["media"][1]
+    stored = Path(default_storage.path(green.file.name))
+    original = stored.read_bytes()
+    stored.unlink()
+    try:
+        with pytest.raises(CommandError, match=rf"pair 't2i-1': media {green.sha256} cannot be read from the media store"):
+            publish_both()
+    finally:
+        stored.write_bytes(original)
+    release = Release.objects.get(name="fox-bench")
+    assert release.status == Release.Status.FAILED and "cannot be read" in release.error
+    assert not (releases_root / "fox-bench" / "1.0.0" / "manifest.json").exists()
+    assert not release.files.exists()

@@ -2,9 +2,12 @@
 
 import hashlib
 import json
+import os
 import threading
 
 import httpx
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
 from annotation.errors import ApplicationError
@@ -50,12 +53,13 @@ def test_verify_on_s3_passes_and_then_detects_a_tampered_object(release_data, s3
     release = release_publish(name="fox-bench", version="1.0.0", campaign_slugs=BOTH)
     clean = release_verify(release=release)
     assert clean == {"ok": True, "files_checked": release.files_count, "mismatches": []}
-    s3_releases["client"].put_object(Bucket="concord-releases", Key="releases/fox-bench/1.0.0/data/text-to-image.parquet",
-                                     Body=b"not parquet")
+    shard = "data/text-to-image/test-00000-of-00001.parquet"
+    s3_releases["client"].put_object(Bucket="concord-releases", Key=f"releases/fox-bench/1.0.0/{shard}", Body=b"not parquet")
+    s3_releases["client"].put_object(Bucket="concord-releases", Key="releases/fox-bench/1.0.0/media/extra.png", Body=b"x")
     result = release_verify(release=release)
     assert result["ok"] is False
-    assert [(m["path"], m["problem"], m["actual_size"]) for m in result["mismatches"]] == [
-        ("data/text-to-image.parquet", "checksum", 11)
+    assert [(m["path"], m["problem"], m.get("actual_size")) for m in result["mismatches"]] == [
+        (shard, "checksum", 11), ("media/extra.png", "extra", None)
     ]
 
 
@@ -124,3 +128,35 @@ def test_a_source_that_does_not_match_its_checksum_is_never_stored(s3_releases, 
     with pytest.raises(ApplicationError, match="expected " + "0" * 64):
         store.put_file("x/1.0.0/file.txt", source, sha256="0" * 64, size=21)
     assert not store.exists("x/1.0.0/file.txt")
+
+
+def test_parquet_columns_are_read_back_from_s3_by_ranges_not_whole_shards(release_data, s3_releases):
+    from curation.models import ConsensusRecord
+    from curation.services.releases import _read_parquet, release_gold
+
+    first = release_publish(name="fox-bench", version="1.0.0", campaign_slugs=BOTH)
+    ConsensusRecord.objects.filter(pair=release_data["pairs"]["t2i-3"]).update(chosen="B")
+    release_publish(name="fox-bench", version="1.1.0", campaign_slugs=BOTH)
+    log = s3_releases["client"].get_object(Bucket="concord-releases", Key="releases/fox-bench/1.1.0/CHANGELOG.md")
+    assert "- t2i-3: A → B" in log["Body"].read().decode(), "the first version's choices were read back from S3"
+    assert sorted((g.id, g.chosen) for g in release_gold(release=first)) == [
+        ("reason-1", "A"), ("t2i-1", "A"), ("t2i-2", "B"), ("t2i-3", "A")]
+    store = release_storage("s3")
+    key = "fox-bench/1.0.0/data/text-to-image/test-00000-of-00001.parquet"
+    with store.open_ranged(key) as handle:
+        handle.seek(-4, 2)
+        assert handle.read() == b"PAR1" and handle.tell() == handle.size
+    assert _read_parquet(store, key, ["id"]).column("id").to_pylist() == ["t2i-1", "t2i-2", "t2i-3"]
+    big = pa.table({"id": [f"p{i}" for i in range(8)], "image": [os.urandom(256 * 1024) for _ in range(8)]})
+    buffer = pa.BufferOutputStream()
+    pq.write_table(big, buffer, row_group_size=2)
+    s3_releases["client"].put_object(Bucket="concord-releases", Key="releases/big/1.0.0/data/big.parquet",
+                                     Body=buffer.getvalue().to_pybytes())
+    fetched = []
+    with store.open_ranged("big/1.0.0/data/big.parquet") as handle:
+        original = handle.read
+        handle.read = lambda size=-1: fetched.append(data := original(size)) or data
+        assert pq.read_table(handle, columns=["id"]).column("id").to_pylist() == [f"p{i}" for i in range(8)]
+    assert 0 < sum(map(len, fetched)) < handle.size / 10, "the 2 MiB image column was not fetched"
+    with pytest.raises(FileNotFoundError):
+        store.open_ranged("fox-bench/1.0.0/data/none.parquet")

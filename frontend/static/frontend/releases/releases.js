@@ -14,6 +14,7 @@ if (form) {
       version: data.get("version"),
       campaigns: data.getAll("campaigns"),
       license: data.get("license") || "",
+      force_license: data.get("force_license") === "true",
     };
     if (!body.campaigns.length) { error.textContent = "Choose at least one campaign."; return; }
     form.querySelector("button[type=submit]").disabled = true;
