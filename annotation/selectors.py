@@ -9,7 +9,7 @@ from django.db import connection
 from django.db.models import Count, Q
 from django.utils import timezone
 
-from annotation import content, rows
+from annotation import content, renditions, rows
 from annotation.assignment_rules import median_or_none
 from annotation.errors import ApplicationError
 from annotation.models import Annotation, Assignment, Campaign, Media, Pair, Prompt, RatingSchema, Response
@@ -26,6 +26,23 @@ def media_visible_to(*, user, digest: str) -> Media | None:
 
 def media_url(digest: str, extension: str) -> str:
     return f"/media/{digest}.{extension}"
+
+
+def media_sources(rows) -> dict[str, dict]:
+    """What an annotator's page requests for each media, from rows of (sha256, file, kind, mime type, width,
+    render error): ``url`` (an image's ``full`` rendition, else the file) and, for images, ``srcset`` (the sized
+    WebP renditions, then the full one at its width). An image that cannot be rendered gets no URL at all."""
+    sources = {}
+    for digest, name, kind, mime_type, width, render_error in rows:
+        if kind != Media.Kind.IMAGE:
+            sources[digest] = {"url": media_url(digest, PurePosixPath(name).suffix.lstrip(".").lower() or "bin")}
+        elif render_error:
+            sources[digest] = {"url": ""}
+        else:
+            url = media_url(digest, renditions.full_extension(mime_type))
+            sized = [f"/media/{digest}/w{w}.webp {w}w" for w in renditions.widths_for(width)]
+            sources[digest] = {"url": url, "srcset": ", ".join([*sized, f"{url} {width}w"]) if sized else ""}
+    return sources
 
 
 def campaigns_for_user(*, user):
@@ -177,7 +194,7 @@ def _blind_value(value, hidden: _Hidden):
     return value
 
 
-def _display_blocks(blocks: list[dict], urls: dict[str, str], hidden: _Hidden) -> list[dict]:
+def _display_blocks(blocks: list[dict], sources: dict[str, dict], hidden: _Hidden) -> list[dict]:
     out = []
     for block in blocks:
         kind = block.get("type")
@@ -185,18 +202,18 @@ def _display_blocks(blocks: list[dict], urls: dict[str, str], hidden: _Hidden) -
             alt = block.get("alt", "")
             # An importer may have put the original file name in alt; a name can carry the model's.
             alt = "" if _FILE_NAME.search(alt) else hidden.redact(alt)
-            out.append({"type": kind, "media": block["media"], "url": urls.get(block["media"], ""), "alt": alt})
+            out.append({"type": kind, "media": block["media"], "url": "", "alt": alt, **sources.get(block["media"], {})})
         elif kind == "tool_call":
             out.append(
                 {
                     "type": kind,
                     "name": hidden.redact(block["name"]),
                     "arguments": _blind_value(block.get("arguments", {}), hidden),
-                    "result": _display_blocks(block.get("result", []), urls, hidden),
+                    "result": _display_blocks(block.get("result", []), sources, hidden),
                 }
             )
         elif kind == "reasoning":
-            out.append({"type": kind, "blocks": _display_blocks(block.get("blocks", []), urls, hidden)})
+            out.append({"type": kind, "blocks": _display_blocks(block.get("blocks", []), sources, hidden)})
         else:
             out.append(_blind_value(block, hidden))
     return out
@@ -215,10 +232,9 @@ def pair_display(*, assignment: Assignment) -> dict:
     parts = [pair.prompt.content or [], left.content or [], right.content or []]
     digests = {d for blocks in parts for d in content.media_digests(blocks)}
     # Text-only pairs (most of them) need no media lookup at all.
-    urls = {
-        digest: media_url(digest, PurePosixPath(name).suffix.lstrip(".").lower() or "bin")
-        for digest, name in (Media.objects.filter(sha256__in=digests).values_list("sha256", "file") if digests else ())
-    }
+    sources = media_sources(
+        Media.objects.filter(sha256__in=digests).values_list("sha256", "file", "kind", "mime_type", "width", "render_error")
+    ) if digests else {}
     hidden = _blind_patterns(assignment)
     campaign = assignment.campaign
     return {
@@ -226,9 +242,9 @@ def pair_display(*, assignment: Assignment) -> dict:
         "campaign": campaign.slug,
         "kind": campaign.kind,
         "instructions": campaign.instructions,
-        "prompt": _display_blocks(parts[0], urls, hidden),
-        "left": _display_blocks(parts[1], urls, hidden),
-        "right": _display_blocks(parts[2], urls, hidden),
+        "prompt": _display_blocks(parts[0], sources, hidden),
+        "left": _display_blocks(parts[1], sources, hidden),
+        "right": _display_blocks(parts[2], sources, hidden),
         "criteria": _blind_value(list(pair.criteria or []), hidden),
         "schema": campaign.rating_schema.definition,
         "draft": assignment.draft,

@@ -1,27 +1,57 @@
-"""Media served by Concord itself, checked against the viewer's role."""
+"""Media served by Concord itself, checked against the viewer's role.
+
+Annotators never receive an imported image as it was imported: they get renditions (``annotation.renditions``),
+re-encoded from the pixels, with no metadata. Curators get the original at ``/media/<sha256>.<ext>``, as releases
+keep it. No response names a file: no Content-Disposition, no Last-Modified, only the type, the length and
+caching by digest.
+"""
 
 from django.contrib.auth.mixins import LoginRequiredMixin
 from django.core.files.storage import default_storage
-from django.http import FileResponse, Http404, HttpResponseRedirect
+from django.http import FileResponse, Http404, HttpResponse, HttpResponseRedirect
 from django.views import View
 
+from annotation.errors import ApplicationError
+from annotation.models import Media
 from annotation.selectors import media_visible_to
+from annotation.services.renditions import FULL, media_rendition_ensure
+
+RENDITION_TYPES = {"jpg": "image/jpeg", "png": "image/png", "webp": "image/webp"}
 
 
 class MediaView(LoginRequiredMixin, View):
-    """``/media/<sha256>.<ext>``: the name carries the digest only, never a model or file name."""
+    """``/media/<sha256>.<ext>`` (the original for curators, its ``full`` rendition for annotators) and
+    ``/media/<sha256>/w<width>.<webp|jpg>`` (a rendition sized for the screen): digests only, never a name."""
 
     raise_exception = True
 
-    def get(self, request, name: str):
-        digest = name.split(".", 1)[0]
+    def get(self, request, name: str, variant: str = FULL):
+        if variant == FULL:
+            digest, _, extension = name.partition(".")
+        else:
+            digest = name
+            variant, _, extension = variant.partition(".")
         media = media_visible_to(user=request.user, digest=digest)
         if media is None:
             raise Http404("no such media")
-        url = default_storage.url(media.file.name)
-        if url.startswith("http"):
-            return HttpResponseRedirect(url)
-        response = FileResponse(default_storage.open(media.file.name, "rb"), content_type=media.mime_type)
-        response["Cache-Control"] = "private, max-age=86400, immutable"
-        response["X-Content-Type-Options"] = "nosniff"
-        return response
+        if variant == FULL and (request.user.is_curator or media.kind != Media.Kind.IMAGE):
+            return _served(media.file.name, media.mime_type)
+        try:
+            stored = media_rendition_ensure(media=media, variant=variant, extension=extension)
+        except ApplicationError as exc:
+            if exc.status_code == 404:
+                raise Http404(exc.message) from exc
+            return HttpResponse(exc.message, status=exc.status_code, content_type="text/plain; charset=utf-8")
+        return _served(stored, RENDITION_TYPES[stored.rsplit(".", 1)[1]])
+
+
+def _served(stored: str, content_type: str):
+    url = default_storage.url(stored)
+    if url.startswith("http"):
+        return HttpResponseRedirect(url)
+    response = FileResponse(default_storage.open(stored, "rb"), content_type=content_type)
+    # FileResponse names the file it streams (inline; filename=…); the digest is in the URL already.
+    del response["Content-Disposition"]
+    response["Cache-Control"] = "private, max-age=86400, immutable"
+    response["X-Content-Type-Options"] = "nosniff"
+    return response
