@@ -9,7 +9,7 @@ from django.db import connection
 from django.db.models import Count, Q
 from django.utils import timezone
 
-from annotation import content, renditions, rows
+from annotation import content, renditions, rows, self_identification
 from annotation.assignment_rules import median_or_none
 from annotation.errors import ApplicationError
 from annotation.models import Annotation, Assignment, Campaign, Media, Pair, Prompt, RatingSchema, Response
@@ -86,7 +86,8 @@ _DISPLAY_PARTS = [
     rows.part("a", Assignment, ["id", "pair_id", "campaign_id", "annotator_id", "swapped", "draft", "status", "expires_at"]),
     rows.part("c", Campaign, ["id", "slug", "kind", "instructions", "rating_schema_id"]),
     rows.part("s", RatingSchema, ["id", "definition"]),
-    rows.part("p", Pair, ["id", "prompt_id", "response_a_id", "response_b_id", "criteria", "external_id"]),
+    rows.part("p", Pair, ["id", "prompt_id", "response_a_id", "response_b_id", "criteria", "external_id",
+                          "self_identification"]),
     rows.part("q", Prompt, ["id", "content", "external_id"]),
     rows.part("ra", Response, ["id", "content", "model_name"]),
     rows.part("rb", Response, ["id", "content", "model_name"]),
@@ -149,12 +150,19 @@ class _Hidden:
     differ, so ``re``'s cache missed and compiling them cost ~3% of a claim → submit cycle.
     """
 
-    def __init__(self, secrets: list[str]):
+    def __init__(self, secrets: list[str], words: list[str] = ()):
         self.secrets = secrets
         self.lowered = [s.lower() for s in secrets] if all(s.isascii() for s in secrets) else None
         self._patterns: list[re.Pattern] | None = None
+        # Self-identifications found at import: hidden as whole words ("Gemini", not "gemini" inside a longer word).
+        self.words = [(w.lower(), re.compile(rf"(?<!\w){re.escape(w)}(?!\w)", re.IGNORECASE)) for w in words]
 
     def redact(self, text: str) -> str:
+        if self.words:
+            lowered = text.lower()
+            for word, pattern in self.words:
+                if word in lowered:
+                    text = pattern.sub(REDACTED, text)
         if not self.secrets:
             return text
         if self.lowered is not None and text.isascii():
@@ -181,7 +189,8 @@ def _blind_patterns(assignment: Assignment) -> _Hidden:
         pair.prompt.external_id,
     }
     # Longest first, so a name is hidden whole before a shorter one inside it.
-    return _Hidden(sorted((c for c in candidates if c and len(c) >= 3), key=len, reverse=True))
+    secrets = sorted((c for c in candidates if c and len(c) >= 3), key=len, reverse=True)
+    return _Hidden(secrets, self_identification.masked_terms(pair.self_identification or []))
 
 
 def _blind_value(value, hidden: _Hidden):

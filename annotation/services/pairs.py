@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from django.db import DatabaseError, transaction
 from django.utils import timezone
 
-from annotation import content
+from annotation import content, self_identification
 from annotation.errors import ApplicationError
 from annotation.importers import rows
 from annotation.models import Annotation, Campaign, Media, Pair, Prompt, Response
@@ -99,11 +99,12 @@ def _insert(campaign: Campaign, batch, media_ids: dict[str, int], *, look_up_exi
             campaign.pk, prompt_id, response_ids[_response_key(prompt_id, row.response_a)],
             response_ids[_response_key(prompt_id, row.response_b)], row.external_id, row.criteria, row.metadata,
             initial_status(campaign=campaign, annotations=done), row.priority, campaign.overlap, done, now,
+            row.self_identification(),
         ))
     pair_ids = bulk.insert_returning_ids(
         Pair,
         ["campaign_id", "prompt_id", "response_a_id", "response_b_id", "external_id", "criteria", "metadata", "status",
-         "priority", "required_annotations", "annotations_done", "created_at"],
+         "priority", "required_annotations", "annotations_done", "created_at", "self_identification"],
         pair_values,
     )
     for pair_id, row in zip(pair_ids, fresh, strict=True):
@@ -276,6 +277,8 @@ def _build_chunk(campaign: Campaign, chunk: list[tuple[int, str, list]], planner
             external_id=rows.derived_id("built", external_id, sorted((a["id"], b["id"]))),
             required_annotations=campaign.overlap,
             status=initial_status(campaign=campaign, annotations=0),
+            self_identification=self_identification.scan_responses(
+                a=(a["model_name"], a["content"]), b=(b["model_name"], b["content"])),
         )
         for prompt_id, external_id, _, a, b in planned
     ]
