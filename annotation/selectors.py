@@ -6,10 +6,10 @@ import re
 from pathlib import PurePosixPath
 
 from django.db import connection
-from django.db.models import Count, Q
+from django.db.models import Count, Exists, OuterRef, Q
 from django.utils import timezone
 
-from annotation import content, renditions, rows, self_identification
+from annotation import consistency, content, renditions, rows, schemas, self_identification
 from annotation.assignment_rules import median_or_none
 from annotation.errors import ApplicationError
 from annotation.models import Annotation, Assignment, Campaign, Media, Pair, Prompt, RatingSchema, Response
@@ -327,4 +327,70 @@ def annotator_stats(*, annotator, campaign: Campaign | None = None, now=None) ->
             }
             for c in campaigns
         ],
+    }
+
+
+# Review and correct (annotation.services.review): the annotator's own submitted work, never the pair's identity.
+
+REVIEWABLE = (Assignment.Status.SUBMITTED, Assignment.Status.WITHDRAWN)
+
+
+def _shown_answer_label(definition: dict, shown: dict) -> str:
+    """The overall preference as the annotator gave it (their left = A), by its option's label."""
+    question = schemas.preference_question(definition)
+    if question is None or shown.get(question["id"]) is None:
+        return ""
+    value = shown[question["id"]]
+    labels = {o["value"]: o.get("label", str(o["value"])) for o in question.get("options", [])}
+    return labels.get(value, str(value))
+
+
+def my_work(*, annotator, limit: int = 200) -> list[dict]:
+    """The annotator's submitted and withdrawn pairs, newest first (one query): when, in which campaign, their overall
+    answer as they saw it, how many times they changed it, and whether it can still be changed (its pair has not
+    gone into consensus)."""
+    decided = Pair.objects.filter(pk=OuterRef("pair_id"), consensus__isnull=False)
+    assignments = (
+        Assignment.objects.filter(annotator=annotator, status__in=REVIEWABLE)
+        .select_related("campaign__rating_schema", "annotation")
+        .annotate(corrections=Count("revisions", filter=Q(revisions__kind="corrected")), decided=Exists(decided))
+        .order_by("-finished_at", "-id")[:limit]
+    )
+    out = []
+    for assignment in assignments:
+        annotation = getattr(assignment, "annotation", None)
+        definition = assignment.campaign.rating_schema.definition
+        shown = schemas.reorient(definition, annotation.values, swapped=assignment.swapped) if annotation else {}
+        out.append({
+            "assignment": assignment.pk,
+            "campaign": assignment.campaign.slug,
+            "campaign_name": assignment.campaign.name,
+            "status": assignment.status,
+            "submitted_at": assignment.finished_at,
+            "answer": _shown_answer_label(definition, shown),
+            "corrections": assignment.corrections,
+            "can_change": assignment.status == Assignment.Status.SUBMITTED and not assignment.decided,
+        })
+    return out
+
+
+def review_display(*, assignment_id: int, annotator) -> dict:
+    """``pair_display`` of a submitted (or withdrawn) assignment with the latest answer in the orientation shown
+    (as ``draft``, which the form fills in), its revisions, whether it can still be changed, and the soft warnings
+    for the answer as it stands. 404 for anyone else's assignment; 409 for one not submitted yet."""
+    assignment = assignment_for_annotator(assignment_id=assignment_id, annotator=annotator)
+    if assignment.status not in REVIEWABLE:
+        raise ApplicationError("Only a submitted answer can be reviewed.", code="assignment_not_submitted", status_code=409)
+    display = pair_display(assignment=assignment)
+    definition = assignment.campaign.rating_schema.definition
+    annotation = Annotation.objects.filter(assignment_id=assignment.pk).only("values").first()
+    shown = schemas.reorient(definition, annotation.values, swapped=assignment.swapped) if annotation else {}
+    decided = Pair.objects.filter(pk=assignment.pair_id, consensus__isnull=False).exists()
+    return {
+        **display,
+        "draft": shown,
+        "revisions": list(assignment.revisions.order_by("at", "id").values("kind", "at")),
+        "can_change": assignment.status == Assignment.Status.SUBMITTED and not decided,
+        "decided": decided,
+        "warnings": consistency.rubric_contradictions(definition, shown),
     }

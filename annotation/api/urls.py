@@ -2,12 +2,18 @@
 
 from django.urls import include, path
 
-from annotation.api import campaigns, jobs
+from annotation.api import campaigns, jobs, review
 
 urlpatterns = [
     # The work queue first: claim and submit are most of the API's requests, and Django tries routes in order.
     path("", include("annotation.api.urls_assignments")),
     path("campaigns/", campaigns.CampaignListApi.as_view(), name="api-campaign-list"),
+    path("me/work/", review.MyWorkApi.as_view(), name="api-my-work"),
+    path("assignments/<int:assignment_id>/review/", review.AssignmentReviewApi.as_view(), name="api-assignment-review"),
+    path("assignments/<int:assignment_id>/correction/", review.AnnotationCorrectApi.as_view(), name="api-annotation-correct"),
+    path("assignments/<int:assignment_id>/withdrawal/", review.AnnotationWithdrawApi.as_view(),
+         name="api-annotation-withdraw"),
+    path("assignments/<int:assignment_id>/check/", review.AnswersCheckApi.as_view(), name="api-answers-check"),
     path("jobs/<int:job_id>/", jobs.JobDetailApi.as_view(), name="api-job-detail"),
     path("jobs/<int:job_id>/cancel/", jobs.JobCancelApi.as_view(), name="api-job-cancel"),
     path("imports/", include("annotation.api.imports")),
