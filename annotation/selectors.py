@@ -6,7 +6,7 @@ import re
 from pathlib import PurePosixPath
 
 from django.db import connection
-from django.db.models import Count, Exists, OuterRef, Q
+from django.db.models import Count, Exists, F, OuterRef, Q
 from django.utils import timezone
 
 from annotation import consistency, content, renditions, rows, schemas, self_identification
@@ -394,3 +394,16 @@ def review_display(*, assignment_id: int, annotator) -> dict:
         "decided": decided,
         "warnings": consistency.rubric_contradictions(definition, shown),
     }
+
+
+def campaign_has_work_for(*, campaign: Campaign, annotator) -> bool:
+    """Whether ``annotator`` may find a pair to rate in ``campaign``: it is active and a queued pair they never held
+    still needs ratings (its slots may all be leased to others right now; a claim then finds nothing yet)."""
+    if campaign.status != Campaign.Status.ACTIVE:
+        return False
+    held = Assignment.objects.filter(pair=OuterRef("pk"), annotator=annotator)
+    return (
+        Pair.objects.filter(campaign=campaign, status=Pair.Status.QUEUED, annotations_done__lt=F("required_annotations"))
+        .filter(~Exists(held))
+        .exists()
+    )
