@@ -24,6 +24,7 @@ from PIL import Image, ImageCms, ImageOps
 VERSION = 1
 WIDTHS = (640, 1280, 1920)
 SIZED_FORMATS = {"webp": ("WEBP", "image/webp"), "jpg": ("JPEG", "image/jpeg")}
+TYPES = {"jpg": "image/jpeg", "png": "image/png", "webp": "image/webp"}
 WEBP_QUALITY = 82
 JPEG_QUALITY = 85
 _SRGB = None

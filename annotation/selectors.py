@@ -30,14 +30,15 @@ def media_url(digest: str, extension: str) -> str:
 
 def media_sources(rows) -> dict[str, dict]:
     """What an annotator's page requests for each media, from rows of (sha256, file, kind, mime type, width,
-    render error): ``url`` (an image's ``full`` rendition, else the file) and, for images, ``srcset`` (the sized
-    WebP renditions, then the full one at its width). An image that cannot be rendered gets no URL at all."""
+    render error): ``url`` (an image's ``full`` rendition, else the file's ``clean`` one) and, for images,
+    ``srcset`` (the sized WebP renditions, then the full one at its width). A file that cannot be rendered or
+    cleaned gets no URL at all."""
     sources = {}
     for digest, name, kind, mime_type, width, render_error in rows:
-        if kind != Media.Kind.IMAGE:
-            sources[digest] = {"url": media_url(digest, PurePosixPath(name).suffix.lstrip(".").lower() or "bin")}
-        elif render_error:
+        if render_error:
             sources[digest] = {"url": ""}
+        elif kind != Media.Kind.IMAGE:
+            sources[digest] = {"url": media_url(digest, PurePosixPath(name).suffix.lstrip(".").lower() or "bin")}
         else:
             url = media_url(digest, renditions.full_extension(mime_type))
             sized = [f"/media/{digest}/w{w}.webp {w}w" for w in renditions.widths_for(width)]

@@ -1,9 +1,9 @@
 """Media served by Concord itself, checked against the viewer's role.
 
-Annotators never receive an imported image as it was imported: they get renditions (``annotation.renditions``),
-re-encoded from the pixels, with no metadata. Curators get the original at ``/media/<sha256>.<ext>``, as releases
-keep it. No response names a file: no Content-Disposition, no Last-Modified, only the type, the length and
-caching by digest.
+Annotators never receive an imported file as it was imported: images as renditions re-encoded from the pixels
+(``annotation.renditions``), video, audio and 3D files with their metadata neutralised (``annotation.sanitize``).
+Curators get the original at ``/media/<sha256>.<ext>``, as releases keep it. No response names a file: no
+Content-Disposition, no Last-Modified, only the type, the length and caching by digest.
 """
 
 from django.contrib.auth.mixins import LoginRequiredMixin
@@ -12,15 +12,12 @@ from django.http import FileResponse, Http404, HttpResponse, HttpResponseRedirec
 from django.views import View
 
 from annotation.errors import ApplicationError
-from annotation.models import Media
 from annotation.selectors import media_visible_to
 from annotation.services.renditions import FULL, media_rendition_ensure
 
-RENDITION_TYPES = {"jpg": "image/jpeg", "png": "image/png", "webp": "image/webp"}
-
 
 class MediaView(LoginRequiredMixin, View):
-    """``/media/<sha256>.<ext>`` (the original for curators, its ``full`` rendition for annotators) and
+    """``/media/<sha256>.<ext>`` (the original for curators, its ``full`` or ``clean`` rendition for annotators) and
     ``/media/<sha256>/w<width>.<webp|jpg>`` (a rendition sized for the screen): digests only, never a name."""
 
     raise_exception = True
@@ -34,15 +31,15 @@ class MediaView(LoginRequiredMixin, View):
         media = media_visible_to(user=request.user, digest=digest)
         if media is None:
             raise Http404("no such media")
-        if variant == FULL and (request.user.is_curator or media.kind != Media.Kind.IMAGE):
+        if variant == FULL and request.user.is_curator:
             return _served(media.file.name, media.mime_type)
         try:
-            stored = media_rendition_ensure(media=media, variant=variant, extension=extension)
+            stored, content_type = media_rendition_ensure(media=media, variant=variant, extension=extension)
         except ApplicationError as exc:
             if exc.status_code == 404:
                 raise Http404(exc.message) from exc
             return HttpResponse(exc.message, status=exc.status_code, content_type="text/plain; charset=utf-8")
-        return _served(stored, RENDITION_TYPES[stored.rsplit(".", 1)[1]])
+        return _served(stored, content_type)
 
 
 def _served(stored: str, content_type: str):

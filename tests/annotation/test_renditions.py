@@ -185,3 +185,26 @@ def test_a_corrupt_image_is_never_served_to_annotators_and_flags_its_pair_for_cu
     assert detail.status_code == 200
     html = detail.content.decode()
     assert f"{media.sha256[:12]}</code> cannot be rendered: the image cannot be decoded" in html, html[html.find("Blind"):][:800]
+
+
+@pytest.mark.django_db
+def test_prepare_renditions_makes_every_offered_rendition_once_and_flags_a_corrupt_image(tmp_path):
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    campaign = _import_tagged(tmp_path, a=corrupt_png(size=(33, 33)), b=tagged_jpeg(size=(1300, 40)))
+    out = StringIO()
+    with pytest.raises(SystemExit) as exited:
+        call_command("prepare_renditions", "--campaign", campaign.slug, "--json", stdout=out)
+    assert exited.value.code == 2
+    broken = Media.objects.get(mime_type="image/png")
+    assert json.loads(out.getvalue()) == {"media": 2, "unrenderable": [broken.sha256]}
+    assert Media.objects.get(pk=broken.pk).render_error.startswith("the image cannot be decoded")
+    good = Media.objects.get(mime_type="image/jpeg")
+    folder = f"renditions/v{renditions.VERSION}/{good.sha256[:2]}/{good.sha256}"
+    assert sorted(default_storage.listdir(folder)[1]) == ["full.jpg", "w1280.webp", "w640.webp"]
+    again = StringIO()
+    with pytest.raises(SystemExit):
+        call_command("prepare_renditions", "--campaign", campaign.slug, "--json", stdout=again)
+    assert json.loads(again.getvalue()) == {"media": 2, "unrenderable": [broken.sha256]}
