@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import random
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from django.db import DatabaseError, transaction
@@ -292,3 +293,31 @@ def _build_chunk(campaign: Campaign, chunk: list[tuple[int, str, list]], planner
     ])
     outcome.created += len(pairs)
     outcome.same_model += sum(1 for *_, a, b in planned if a["model_name"] == b["model_name"])
+
+
+SCAN_BATCH = 500
+
+
+def pairs_self_identification_scan(*, campaign: Campaign, progress: Callable[[int, int], None] | None = None) -> dict:
+    """Scan again every pair of ``campaign`` for responses that name a model or its maker (as the import does) and
+    store the hits on each pair; for pairs imported before the scan existed, or after the curated list changed.
+    Idempotent. Returns the count of pairs scanned, of pairs with hits, and of pairs whose hits changed."""
+    ids = list(Pair.objects.filter(campaign=campaign).order_by("pk").values_list("pk", flat=True))
+    flagged = changed = 0
+    for start in range(0, len(ids), SCAN_BATCH):
+        batch = Pair.objects.filter(pk__in=ids[start:start + SCAN_BATCH]).select_related("response_a", "response_b").only(
+            "self_identification", "response_a__model_name", "response_a__content", "response_b__model_name",
+            "response_b__content")
+        updated = []
+        for pair in batch:
+            a, b = pair.response_a, pair.response_b
+            hits = self_identification.scan_responses(a=(a.model_name, a.content), b=(b.model_name, b.content))
+            flagged += bool(hits)
+            if hits != pair.self_identification:
+                pair.self_identification = hits
+                updated.append(pair)
+        Pair.objects.bulk_update(updated, ["self_identification"])
+        changed += len(updated)
+        if progress:
+            progress(min(start + SCAN_BATCH, len(ids)), len(ids))
+    return {"pairs": len(ids), "flagged": flagged, "changed": changed}

@@ -88,3 +88,20 @@ def test_a_response_naming_its_model_is_masked_for_the_annotator_and_listed_for_
     assert html.count('data-testid="self-identification"') == 3
     assert "the pair&#x27;s model name acme-chat-7b-2024-05" in html
     assert "I am [Acme Chat], a large language model" in html
+
+
+@pytest.mark.django_db
+def test_pairs_imported_before_the_scan_are_scanned_again_and_a_second_run_changes_nothing(tmp_path):
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    campaign = _import(tmp_path)
+    Pair.objects.update(self_identification=[])
+    runs = []
+    for _ in range(2):
+        out = StringIO()
+        call_command("scan_self_identification", "--campaign", campaign.slug, "--json", stdout=out)
+        runs.append(json.loads(out.getvalue()))
+    assert runs == [{"pairs": 1, "flagged": 1, "changed": 1}, {"pairs": 1, "flagged": 1, "changed": 0}]
+    assert [h["term"] for h in Pair.objects.get().self_identification] == ["Acme Chat", "OpenAI", "Acme-Chat"]
