@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import PurePosixPath
 
+from django.core.cache import cache
 from django.db import connection
 from django.db.models import Count, Exists, F, OuterRef, Q
 from django.utils import timezone
@@ -16,12 +17,16 @@ from annotation.models import Annotation, Assignment, Campaign, Media, Pair, Pro
 
 
 def media_visible_to(*, user, digest: str) -> Media | None:
-    """The media ``digest`` when ``user`` may see it: curators always, annotators through a pair they hold."""
+    """The media ``digest`` when ``user`` may see it: curators always, annotators through a pair they hold or were
+    shown ahead of their next claim (``annotation.services.preview``)."""
     media = Media.objects.filter(sha256=digest).first()
     if media is None or user.is_curator:
         return media
-    holds = Assignment.objects.filter(annotator=user, pair__media=media).exists()
-    return media if holds else None
+    if Assignment.objects.filter(annotator=user, pair__media=media).exists():
+        return media
+    from annotation.services.preview import preview_key
+
+    return media if cache.get(preview_key(user.pk, digest)) else None
 
 
 def media_url(digest: str, extension: str) -> str:

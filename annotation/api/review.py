@@ -1,6 +1,8 @@
 """Review and correct over HTTP: your submitted work, one answer reopened, corrected or withdrawn, and the soft
-rubric check. Separate endpoints from the work queue's claim and submit, which they never slow."""
+rubric check; and the next pair shown ahead. Separate endpoints from the work queue's claim and submit, which
+they never slow."""
 
+from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import extend_schema, extend_schema_serializer
 from rest_framework import serializers
 from rest_framework.response import Response
@@ -8,7 +10,8 @@ from rest_framework.views import APIView
 
 from annotation.api.assignments import DisplaySerializer
 from annotation.consistency import rubric_contradictions
-from annotation.selectors import assignment_for_annotator, my_work, review_display
+from annotation.selectors import assignment_for_annotator, campaigns_for_user, my_work, review_display
+from annotation.services.preview import pair_preview_next
 from annotation.services.review import annotation_correct, annotation_withdraw
 
 
@@ -101,3 +104,21 @@ class AnswersCheckApi(APIView):
         assignment = assignment_for_annotator(assignment_id=assignment_id, annotator=request.user)
         definition = assignment.campaign.rating_schema.definition
         return Response({"warnings": rubric_contradictions(definition, data.validated_data["values"])})
+
+
+class NextPairPreviewApi(APIView):
+    """The pair you will most likely get next in this campaign, blind, to load ahead (its media become fetchable);
+    no lease is taken. 204 when nothing is left; 404 when you are not a member."""
+
+    @extend_schema_serializer(component_name="NextPairPreview")
+    class OutputSerializer(DisplaySerializer):
+        assignment = serializers.IntegerField(allow_null=True)
+        expires_at = serializers.DateTimeField(allow_null=True)
+
+    @extend_schema(responses={200: OutputSerializer, 204: None})
+    def get(self, request, slug: str):
+        campaign = get_object_or_404(campaigns_for_user(user=request.user).filter(members=request.user), slug=slug)
+        display = pair_preview_next(campaign=campaign, annotator=request.user)
+        if display is None:
+            return Response(status=204)
+        return Response(self.OutputSerializer(display).data)

@@ -9,6 +9,7 @@ urlpatterns = [
     path("", include("annotation.api.urls_assignments")),
     path("campaigns/", campaigns.CampaignListApi.as_view(), name="api-campaign-list"),
     path("me/work/", review.MyWorkApi.as_view(), name="api-my-work"),
+    path("campaigns/<slug:slug>/next-preview/", review.NextPairPreviewApi.as_view(), name="api-next-preview"),
     path("assignments/<int:assignment_id>/review/", review.AssignmentReviewApi.as_view(), name="api-assignment-review"),
     path("assignments/<int:assignment_id>/correction/", review.AnnotationCorrectApi.as_view(), name="api-annotation-correct"),
     path("assignments/<int:assignment_id>/withdrawal/", review.AnnotationWithdrawApi.as_view(),

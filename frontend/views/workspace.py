@@ -117,6 +117,7 @@ class AnnotateView(LoginRequiredMixin, TemplateView):
                 "draft": reverse("api-assignment-draft", args=[assignment.pk]),
                 "submit": reverse("api-assignment-submit", args=[assignment.pk]),
                 "skip": reverse("api-assignment-skip", args=[assignment.pk]),
+                "preview": reverse("api-next-preview", args=[campaign.slug]),
             },
             "show_instructions": first_visit,
         }

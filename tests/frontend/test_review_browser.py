@@ -133,3 +133,41 @@ def test_a_rater_reviews_corrects_and_withdraws_a_submitted_pair_from_my_work(li
     expect(page.locator("[data-review-state]")).to_have_text("You withdrew this answer.")
     assert not Annotation.objects.filter(assignment=later).exists()
     assert Assignment.objects.get(pk=later.pk).status == Assignment.Status.WITHDRAWN
+
+
+@pytest.mark.browser
+@pytest.mark.django_db(transaction=True)
+def test_the_next_pairs_images_are_in_the_browser_before_the_rater_moves_on(live_server, browser, monkeypatch):
+    from annotation.views import MediaView
+
+    served = []  # what the server itself answered (the browser's cache answers the rest)
+    original_get = MediaView.get
+
+    def counting_get(view, request, *args, **kwargs):
+        served.append(request.path)
+        return original_get(view, request, *args, **kwargs)
+
+    monkeypatch.setattr(MediaView, "get", counting_get)
+    rater = UserFactory(username="rater-ahead")
+    pair = make_pair("text-to-image", annotators=[rater], seed=6)
+    second = add_pair(pair.campaign, seed=7, priority=-1)
+    page = _page(browser, "rater-ahead", live_server.url)
+    page.goto(f"{live_server.url}/work/campaigns/{pair.campaign.slug}/")
+    page.keyboard.press("Enter")
+    page.wait_for_selector("body[data-next-prefetched]")
+    assert Assignment.objects.filter(annotator=rater).count() == 1, "no lease on the next pair"
+    upcoming = {m.sha256 for m in second.media.all()} - {m.sha256 for m in pair.media.all()}
+    assert upcoming
+    assert upcoming <= {path.split("/")[2][:64] for path in served}, "every image of the next pair was loaded ahead"
+    if page.locator("#instructions").is_visible():
+        page.keyboard.press("Escape")
+    _press(page, ANSWER)
+    page.keyboard.press("Control+Enter")
+    page.wait_for_selector("[data-done]:not([hidden])")
+    before = len(served)
+    page.keyboard.press("Enter")
+    page.wait_for_selector("body[data-workspace-ready]")
+    page.wait_for_function("[...document.querySelectorAll('.side img')].every((img) => img.complete)")
+    assert Assignment.objects.get(annotator=rater, status="active").pair_id == second.pk
+    assert [path for path in served[before:] if path.split("/")[2][:64] in upcoming] == [], (
+        "the next page took the next pair's images from the browser's cache")

@@ -75,6 +75,8 @@ EXPECTED: dict[str, dict[str, dict]] = {
     # Review and correct (issue 22): one's own submitted answers only; bob's lease is still open (409), an empty
     # body is refused before the id is looked at.
     "api/v1/me/work/": {"GET": SIGNED_IN},
+    # The next pair shown ahead (issue 22): members only (bob, blind: the walk searches the body).
+    "api/v1/campaigns/<slug:slug>/next-preview/": {"GET": allowed(403, 404, 200, 404, 404)},
     "api/v1/assignments/<int:assignment_id>/review/": {"GET": allowed(403, 404, 409, 404, 404)},
     "api/v1/assignments/<int:assignment_id>/correction/": {"POST": allowed(403, 400, 400, 400, 400)},
     "api/v1/assignments/<int:assignment_id>/withdrawal/": {"POST": allowed(403, 404, 409, 404, 404)},
