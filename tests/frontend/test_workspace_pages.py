@@ -62,6 +62,7 @@ def test_the_page_and_its_config_point_at_the_annotators_own_assignment(client):
         "draft": f"/api/v1/assignments/{assignment.pk}/draft/",
         "submit": f"/api/v1/assignments/{assignment.pk}/submit/",
         "skip": f"/api/v1/assignments/{assignment.pk}/skip/",
+        "preview": f"/api/v1/campaigns/{pair.campaign.slug}/next-preview/",
     }
 
 
