@@ -160,5 +160,5 @@ def test_hostile_content_is_shown_as_text_never_run(client):
     html = open_next(client, pair.campaign)
     assert "<script>alert" not in html and "<script>bad" not in html
     assert "onerror" not in html and "javascript:" not in html
-    assert html.count("<script") == 2  # the page's own: its config (JSON) and its module
+    assert html.count("<script") == 3  # the page's own: its config (JSON), its module and the next pair's prefetch
     assert 'data-criterion="&quot;&gt;&lt;script&gt;alert(4)&lt;/script&gt;"' in html  # shown, as text
