@@ -1,7 +1,8 @@
-"""Helpers for management commands: a terminal progress bar that keeps --json output clean."""
+"""Helpers for management commands: a terminal progress bar that keeps --json output clean, the campaign named."""
 
 from __future__ import annotations
 
+import contextlib
 import sys
 
 from tqdm import tqdm
@@ -11,3 +12,26 @@ def progress_bar(*, total: int | None, desc: str, enabled: bool = True) -> tqdm:
     """A tqdm bar on stderr, shown only on a terminal; stdout stays free for --json."""
     return tqdm(total=total, desc=desc, unit="it", file=sys.stderr, disable=not (enabled and sys.stderr.isatty()),
                 dynamic_ncols=True, leave=False)
+
+
+@contextlib.contextmanager
+def progress_reporter(*, desc: str):
+    """A ``progress(done, total)`` callback for a service, drawing ``progress_bar`` as it is called."""
+    with progress_bar(total=None, desc=desc) as bar:
+        def report(done: int, total: int) -> None:
+            bar.total = total
+            bar.update(done - bar.n)
+
+        yield report
+
+
+def campaign_named(slug: str):
+    """The campaign ``slug`` for a command, or a CommandError saying it does not exist."""
+    from django.core.management.base import CommandError
+
+    from annotation.models import Campaign
+
+    found = Campaign.objects.filter(slug=slug).first()
+    if found is None:
+        raise CommandError(f"campaign {slug!r} does not exist")
+    return found

@@ -52,27 +52,30 @@ def media_rendition_ensure(*, media: Media, variant: str, extension: str) -> tup
     variant, extension = rendition_variant(media=media, variant=variant, extension=extension)
     name = rendition_name(media.sha256, variant, extension)
     content_type = media.mime_type if variant == CLEAN else renditions.TYPES[extension]
-    if default_storage.exists(name):
-        return name, content_type
+    if not default_storage.exists(name):
+        _make(media, [(variant, extension)])
+    return name, content_type
+
+
+def _make(media: Media, wanted: list[tuple[str, str]]) -> None:
+    """Make and store the renditions ``wanted`` (checked variants) of ``media``, reading and decoding it once."""
     if media.render_error:
         raise _unrenderable(media.render_error, media.kind)
     with default_storage.open(media.file.name, "rb") as handle:
         data = handle.read()
-    max_pixels = settings.CONCORD_MAX_IMAGE_PIXELS
     try:
-        if variant == CLEAN:
-            made = sanitize.clean(data, media.mime_type)
-        elif variant == FULL:
-            made = renditions.full(data, max_pixels=max_pixels).data
+        if media.kind != Media.Kind.IMAGE:
+            made = {(CLEAN, extension): sanitize.clean(data, media.mime_type) for _, extension in wanted}
         else:
-            made = renditions.sized(data, width=int(variant[1:]), extension=extension, max_pixels=max_pixels).data
+            decoded = renditions.decode(data, max_pixels=settings.CONCORD_MAX_IMAGE_PIXELS)
+            made = {(v, e): renditions.render(decoded, variant=v, extension=e).data for v, e in wanted}
     except (renditions.RenditionError, sanitize.SanitizeError) as exc:
         error = str(exc)[:300]
         Media.objects.filter(pk=media.pk).update(render_error=error)
         media.render_error = error
         raise _unrenderable(error, media.kind) from exc
-    storage_put(name, ContentFile(made))
-    return name, content_type
+    for (variant, extension), content in made.items():
+        storage_put(rendition_name(media.sha256, variant, extension), ContentFile(content))
 
 
 def _unrenderable(error: str, kind: str = Media.Kind.IMAGE) -> ApplicationError:
@@ -98,9 +101,11 @@ def media_renditions_prepare(*, campaign: Campaign, progress: Callable[[int, int
     media = list(Media.objects.filter(pairs__campaign=campaign).distinct().order_by("pk"))
     unrenderable = []
     for done, item in enumerate(media, start=1):
+        wanted = [rendition_variant(media=item, variant=v, extension=e) for v, e in _offered(item)]
+        missing = [(v, e) for v, e in wanted if not default_storage.exists(rendition_name(item.sha256, v, e))]
         try:
-            for variant, extension in _offered(item):
-                media_rendition_ensure(media=item, variant=variant, extension=extension)
+            if missing:
+                _make(item, missing)
         except ApplicationError:
             unrenderable.append(item.sha256)
         if progress:

@@ -2,10 +2,9 @@
 
 import json
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
 
-from annotation.cli import progress_bar
-from annotation.models import Campaign
+from annotation.cli import campaign_named, progress_reporter
 from annotation.services.renditions import media_renditions_prepare
 
 
@@ -23,15 +22,8 @@ class Command(BaseCommand):
         parser.add_argument("--json", action="store_true", dest="as_json", help="Print one JSON object on stdout.")
 
     def handle(self, *args, campaign, as_json: bool, **options):
-        found = Campaign.objects.filter(slug=campaign).first()
-        if found is None:
-            raise CommandError(f"campaign {campaign!r} does not exist")
-        with progress_bar(total=None, desc="renditions") as bar:
-            def progress(done: int, total: int) -> None:
-                bar.total = total
-                bar.update(done - bar.n)
-
-            summary = media_renditions_prepare(campaign=found, progress=progress)
+        with progress_reporter(desc="renditions") as progress:
+            summary = media_renditions_prepare(campaign=campaign_named(campaign), progress=progress)
         if as_json:
             self.stdout.write(json.dumps(summary))
         else:

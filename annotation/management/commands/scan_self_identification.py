@@ -2,10 +2,9 @@
 
 import json
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
 
-from annotation.cli import progress_bar
-from annotation.models import Campaign
+from annotation.cli import campaign_named, progress_reporter
 from annotation.services.pairs import pairs_self_identification_scan
 
 
@@ -22,15 +21,8 @@ class Command(BaseCommand):
         parser.add_argument("--json", action="store_true", dest="as_json", help="Print one JSON object on stdout.")
 
     def handle(self, *args, campaign, as_json: bool, **options):
-        found = Campaign.objects.filter(slug=campaign).first()
-        if found is None:
-            raise CommandError(f"campaign {campaign!r} does not exist")
-        with progress_bar(total=None, desc="pairs") as bar:
-            def progress(done: int, total: int) -> None:
-                bar.total = total
-                bar.update(done - bar.n)
-
-            summary = pairs_self_identification_scan(campaign=found, progress=progress)
+        with progress_reporter(desc="pairs") as progress:
+            summary = pairs_self_identification_scan(campaign=campaign_named(campaign), progress=progress)
         if as_json:
             self.stdout.write(json.dumps(summary))
             return

@@ -1,27 +1,15 @@
 // The review page: change a submitted answer or withdraw it, over the API; warnings are shown, never block.
+import { send } from "./api.js";
 import { RatingForm } from "./form.js";
 import { bind } from "./keys.js";
 import { Compare, ZoomGroup, syncScroll } from "./media.js";
 
 const config = JSON.parse(document.getElementById("review-config").textContent);
 const $ = (selector, root = document) => root.querySelector(selector);
-const csrf = () => $("[name=csrfmiddlewaretoken]").value;
 const form = new RatingForm($("[data-rating-form]"));
 const state = $("[data-save-state]");
 const correctButton = $("[data-correct]");
 const withdrawButton = $("[data-withdraw]");
-
-async function send(url, body) {
-  const response = await fetch(url, {
-    method: "POST",
-    credentials: "same-origin",
-    headers: { "Content-Type": "application/json", Accept: "application/json", "X-CSRFToken": csrf() },
-    body: JSON.stringify(body),
-  });
-  let data = null;
-  try { data = await response.json(); } catch { data = null; }
-  return { ok: response.ok, status: response.status, data };
-}
 
 function showWarnings(warnings) {
   const list = $("[data-warnings]");
@@ -43,7 +31,7 @@ async function correct() {
     return;
   }
   state.textContent = "Saving…";
-  const result = await send(config.urls.correct, { values: form.values() });
+  const result = await send("POST", config.urls.correct, { values: form.values() });
   if (result.ok) {
     showWarnings(result.data.warnings || []);
     state.textContent = "Correction saved";
@@ -59,7 +47,7 @@ async function correct() {
 
 async function withdraw() {
   if (!window.confirm("Withdraw your answer? The pair goes to another rater and you will not see it again.")) return;
-  const result = await send(config.urls.withdraw, {});
+  const result = await send("POST", config.urls.withdraw, {});
   if (result.ok) return locked("You withdrew this answer.");
   if (result.status === 409) return locked(result.data?.message || "This answer can no longer be withdrawn.");
   state.textContent = result.data?.message || `Not withdrawn (status ${result.status}).`;
@@ -70,7 +58,7 @@ let checkTimer = null;
 form.onChange = () => {
   clearTimeout(checkTimer);
   checkTimer = setTimeout(async () => {
-    const result = await send(config.urls.check, { values: form.values() });
+    const result = await send("POST", config.urls.check, { values: form.values() });
     if (result.ok) showWarnings(result.data.warnings || []);
   }, 400);
 };
