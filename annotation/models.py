@@ -7,7 +7,7 @@ from django.conf import settings
 from django.contrib.auth.models import AbstractUser
 from django.contrib.sessions.base_session import AbstractBaseSession
 from django.db import models
-from django.db.models import F, Q
+from django.db.models import F, Q, Value
 from django.db.models.lookups import LessThan
 from django.utils.crypto import salted_hmac
 
@@ -143,7 +143,8 @@ class Media(models.Model):
     height = models.PositiveIntegerField(null=True, blank=True)
     file = models.FileField(max_length=200)
     render_error = models.CharField(
-        max_length=300, blank=True, help_text="Why no rendition could be made (annotators then get nothing)."
+        max_length=300, blank=True, default="", db_default="",
+        help_text="Why no rendition could be made (annotators then get nothing).",
     )
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -221,8 +222,9 @@ class Pair(models.Model):
     is_gold = models.BooleanField(default=False)
     gold_answer = models.JSONField(null=True, blank=True)
     media = models.ManyToManyField(Media, related_name="pairs", blank=True, help_text="Every file the pair shows.")
+    # With a database default too: bulk loaders and benchmarks insert pairs in SQL of their own.
     self_identification = models.JSONField(
-        default=list, blank=True,
+        default=list, db_default=Value([], output_field=models.JSONField()), blank=True,
         help_text="Where a response names a model or its maker (annotation.self_identification); masked for annotators.",
     )
     created_at = models.DateTimeField(auto_now_add=True)

@@ -48,7 +48,7 @@ def _served(stored: str, content_type: str):
         return HttpResponseRedirect(url)
     response = FileResponse(default_storage.open(stored, "rb"), content_type=content_type)
     # FileResponse names the file it streams (inline; filename=…); the digest is in the URL already.
-    del response["Content-Disposition"]
+    response.headers.pop("Content-Disposition", None)
     response["Cache-Control"] = "private, max-age=86400, immutable"
     response["X-Content-Type-Options"] = "nosniff"
     return response

@@ -154,7 +154,6 @@ class ReviewView(LoginRequiredMixin, TemplateView):
             display = review_display(assignment_id=assignment_id, annotator=self.request.user)
         except ApplicationError as error:
             raise Http404(error.message) from error
-        campaign = campaigns_for_user(user=self.request.user).filter(slug=display["campaign"]).first()
         config = {
             "assignment": assignment_id,
             "urls": {
@@ -166,7 +165,6 @@ class ReviewView(LoginRequiredMixin, TemplateView):
         }
         return {
             **super().get_context_data(**kwargs),
-            "campaign": campaign,
             "kind_label": TaskKind(display["kind"]).label,
             "display": display,
             "config": config,
