@@ -7,7 +7,7 @@ from django.conf import settings
 from django.contrib.auth.models import AbstractUser
 from django.contrib.sessions.base_session import AbstractBaseSession
 from django.db import models
-from django.db.models import F, Q
+from django.db.models import F, Q, Value
 from django.db.models.lookups import LessThan
 from django.utils.crypto import salted_hmac
 
@@ -174,6 +174,10 @@ class Media(models.Model):
     width = models.PositiveIntegerField(null=True, blank=True)
     height = models.PositiveIntegerField(null=True, blank=True)
     file = models.FileField(max_length=200)
+    render_error = models.CharField(
+        max_length=300, blank=True, default="", db_default="",
+        help_text="Why no rendition could be made (annotators then get nothing).",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -250,6 +254,11 @@ class Pair(models.Model):
     is_gold = models.BooleanField(default=False)
     gold_answer = models.JSONField(null=True, blank=True)
     media = models.ManyToManyField(Media, related_name="pairs", blank=True, help_text="Every file the pair shows.")
+    # With a database default too: bulk loaders and benchmarks insert pairs in SQL of their own.
+    self_identification = models.JSONField(
+        default=list, db_default=Value([], output_field=models.JSONField()), blank=True,
+        help_text="Where a response names a model or its maker (annotation.self_identification); masked for annotators.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -300,6 +309,7 @@ class Assignment(models.Model):
         SUBMITTED = "submitted", "Submitted"
         SKIPPED = "skipped", "Skipped"
         EXPIRED = "expired", "Expired"
+        WITHDRAWN = "withdrawn", "Withdrawn by the annotator"
 
     # No index of its own (nor on the other foreign keys below marked so): a composite index starts with it, and
     # every claim and submission would maintain the single-column one for nothing.
@@ -386,6 +396,31 @@ class Annotation(models.Model):
         return f"annotation {self.pk} on {self.pair_id}"
 
 
+class AnnotationRevision(models.Model):
+    """One version of an annotator's answer to a pair: the first submission, each correction, a withdrawal.
+
+    The annotation holds the latest (agreement and consensus read it); revisions keep every earlier one, so a
+    correction never loses what was first answered.
+    """
+
+    class Kind(models.TextChoices):
+        SUBMITTED = "submitted", "Submitted"
+        CORRECTED = "corrected", "Corrected"
+        WITHDRAWN = "withdrawn", "Withdrawn"
+
+    assignment = models.ForeignKey(Assignment, on_delete=models.CASCADE, related_name="revisions")
+    kind = models.CharField(max_length=16, choices=Kind.choices)
+    values = models.JSONField(help_text="The answers of this version, canonical orientation; empty on a withdrawal.")
+    rationale = models.TextField(blank=True)
+    at = models.DateTimeField()
+
+    class Meta:
+        indexes = [models.Index(fields=["assignment", "at"], name="annotation_revision_idx")]
+
+    def __str__(self):
+        return f"{self.kind} of assignment {self.assignment_id} at {self.at:%Y-%m-%d %H:%M:%S}"
+
+
 class AssignmentEvent(models.Model):
     """One step in an assignment's life, timestamped, so throughput and time on item can be measured."""
 
@@ -395,6 +430,8 @@ class AssignmentEvent(models.Model):
         SUBMIT = "submit", "Submitted"
         SKIP = "skip", "Skipped"
         EXPIRE = "expire", "Lease expired"
+        CORRECT = "correct", "Corrected"
+        WITHDRAW = "withdraw", "Withdrawn"
 
     assignment = models.ForeignKey(Assignment, on_delete=models.CASCADE, related_name="events")
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="assignment_events", db_index=False)

@@ -5,27 +5,50 @@ from __future__ import annotations
 import re
 from pathlib import PurePosixPath
 
+from django.core.cache import cache
 from django.db import connection
-from django.db.models import Count, Q
+from django.db.models import Count, Exists, F, OuterRef, Q
 from django.utils import timezone
 
-from annotation import content, rows
+from annotation import consistency, content, renditions, rows, schemas, self_identification
 from annotation.assignment_rules import median_or_none
 from annotation.errors import ApplicationError
 from annotation.models import Annotation, Assignment, Campaign, Media, Pair, Prompt, RatingSchema, Response
 
 
 def media_visible_to(*, user, digest: str) -> Media | None:
-    """The media ``digest`` when ``user`` may see it: curators always, annotators through a pair they hold."""
+    """The media ``digest`` when ``user`` may see it: curators always, annotators through a pair they hold or were
+    shown ahead of their next claim (``annotation.services.preview``)."""
     media = Media.objects.filter(sha256=digest).first()
     if media is None or user.is_curator:
         return media
-    holds = Assignment.objects.filter(annotator=user, pair__media=media).exists()
-    return media if holds else None
+    if Assignment.objects.filter(annotator=user, pair__media=media).exists():
+        return media
+    from annotation.services.preview import preview_key
+
+    return media if cache.get(preview_key(user.pk, digest)) else None
 
 
 def media_url(digest: str, extension: str) -> str:
     return f"/media/{digest}.{extension}"
+
+
+def media_sources(rows) -> dict[str, dict]:
+    """What an annotator's page requests for each media, from rows of (sha256, file, kind, mime type, width,
+    render error): ``url`` (an image's ``full`` rendition, else the file's ``clean`` one) and, for images,
+    ``srcset`` (the sized WebP renditions, then the full one at its width). A file that cannot be rendered or
+    cleaned gets no URL at all."""
+    sources = {}
+    for digest, name, kind, mime_type, width, render_error in rows:
+        if render_error:
+            sources[digest] = {"url": ""}
+        elif kind != Media.Kind.IMAGE:
+            sources[digest] = {"url": media_url(digest, PurePosixPath(name).suffix.lstrip(".").lower() or "bin")}
+        else:
+            url = media_url(digest, renditions.full_extension(mime_type))
+            sized = [f"/media/{digest}/w{w}.webp {w}w" for w in renditions.widths_for(width)]
+            sources[digest] = {"url": url, "srcset": ", ".join([*sized, f"{url} {width}w"]) if sized else ""}
+    return sources
 
 
 def campaigns_for_user(*, user):
@@ -88,7 +111,8 @@ _DISPLAY_PARTS = [
     rows.part("a", Assignment, ["id", "pair_id", "campaign_id", "annotator_id", "swapped", "draft", "status", "expires_at"]),
     rows.part("c", Campaign, ["id", "slug", "kind", "instructions", "rating_schema_id"]),
     rows.part("s", RatingSchema, ["id", "definition"]),
-    rows.part("p", Pair, ["id", "prompt_id", "response_a_id", "response_b_id", "criteria", "external_id"]),
+    rows.part("p", Pair, ["id", "prompt_id", "response_a_id", "response_b_id", "criteria", "external_id",
+                          "self_identification"]),
     rows.part("q", Prompt, ["id", "content", "external_id"]),
     rows.part("ra", Response, ["id", "content", "model_name"]),
     rows.part("rb", Response, ["id", "content", "model_name"]),
@@ -151,12 +175,19 @@ class _Hidden:
     differ, so ``re``'s cache missed and compiling them cost ~3% of a claim → submit cycle.
     """
 
-    def __init__(self, secrets: list[str]):
+    def __init__(self, secrets: list[str], words: list[str] = ()):
         self.secrets = secrets
         self.lowered = [s.lower() for s in secrets] if all(s.isascii() for s in secrets) else None
         self._patterns: list[re.Pattern] | None = None
+        # Self-identifications found at import: hidden as whole words ("Gemini", not "gemini" inside a longer word).
+        self.words = [(w.lower(), re.compile(rf"(?<!\w){re.escape(w)}(?!\w)", re.IGNORECASE)) for w in words]
 
     def redact(self, text: str) -> str:
+        if self.words:
+            lowered = text.lower()
+            for word, pattern in self.words:
+                if word in lowered:
+                    text = pattern.sub(REDACTED, text)
         if not self.secrets:
             return text
         if self.lowered is not None and text.isascii():
@@ -183,7 +214,8 @@ def _blind_patterns(assignment: Assignment) -> _Hidden:
         pair.prompt.external_id,
     }
     # Longest first, so a name is hidden whole before a shorter one inside it.
-    return _Hidden(sorted((c for c in candidates if c and len(c) >= 3), key=len, reverse=True))
+    secrets = sorted((c for c in candidates if c and len(c) >= 3), key=len, reverse=True)
+    return _Hidden(secrets, self_identification.masked_terms(pair.self_identification or []))
 
 
 def _blind_value(value, hidden: _Hidden):
@@ -196,7 +228,7 @@ def _blind_value(value, hidden: _Hidden):
     return value
 
 
-def _display_blocks(blocks: list[dict], urls: dict[str, str], hidden: _Hidden) -> list[dict]:
+def _display_blocks(blocks: list[dict], sources: dict[str, dict], hidden: _Hidden) -> list[dict]:
     out = []
     for block in blocks:
         kind = block.get("type")
@@ -204,18 +236,18 @@ def _display_blocks(blocks: list[dict], urls: dict[str, str], hidden: _Hidden) -
             alt = block.get("alt", "")
             # An importer may have put the original file name in alt; a name can carry the model's.
             alt = "" if _FILE_NAME.search(alt) else hidden.redact(alt)
-            out.append({"type": kind, "media": block["media"], "url": urls.get(block["media"], ""), "alt": alt})
+            out.append({"type": kind, "media": block["media"], "url": "", "alt": alt, **sources.get(block["media"], {})})
         elif kind == "tool_call":
             out.append(
                 {
                     "type": kind,
                     "name": hidden.redact(block["name"]),
                     "arguments": _blind_value(block.get("arguments", {}), hidden),
-                    "result": _display_blocks(block.get("result", []), urls, hidden),
+                    "result": _display_blocks(block.get("result", []), sources, hidden),
                 }
             )
         elif kind == "reasoning":
-            out.append({"type": kind, "blocks": _display_blocks(block.get("blocks", []), urls, hidden)})
+            out.append({"type": kind, "blocks": _display_blocks(block.get("blocks", []), sources, hidden)})
         else:
             out.append(_blind_value(block, hidden))
     return out
@@ -234,10 +266,9 @@ def pair_display(*, assignment: Assignment) -> dict:
     parts = [pair.prompt.content or [], left.content or [], right.content or []]
     digests = {d for blocks in parts for d in content.media_digests(blocks)}
     # Text-only pairs (most of them) need no media lookup at all.
-    urls = {
-        digest: media_url(digest, PurePosixPath(name).suffix.lstrip(".").lower() or "bin")
-        for digest, name in (Media.objects.filter(sha256__in=digests).values_list("sha256", "file") if digests else ())
-    }
+    sources = media_sources(
+        Media.objects.filter(sha256__in=digests).values_list("sha256", "file", "kind", "mime_type", "width", "render_error")
+    ) if digests else {}
     hidden = _blind_patterns(assignment)
     campaign = assignment.campaign
     return {
@@ -245,9 +276,9 @@ def pair_display(*, assignment: Assignment) -> dict:
         "campaign": campaign.slug,
         "kind": campaign.kind,
         "instructions": campaign.instructions,
-        "prompt": _display_blocks(parts[0], urls, hidden),
-        "left": _display_blocks(parts[1], urls, hidden),
-        "right": _display_blocks(parts[2], urls, hidden),
+        "prompt": _display_blocks(parts[0], sources, hidden),
+        "left": _display_blocks(parts[1], sources, hidden),
+        "right": _display_blocks(parts[2], sources, hidden),
         "criteria": _blind_value(list(pair.criteria or []), hidden),
         "schema": campaign.rating_schema.definition,
         "draft": assignment.draft,
@@ -322,3 +353,82 @@ def annotator_stats(*, annotator, campaign: Campaign | None = None, now=None) ->
             for c in campaigns
         ],
     }
+
+
+# Review and correct (annotation.services.review): the annotator's own submitted work, never the pair's identity.
+
+REVIEWABLE = (Assignment.Status.SUBMITTED, Assignment.Status.WITHDRAWN)
+
+
+def _shown_answer_label(definition: dict, shown: dict) -> str:
+    """The overall preference as the annotator gave it (their left = A), by its option's label."""
+    question = schemas.preference_question(definition)
+    if question is None or shown.get(question["id"]) is None:
+        return ""
+    value = shown[question["id"]]
+    labels = {o["value"]: o.get("label", str(o["value"])) for o in question.get("options", [])}
+    return labels.get(value, str(value))
+
+
+def my_work(*, annotator, limit: int = 200) -> list[dict]:
+    """The annotator's submitted and withdrawn pairs, newest first (one query): when, in which campaign, their overall
+    answer as they saw it, how many times they changed it, and whether it can still be changed (its pair has not
+    gone into consensus)."""
+    decided = Pair.objects.filter(pk=OuterRef("pair_id"), consensus__isnull=False)
+    assignments = (
+        Assignment.objects.filter(annotator=annotator, status__in=REVIEWABLE)
+        .select_related("campaign__rating_schema", "annotation")
+        .annotate(corrections=Count("revisions", filter=Q(revisions__kind="corrected")), decided=Exists(decided))
+        .order_by("-finished_at", "-id")[:limit]
+    )
+    out = []
+    for assignment in assignments:
+        annotation = getattr(assignment, "annotation", None)
+        definition = assignment.campaign.rating_schema.definition
+        shown = schemas.reorient(definition, annotation.values, swapped=assignment.swapped) if annotation else {}
+        out.append({
+            "assignment": assignment.pk,
+            "campaign": assignment.campaign.slug,
+            "campaign_name": assignment.campaign.name,
+            "status": assignment.status,
+            "submitted_at": assignment.finished_at,
+            "answer": _shown_answer_label(definition, shown),
+            "corrections": assignment.corrections,
+            "can_change": assignment.status == Assignment.Status.SUBMITTED and not assignment.decided,
+        })
+    return out
+
+
+def review_display(*, assignment_id: int, annotator) -> dict:
+    """``pair_display`` of a submitted (or withdrawn) assignment with the latest answer in the orientation shown
+    (as ``draft``, which the form fills in), its revisions, whether it can still be changed, and the soft warnings
+    for the answer as it stands. 404 for anyone else's assignment; 409 for one not submitted yet."""
+    assignment = assignment_for_annotator(assignment_id=assignment_id, annotator=annotator)
+    if assignment.status not in REVIEWABLE:
+        raise ApplicationError("Only a submitted answer can be reviewed.", code="assignment_not_submitted", status_code=409)
+    display = pair_display(assignment=assignment)
+    definition = assignment.campaign.rating_schema.definition
+    annotation = Annotation.objects.filter(assignment_id=assignment.pk).only("values").first()
+    shown = schemas.reorient(definition, annotation.values, swapped=assignment.swapped) if annotation else {}
+    decided = Pair.objects.filter(pk=assignment.pair_id, consensus__isnull=False).exists()
+    return {
+        **display,
+        "draft": shown,
+        "revisions": list(assignment.revisions.order_by("at", "id").values("kind", "at")),
+        "can_change": assignment.status == Assignment.Status.SUBMITTED and not decided,
+        "decided": decided,
+        "warnings": consistency.rubric_contradictions(definition, shown),
+    }
+
+
+def campaign_has_work_for(*, campaign: Campaign, annotator) -> bool:
+    """Whether ``annotator`` may find a pair to rate in ``campaign``: it is active and a queued pair they never held
+    still needs ratings (its slots may all be leased to others right now; a claim then finds nothing yet)."""
+    if campaign.status != Campaign.Status.ACTIVE:
+        return False
+    held = Assignment.objects.filter(pair=OuterRef("pk"), annotator=annotator)
+    return (
+        Pair.objects.filter(campaign=campaign, status=Pair.Status.QUEUED, annotations_done__lt=F("required_annotations"))
+        .filter(~Exists(held))
+        .exists()
+    )

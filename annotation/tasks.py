@@ -20,3 +20,14 @@ def assignments_expire_task() -> int:
     from annotation.services.assignments import assignments_expire
 
     return assignments_expire()
+
+
+@shared_task(name="annotation.media_renditions_prepare", queue=Queue.IMPORTS, acks_late=True, soft_time_limit=6 * 3600,
+             time_limit=6 * 3600 + 300)
+def media_renditions_prepare_task(campaign_id: int) -> dict:
+    """Make the renditions of a campaign's media ahead of its annotators; what is stored already is kept."""
+    from annotation.models import Campaign
+    from annotation.services.renditions import media_renditions_prepare
+
+    campaign = Campaign.objects.filter(pk=campaign_id).first()
+    return media_renditions_prepare(campaign=campaign) if campaign is not None else {"media": 0, "unrenderable": []}

@@ -14,5 +14,6 @@ urlpatterns = [
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
     path("api/redoc/", SpectacularRedocView.as_view(url_name="api-schema"), name="api-redoc"),
     path("media/<str:name>", MediaView.as_view(), name="media"),
+    path("media/<str:name>/<str:variant>", MediaView.as_view(), name="media-rendition"),
     path("", include("frontend.urls")),
 ]

@@ -7,6 +7,7 @@ from frontend.views import auth, home, invitations
 
 urlpatterns = [
     path("", home.HomeView.as_view(), name="home"),
+    path("favicon.ico", home.favicon, name="favicon"),
     path("login/", auth.ThrottledLoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("invite/<str:token>/", invitations.InvitationAcceptView.as_view(), name="invitation-accept"),

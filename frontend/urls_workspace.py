@@ -10,4 +10,5 @@ urlpatterns = [
     path("work/campaigns/<slug:slug>/", workspace.QueueView.as_view(), name="workspace-queue"),
     path("work/campaigns/<slug:slug>/next/", workspace.NextPairView.as_view(), name="workspace-next"),
     path("work/assignments/<int:assignment_id>/", workspace.AnnotateView.as_view(), name="workspace-annotate"),
+    path("work/assignments/<int:assignment_id>/review/", workspace.ReviewView.as_view(), name="workspace-review"),
 ]

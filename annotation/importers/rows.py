@@ -10,7 +10,7 @@ import hashlib
 import json
 from dataclasses import dataclass, field
 
-from annotation import content
+from annotation import content, self_identification
 
 MAX_EXTERNAL_ID = 300
 MAX_MODEL_NAME = 200
@@ -35,6 +35,9 @@ class SourceInfo:
     license: str
     url: str = ""
     citation: str = ""
+def _blocks(value) -> list[dict]:
+    """Content as blocks, whether still blocks or already encoded as JSON text for writing."""
+    return json.loads(value) if isinstance(value, str) else value
 
 
 @dataclass
@@ -87,12 +90,22 @@ class PairRow:
     metadata: dict = field(default_factory=dict)
     annotations: list[AnnotationRow] = field(default_factory=list)
     digests: list[str] | None = field(default=None, repr=False)
+    self_identified: list[dict] | None = field(default=None, repr=False)
 
     def media_digests(self) -> list[str]:
         """The media the pair shows, each once, in reading order; computed once, after media are resolved."""
         if self.digests is None:
             self.digests = _media_of(self.prompt.content, self.response_a.content, self.response_b.content)
         return self.digests
+
+    def self_identification(self) -> list[dict]:
+        """Where a response names a model or its maker (``annotation.self_identification``); computed once,
+        from the content while it is still blocks (the reader does it before encoding them as text)."""
+        if self.self_identified is None:
+            a, b = self.response_a, self.response_b
+            self.self_identified = self_identification.scan_responses(
+                a=(a.model_name, _blocks(a.content)), b=(b.model_name, _blocks(b.content)))
+        return self.self_identified
 
 
 @dataclass

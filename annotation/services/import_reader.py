@@ -77,12 +77,13 @@ def _pack_pair(row: rows.PairRow) -> tuple:
     return (row.line, row.external_id, p.external_id, p.source, p.source_task, str(p.metadata), str(p.content),
             p.digest, a.model_name, str(a.content), a.digest, b.model_name, str(b.content), b.digest, str(row.criteria),
             row.priority, str(row.metadata), tuple((n.rater_label, str(n.values), n.rationale) for n in row.annotations),
-            tuple(row.digests))
+            tuple(row.digests), str(row.self_identified if isinstance(row.self_identified, Json)
+                                    else Json.of(row.self_identification())))
 
 
 def _unpack_pair(packed: tuple, files: tuple) -> Checked:
     (line, external_id, prompt_id, source, task, prompt_metadata, prompt_content, prompt_digest, a_model, a_content,
-     a_digest, b_model, b_content, b_digest, criteria, priority, metadata, annotations, digests) = packed
+     a_digest, b_model, b_content, b_digest, criteria, priority, metadata, annotations, digests, self_identified) = packed
     row = rows.PairRow(
         line=line, external_id=external_id,
         prompt=rows.PromptRow(prompt_id, source, task, Json(prompt_metadata), Json(prompt_content), prompt_digest),
@@ -90,7 +91,7 @@ def _unpack_pair(packed: tuple, files: tuple) -> Checked:
         response_b=rows.ResponseRow(b_model, Json(b_content), b_digest),
         criteria=Json(criteria), priority=priority, metadata=Json(metadata),
         annotations=[rows.AnnotationRow(rater, Json(values), rationale) for rater, values, rationale in annotations],
-        digests=list(digests),
+        digests=list(digests), self_identified=Json(self_identified),
     )
     return Checked(row, dict(files))
 
@@ -256,6 +257,8 @@ def _encode_for_writing(row) -> None:
     """
     row.media_digests()
     row.prompt.content_digest()
+    if isinstance(row, rows.PairRow):
+        row.self_identified = Json.of(row.self_identification())
     row.prompt.content, row.prompt.metadata = Json.of(row.prompt.content), Json.of(row.prompt.metadata)
     if isinstance(row, rows.ResponseOnlyRow):
         row.response.content_digest()

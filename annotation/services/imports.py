@@ -430,6 +430,10 @@ def import_job_run(*, job_id: int) -> None:
     jobs.job_progress(job_id=job_id, done=size)
     jobs.job_succeed(job_id=job_id, result=result.as_dict())
     default_storage.delete(params["upload"])
+    from annotation.tasks import media_renditions_prepare_task
+
+    # The imported media's renditions, made before a rater opens the first pair (and broken files flagged by then).
+    transaction.on_commit(lambda: media_renditions_prepare_task.delay(job.campaign_id))
 
 
 def _materialise(stored: str, workdir: Path) -> tuple[Path, Path]:

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import itertools
 import random
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from django.db import DatabaseError, transaction
 from django.utils import timezone
 
-from annotation import content
+from annotation import content, self_identification
 from annotation.errors import ApplicationError
 from annotation.importers import rows
 from annotation.models import Annotation, Campaign, Media, Pair, Prompt, Response
@@ -99,11 +100,12 @@ def _insert(campaign: Campaign, batch, media_ids: dict[str, int], *, look_up_exi
             campaign.pk, prompt_id, response_ids[_response_key(prompt_id, row.response_a)],
             response_ids[_response_key(prompt_id, row.response_b)], row.external_id, row.criteria, row.metadata,
             initial_status(campaign=campaign, annotations=done), row.priority, campaign.overlap, done, now,
+            row.self_identification(),
         ))
     pair_ids = bulk.insert_returning_ids(
         Pair,
         ["campaign_id", "prompt_id", "response_a_id", "response_b_id", "external_id", "criteria", "metadata", "status",
-         "priority", "required_annotations", "annotations_done", "created_at"],
+         "priority", "required_annotations", "annotations_done", "created_at", "self_identification"],
         pair_values,
     )
     for pair_id, row in zip(pair_ids, fresh, strict=True):
@@ -276,6 +278,8 @@ def _build_chunk(campaign: Campaign, chunk: list[tuple[int, str, list]], planner
             external_id=rows.derived_id("built", external_id, sorted((a["id"], b["id"]))),
             required_annotations=campaign.overlap,
             status=initial_status(campaign=campaign, annotations=0),
+            self_identification=self_identification.scan_responses(
+                a=(a["model_name"], a["content"]), b=(b["model_name"], b["content"])),
         )
         for prompt_id, external_id, _, a, b in planned
     ]
@@ -289,3 +293,31 @@ def _build_chunk(campaign: Campaign, chunk: list[tuple[int, str, list]], planner
     ])
     outcome.created += len(pairs)
     outcome.same_model += sum(1 for *_, a, b in planned if a["model_name"] == b["model_name"])
+
+
+SCAN_BATCH = 500
+
+
+def pairs_self_identification_scan(*, campaign: Campaign, progress: Callable[[int, int], None] | None = None) -> dict:
+    """Scan again every pair of ``campaign`` for responses that name a model or its maker (as the import does) and
+    store the hits on each pair; for pairs imported before the scan existed, or after the curated list changed.
+    Idempotent. Returns the count of pairs scanned, of pairs with hits, and of pairs whose hits changed."""
+    ids = list(Pair.objects.filter(campaign=campaign).order_by("pk").values_list("pk", flat=True))
+    flagged = changed = 0
+    for start in range(0, len(ids), SCAN_BATCH):
+        batch = Pair.objects.filter(pk__in=ids[start:start + SCAN_BATCH]).select_related("response_a", "response_b").only(
+            "self_identification", "response_a__model_name", "response_a__content", "response_b__model_name",
+            "response_b__content")
+        updated = []
+        for pair in batch:
+            a, b = pair.response_a, pair.response_b
+            hits = self_identification.scan_responses(a=(a.model_name, a.content), b=(b.model_name, b.content))
+            flagged += bool(hits)
+            if hits != pair.self_identification:
+                pair.self_identification = hits
+                updated.append(pair)
+        Pair.objects.bulk_update(updated, ["self_identification"])
+        changed += len(updated)
+        if progress:
+            progress(min(start + SCAN_BATCH, len(ids)), len(ids))
+    return {"pairs": len(ids), "flagged": flagged, "changed": changed}

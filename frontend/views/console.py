@@ -206,6 +206,7 @@ class PairDetailView(CuratorRequiredMixin, TemplateView):
             "prompt_blocks": blocks_with_urls(pair.prompt.content, media),
             "response_a_blocks": blocks_with_urls(pair.response_a.content, media),
             "response_b_blocks": blocks_with_urls(pair.response_b.content, media),
+            "unrenderable": sorted((m for m in media.values() if m.render_error), key=lambda m: m.sha256),
             "max_extra": max(0, pair.campaign.max_overlap - pair.required_annotations),
             "in_annotation": pair.status in curator_actions.ANNOTATION_STATUSES,
             "offers_tie": schemas.offers_tie(pair.campaign.rating_schema.definition),

@@ -14,7 +14,15 @@ from django.views.generic import TemplateView
 
 from annotation.errors import ApplicationError
 from annotation.models import Assignment, TaskKind
-from annotation.selectors import annotator_stats, assignment_for_annotator, campaigns_for_user, pair_display
+from annotation.selectors import (
+    annotator_stats,
+    assignment_for_annotator,
+    campaign_has_work_for,
+    campaigns_for_user,
+    my_work,
+    pair_display,
+    review_display,
+)
 from annotation.services.assignments import assignment_claim
 
 SKIP_REASONS = [
@@ -55,6 +63,8 @@ class QueueView(LoginRequiredMixin, TemplateView):
             "campaign": campaign,
             "kind_label": TaskKind(campaign.kind).label,
             "progress": stats["campaigns"][0],
+            "has_work": stats["campaigns"][0]["has_open_assignment"]
+            or campaign_has_work_for(campaign=campaign, annotator=self.request.user),
             "show_instructions": bool(campaign.instructions) and not seen,
         }
 
@@ -85,6 +95,8 @@ class AnnotateView(LoginRequiredMixin, TemplateView):
             self.assignment = assignment_for_annotator(assignment_id=kwargs["assignment_id"], annotator=request.user)
         except ApplicationError as error:
             raise Http404(error.message) from error
+        if self.assignment.status in (Assignment.Status.SUBMITTED, Assignment.Status.WITHDRAWN):
+            return redirect("workspace-review", assignment_id=self.assignment.pk)
         if self.assignment.status != Assignment.Status.ACTIVE:
             messages.info(request, f"That pair is {self.assignment.get_status_display().lower()}; here is your queue.")
             return redirect("workspace-queue", slug=self.assignment.campaign.slug)
@@ -105,6 +117,7 @@ class AnnotateView(LoginRequiredMixin, TemplateView):
                 "draft": reverse("api-assignment-draft", args=[assignment.pk]),
                 "submit": reverse("api-assignment-submit", args=[assignment.pk]),
                 "skip": reverse("api-assignment-skip", args=[assignment.pk]),
+                "preview": reverse("api-next-preview", args=[campaign.slug]),
             },
             "show_instructions": first_visit,
         }
@@ -120,10 +133,39 @@ class AnnotateView(LoginRequiredMixin, TemplateView):
 
 
 class MyWorkView(LoginRequiredMixin, TemplateView):
-    """What the annotator did today and overall, per campaign."""
+    """What the annotator did today and overall, per campaign, and the pairs they submitted, to review."""
 
     template_name = "frontend/workspace/me.html"
 
     def get_context_data(self, **kwargs):
         stats = annotator_stats(annotator=self.request.user)
-        return {**super().get_context_data(**kwargs), "stats": stats}
+        return {**super().get_context_data(**kwargs), "stats": stats, "work": my_work(annotator=self.request.user)}
+
+
+class ReviewView(LoginRequiredMixin, TemplateView):
+    """One submitted pair reopened as it was shown, with the answer given: correct it or withdraw it (over the API)
+    while its pair has not gone into consensus."""
+
+    template_name = "frontend/workspace/review.html"
+
+    def get_context_data(self, **kwargs):
+        assignment_id = self.kwargs["assignment_id"]
+        try:
+            display = review_display(assignment_id=assignment_id, annotator=self.request.user)
+        except ApplicationError as error:
+            raise Http404(error.message) from error
+        config = {
+            "assignment": assignment_id,
+            "urls": {
+                "correct": reverse("api-annotation-correct", args=[assignment_id]),
+                "withdraw": reverse("api-annotation-withdraw", args=[assignment_id]),
+                "check": reverse("api-answers-check", args=[assignment_id]),
+                "back": reverse("workspace-me"),
+            },
+        }
+        return {
+            **super().get_context_data(**kwargs),
+            "kind_label": TaskKind(display["kind"]).label,
+            "display": display,
+            "config": config,
+        }

@@ -54,6 +54,9 @@ EXPECTED: dict[str, dict[str, dict]] = {
     "login/": {m: allowed(200, 200, 200, 200, 200) for m in ("GET", "POST", "PUT")},
     "logout/": {"POST": allowed(302, 302, 302, 302, 302)},
     "media/<str:name>": {"GET": allowed(403, 404, 200, 200, 200)},
+    # Renditions (issue 22): the same rule, against the full rendition of bob's image.
+    "media/<str:name>/<str:variant>": {"GET": allowed(403, 404, 200, 200, 200)},
+    "favicon.ico": {"GET": allowed(200, 200, 200, 200, 200)},
     "api/schema/": {"GET": SIGNED_IN},
     "api/docs/": {"GET": SIGNED_IN},
     "api/redoc/": {"GET": SIGNED_IN},
@@ -69,6 +72,15 @@ EXPECTED: dict[str, dict[str, dict]] = {
     "api/v1/assignments/<int:assignment_id>/submit/": {"POST": allowed(403, 400, 400, 400, 400)},
     "api/v1/assignments/<int:assignment_id>/skip/": {"POST": allowed(403, 400, 400, 400, 400)},
     "api/v1/me/stats/": {"GET": SIGNED_IN},
+    # Review and correct (issue 22): one's own submitted answers only; bob's lease is still open (409), an empty
+    # body is refused before the id is looked at.
+    "api/v1/me/work/": {"GET": SIGNED_IN},
+    # The next pair shown ahead (issue 22): members only (bob, blind: the walk searches the body).
+    "api/v1/campaigns/<slug:slug>/next-preview/": {"GET": allowed(403, 404, 200, 404, 404)},
+    "api/v1/assignments/<int:assignment_id>/review/": {"GET": allowed(403, 404, 409, 404, 404)},
+    "api/v1/assignments/<int:assignment_id>/correction/": {"POST": allowed(403, 400, 400, 400, 400)},
+    "api/v1/assignments/<int:assignment_id>/withdrawal/": {"POST": allowed(403, 404, 409, 404, 404)},
+    "api/v1/assignments/<int:assignment_id>/check/": {"POST": allowed(403, 400, 400, 400, 400)},
     "console/": {"GET": CURATOR_PAGE},
     "console/campaigns/<slug:slug>/": {"GET": CURATOR_PAGE},
     "console/campaigns/<slug:slug>/pairs/": {"GET": CURATOR_PAGE},
@@ -155,6 +167,7 @@ EXPECTED: dict[str, dict[str, dict]] = {
     "api/v1/users/<str:username>/invite/": {"POST": curator_post(200)},  # bob is an annotator
     "api/v1/invitations/accept/": {"POST": allowed(400, 400, 400, 400, 400)},
     "api/v1/judges/<slug:name>/test/": {"POST": curator_post(400)},
+    "work/assignments/<int:assignment_id>/review/": {"GET": allowed(302, 404, 404, 404, 404)},  # not submitted yet
 }
 
 # Django's admin site is generated from the registered models: every page is for staff only (the
@@ -233,6 +246,7 @@ def scene():
         "releases/": {"name": release.name}, "api/v1/releases/": {"name": release.name},
         "api/v1/judges/": {"name": "judge-1"}, "api/v1/prefilter/runs/": {"job_id": run.pk},
         "console/judges/": {"name": "judge-1", "action": "enable"}, "console/people/": {"action": "invite"},
+        "media/<str:name>/": {"name": media.sha256, "variant": "full.png"},
     }
     yield {"people": people, "params": params, "by_prefix": by_prefix, "secrets": secrets, "lease": lease}
     cache.clear()

@@ -62,6 +62,7 @@ def test_the_page_and_its_config_point_at_the_annotators_own_assignment(client):
         "draft": f"/api/v1/assignments/{assignment.pk}/draft/",
         "submit": f"/api/v1/assignments/{assignment.pk}/submit/",
         "skip": f"/api/v1/assignments/{assignment.pk}/skip/",
+        "preview": f"/api/v1/campaigns/{pair.campaign.slug}/next-preview/",
     }
 
 
@@ -108,7 +109,7 @@ def test_pages_need_a_login(client):
     assert response.status_code == 302 and response["Location"].startswith("/login/")
 
 
-def test_a_submitted_pair_sends_the_annotator_back_to_the_queue_where_nothing_is_left(client):
+def test_a_submitted_pair_opens_its_review_and_a_queue_with_nothing_left_offers_no_start(client):
     annotator = UserFactory()
     pair = make_pair("reasoning", annotators=[annotator])
     assignment = assignment_claim(campaign=pair.campaign, annotator=annotator)
@@ -116,8 +117,10 @@ def test_a_submitted_pair_sends_the_annotator_back_to_the_queue_where_nothing_is
                       values={"correctness": {"A": 1, "B": 5}, "rationale": "B is wrong", "prompt_valid": True})
     client.force_login(annotator)
     response = client.get(reverse("workspace-annotate", args=[assignment.pk]), follow=True)
-    assert response.redirect_chain[-1][0] == reverse("workspace-queue", args=[pair.campaign.slug])
-    assert "That pair is submitted" in response.content.decode()
+    assert response.redirect_chain[-1][0] == reverse("workspace-review", args=[assignment.pk])
+    assert "Submitted; you can still change it." in response.content.decode()
+    queue = client.get(reverse("workspace-queue", args=[pair.campaign.slug])).content.decode()
+    assert "Nothing is left for you to rate in this campaign" in queue and "data-start" not in queue
     response = client.post(reverse("workspace-next", args=[pair.campaign.slug]), follow=True)
     assert "Nothing is left for you in this campaign" in response.content.decode()
 
@@ -157,5 +160,5 @@ def test_hostile_content_is_shown_as_text_never_run(client):
     html = open_next(client, pair.campaign)
     assert "<script>alert" not in html and "<script>bad" not in html
     assert "onerror" not in html and "javascript:" not in html
-    assert html.count("<script") == 2  # the page's own: its config (JSON) and its module
+    assert html.count("<script") == 3  # the page's own: its config (JSON), its module and the next pair's prefetch
     assert 'data-criterion="&quot;&gt;&lt;script&gt;alert(4)&lt;/script&gt;"' in html  # shown, as text

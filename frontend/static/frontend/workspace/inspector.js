@@ -7,8 +7,8 @@ const $$ = (selector, root = document) => [...root.querySelectorAll(selector)];
 const MAX_SCALE = 32;
 const VIEWS = { both: "Side by side", flicker: "Flicker", wipe: "Wipe", diff: "Difference" };
 
-// The full-size source of a page image: the original where the page names one, else what it shows.
-const sourceOf = (img) => img.dataset.original || img.currentSrc || img.src;
+// The full-size source of a page image (its src; srcset offers screen-sized renditions for the page itself).
+const sourceOf = (img) => img.dataset.original || img.getAttribute("src");
 
 function sideOf(img) {
   return img.closest("[data-side]")?.dataset.side || null;

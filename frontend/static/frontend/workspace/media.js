@@ -67,6 +67,8 @@ export class ZoomGroup {
       const content = frame.querySelector("[data-zoom-content]");
       content.style.transform = `translate(${this.x * 100}%, ${this.y * 100}%) scale(${this.scale})`;
       frame.classList.toggle("zoomed", this.scale > 1);
+      // Zoomed in, the screen-sized rendition would be magnified: load the full-size one (pixels 1:1) instead.
+      if (this.scale > 1) content.querySelectorAll("img[srcset]").forEach((img) => img.removeAttribute("srcset"));
     }
     if (this.level) this.level.textContent = `${Math.round(this.scale * 100)}%`;
   }

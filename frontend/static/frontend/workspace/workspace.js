@@ -1,4 +1,5 @@
 // The annotation page: wires the form, the viewing aids, autosaved drafts, submit, skip and next.
+import { send } from "./api.js";
 import { bind, renderHelp } from "./keys.js";
 import { RatingForm } from "./form.js";
 import { Inspector } from "./inspector.js";
@@ -9,7 +10,6 @@ import { Compare, StepAlignment, VisibleTimer, ZoomGroup, scrollPanes, syncScrol
 const config = JSON.parse(document.getElementById("workspace-config").textContent);
 const $ = (selector, root = document) => root.querySelector(selector);
 const $$ = (selector, root = document) => [...root.querySelectorAll(selector)];
-const csrf = () => $("[name=csrfmiddlewaretoken]").value;
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const form = new RatingForm($("[data-rating-form]"));
@@ -29,19 +29,6 @@ function submitKey() {
     sessionStorage.setItem(name, key);
   }
   return key;
-}
-
-async function send(method, url, body, { keepalive = false } = {}) {
-  const response = await fetch(url, {
-    method,
-    keepalive,
-    credentials: "same-origin",
-    headers: { "Content-Type": "application/json", Accept: "application/json", "X-CSRFToken": csrf() },
-    body: JSON.stringify(body),
-  });
-  let data = null;
-  try { data = await response.json(); } catch { data = null; }
-  return { ok: response.ok, status: response.status, data };
 }
 
 // Drafts: saved a moment after each change, and once more when the page is hidden or left.
