@@ -10,6 +10,8 @@ VAR_DIR = BASE_DIR / "var"
 env = environ.Env()
 
 SECRET_KEY = env("DJANGO_SECRET_KEY", default="concord-local-insecure-key-change-me")
+# True only in config.settings.production: seed_demo refuses to run there without --allow-production.
+CONCORD_PRODUCTION = False
 DEBUG = env.bool("DJANGO_DEBUG", default=False)
 ALLOWED_HOSTS = env.list("DJANGO_ALLOWED_HOSTS", default=["127.0.0.1", "localhost", "testserver"])
 CSRF_TRUSTED_ORIGINS = env.list("DJANGO_CSRF_TRUSTED_ORIGINS", default=[])
