@@ -188,6 +188,11 @@ CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TIMEZONE = "UTC"
 
+# Judges connect only where an admin allows (curation.judges.egress): listed hosts, wildcards (*.example.org),
+# addresses or networks, and "*" for any public address. Private, loopback and link-local addresses (a vLLM
+# server on the compose network, say) are reached only when listed.
+CONCORD_JUDGE_ALLOWED_HOSTS = env.list("CONCORD_JUDGE_ALLOWED_HOSTS", default=["*"])
+
 # Pre-filter: pairs per Celery batch task (each task judges its pairs × judges × 2 orders concurrently).
 CONCORD_PREFILTER_BATCH_PAIRS = env.int("CONCORD_PREFILTER_BATCH_PAIRS", default=50)
 
