@@ -27,6 +27,8 @@ from annotation.services.assignments import (
     submission_companion,
 )
 from annotation.sessions import Companion, SessionStore, request_user
+from config.hostile_input import check_json_depth
+from config.text_checks import HostileInput, check_json_value
 
 
 @extend_schema_serializer(component_name="AssignmentDisplay")
@@ -246,8 +248,10 @@ class AnnotationSubmitApi(SessionFastPath, APIView):
         if request.content_type != "application/json":
             return None
         try:
+            check_json_depth(request.body)
             data = orjson.loads(request.body)
-        except orjson.JSONDecodeError:
+            check_json_value(data)
+        except (orjson.JSONDecodeError, HostileInput):
             return None
         if not isinstance(data, dict) or type(data.get("values")) is not dict:
             return None

@@ -537,8 +537,11 @@ def assignment_save_draft(*, assignment: Assignment, annotator, values: dict, no
     known = {q["id"] for q in locked.campaign.rating_schema.definition["questions"]}
     unknown = sorted(set(values) - known)
     if unknown:
+        named = schemas.shown_names(unknown)
+        more = f" and {len(unknown) - len(named):,} more" if len(unknown) > len(named) else ""
         raise ApplicationError(
-            f"Unknown question(s) in the draft: {', '.join(unknown)}.", code="invalid_draft", extra={"fields": unknown}
+            f"Unknown question(s) in the draft: {', '.join(named)}{more}.", code="invalid_draft",
+            extra={"fields": named, "unknown": len(unknown)},
         )
     if len(json.dumps(values)) > DRAFT_MAX_BYTES:
         raise ApplicationError(f"A draft may hold at most {DRAFT_MAX_BYTES:,} bytes.", code="draft_too_large")

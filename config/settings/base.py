@@ -35,6 +35,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "config.uploads.UploadSizeLimitMiddleware",
+    "config.hostile_input.HostileInputMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -148,6 +149,8 @@ CONCORD_MAX_PREDICTIONS_BYTES = env.int("CONCORD_MAX_PREDICTIONS_BYTES", default
 # Pillow's limits: anything bigger is refused on import as a likely decompression bomb.
 CONCORD_MAX_IMAGE_PIXELS = env.int("CONCORD_MAX_IMAGE_PIXELS", default=40_000_000)
 CONCORD_MAX_MEDIA_BYTES = env.int("CONCORD_MAX_MEDIA_BYTES", default=200 * 1024 * 1024)
+# Request JSON nested deeper than this is refused before it is parsed (config.hostile_input).
+CONCORD_MAX_JSON_DEPTH = env.int("CONCORD_MAX_JSON_DEPTH", default=32)
 DATA_UPLOAD_MAX_MEMORY_SIZE = env.int("DJANGO_DATA_UPLOAD_MAX_MEMORY_SIZE", default=10 * 1024 * 1024)
 FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
 CONCORD_MAX_UPLOAD_BYTES = env.int("CONCORD_MAX_UPLOAD_BYTES", default=2 * 1024 * 1024 * 1024)
@@ -204,6 +207,12 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "annotation.api.exceptions.exception_handler",
+    # JSON is checked for depth before it is parsed, and for NUL characters and lone surrogates after.
+    "DEFAULT_PARSER_CLASSES": [
+        "config.hostile_input.StrictJSONParser",
+        "config.hostile_input.StrictFormParser",
+        "config.hostile_input.StrictMultiPartParser",
+    ],
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.CursorPagination",
     "PAGE_SIZE": 50,
 }
