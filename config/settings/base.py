@@ -34,6 +34,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "config.csp.ContentSecurityPolicyMiddleware",
     "config.uploads.UploadSizeLimitMiddleware",
     "config.hostile_input.HostileInputMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -142,6 +143,8 @@ CONCORD_RELEASES_S3 = {
 }
 CONCORD_RELEASES_PRESIGN_SECONDS = env.int("CONCORD_RELEASES_PRESIGN_SECONDS", default=3600)
 CONCORD_RELEASES_LICENSE = env("CONCORD_RELEASES_LICENSE", default="cc-by-4.0")
+# Origins the Content-Security-Policy (config.csp) also allows media from, beyond Concord and its S3 endpoints.
+CONCORD_CSP_EXTRA_ORIGINS = env.list("CONCORD_CSP_EXTRA_ORIGINS", default=[])
 # Pseudonymous rater ids in releases are an HMAC of the user id under this secret, the same in every release.
 CONCORD_RATER_ID_SECRET = env("CONCORD_RATER_ID_SECRET", default=SECRET_KEY)
 CONCORD_MAX_PREDICTIONS_BYTES = env.int("CONCORD_MAX_PREDICTIONS_BYTES", default=200 * 1024 * 1024)
