@@ -6,6 +6,8 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, Spec
 
 from annotation.views import MediaView
 
+handler404 = "annotation.api.exceptions.api_not_found"
+
 urlpatterns = [
     path("api/v1/", include("annotation.api.urls")),  # first: the work queue's claim and submit are most requests
     path("api/v1/", include("curation.api.urls")),

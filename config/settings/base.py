@@ -233,6 +233,8 @@ SPECTACULAR_SETTINGS = {
     # Several models have a "status" field; each choice set gets its own component name.
     # One schema name per shared choice set: the pair's status, and the side ("A" or "B") several endpoints take.
     "ENUM_NAME_OVERRIDES": {"PairStatusEnum": "annotation.models.Pair.Status", "SideEnum": ["A", "B"]},
+    # Every operation documents the error codes it can answer, in the one error shape (annotation.api.schema).
+    "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "annotation.api.schema.error_responses"],
 }
 
 LOGGING = {
