@@ -10,13 +10,17 @@ import ipaddress
 from functools import lru_cache
 
 from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
 
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 
 
 @lru_cache(maxsize=8)
 def _networks(entries: tuple[str, ...]) -> tuple[Network, ...]:
-    return tuple(ipaddress.ip_network(entry.strip(), strict=False) for entry in entries if entry.strip())
+    try:
+        return tuple(ipaddress.ip_network(entry.strip(), strict=False) for entry in entries if entry.strip())
+    except ValueError as exc:
+        raise ImproperlyConfigured(f"CONCORD_TRUSTED_PROXIES: {exc}") from exc
 
 
 def _parse(text: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:

@@ -257,3 +257,13 @@ def test_parallel_attempts_never_check_more_passwords_than_the_limit(settings, r
         caches["default"].clear()
     assert len(checks) <= 5
     assert statuses.count(429) >= 19 and set(statuses) <= {200, 429}
+
+
+def test_a_trusted_proxy_entry_that_is_no_address_is_a_configuration_error_naming_the_setting(settings):
+    from django.core.exceptions import ImproperlyConfigured
+
+    from config.proxies import client_address
+
+    settings.CONCORD_TRUSTED_PROXIES = ["10.0.0.0/8", "proxy.internal"]
+    with pytest.raises(ImproperlyConfigured, match="CONCORD_TRUSTED_PROXIES: 'proxy.internal' does not appear to be"):
+        client_address(RequestFactory().get("/", REMOTE_ADDR="10.0.0.1"))
