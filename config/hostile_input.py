@@ -15,7 +15,7 @@ from rest_framework.exceptions import ParseError
 from rest_framework.parsers import DataAndFiles, FormParser, JSONParser, MultiPartParser
 
 from config import text_checks
-from config.text_checks import HostileInput, check_json_value, check_text
+from config.text_checks import HostileInput, check_json_value, check_text, json_may_hold_hostile_text
 
 
 def check_json_depth(body: bytes) -> None:
@@ -26,8 +26,10 @@ def check_json_depth(body: bytes) -> None:
 def json_loads_checked(body: bytes):
     """``body`` parsed as JSON after the depth check, then checked for refused text; HostileInput or ValueError."""
     check_json_depth(body)
-    value = json.loads(body)
-    check_json_value(value)
+    # Decoded strictly: json.loads(bytes) would let UTF-8-encoded surrogates through (it decodes with surrogatepass).
+    value = json.loads(body.decode("utf-8"))
+    if json_may_hold_hostile_text(body):
+        check_json_value(value)
     return value
 
 
@@ -39,7 +41,8 @@ class StrictJSONParser(JSONParser):
         try:
             check_json_depth(body)
             value = json.loads(body.decode((parser_context or {}).get("encoding") or settings.DEFAULT_CHARSET))
-            check_json_value(value)
+            if json_may_hold_hostile_text(body):
+                check_json_value(value)
         except HostileInput as exc:
             raise ParseError(str(exc)) from exc
         except ValueError as exc:

@@ -15,6 +15,14 @@ _SHOWN_CHARS = 80
 _STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
 _NOT_BRACKET = re.compile(rb"[^\[\]{}]+")
 _INNERMOST = re.compile(rb"\[\]|\{\}")
+# In JSON text a NUL or a lone surrogate can only come from an escape (the raw bytes are refused by the parser or
+# the UTF-8 decoder), so a body without these escapes needs no walk over its parsed strings.
+_HOSTILE_ESCAPE = re.compile(rb"\\u(?:0000|[dD][89a-fA-F])")
+
+
+def json_may_hold_hostile_text(body: bytes) -> bool:
+    """False when ``body`` (JSON text) cannot hold a NUL character or a lone surrogate once parsed."""
+    return _HOSTILE_ESCAPE.search(body) is not None
 
 
 def text_problem(text: str) -> str | None:
@@ -58,6 +66,8 @@ def check_json_value(value, *, where: str = "the JSON body") -> None:
 def check_json_depth(body: bytes, *, limit: int) -> None:
     """HostileInput when ``body``'s arrays and objects nest deeper than ``limit``, found without parsing: strings
     are removed, then the innermost empty pairs of brackets, once per level, until none is left."""
+    if body.count(b"[") + body.count(b"{") <= limit:
+        return
     brackets = _NOT_BRACKET.sub(b"", _STRING.sub(b"", body))
     for _ in range(limit):
         if not brackets:

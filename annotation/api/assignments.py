@@ -28,7 +28,7 @@ from annotation.services.assignments import (
 )
 from annotation.sessions import Companion, SessionStore, request_user
 from config.hostile_input import check_json_depth
-from config.text_checks import HostileInput, check_json_value
+from config.text_checks import HostileInput, check_json_value, json_may_hold_hostile_text
 
 
 @extend_schema_serializer(component_name="AssignmentDisplay")
@@ -252,7 +252,8 @@ class AnnotationSubmitApi(SessionFastPath, APIView):
         try:
             check_json_depth(request.body)
             data = orjson.loads(request.body)
-            check_json_value(data)
+            if json_may_hold_hostile_text(request.body):
+                check_json_value(data)
         except (orjson.JSONDecodeError, HostileInput):
             return None
         if not isinstance(data, dict) or type(data.get("values")) is not dict:

@@ -169,3 +169,17 @@ def test_a_draft_with_200000_unknown_keys_gets_a_short_error(scene):
     assert len(response.content) < 5_000
     assert response.json()["extra"]["unknown"] == 200_000
     assert response.json()["message"].endswith("and 199,980 more.")
+
+
+def test_raw_surrogate_bytes_and_escapes_are_refused_by_every_json_reader():
+    """A lone surrogate written as UTF-8 bytes is no UTF-8 (refused by the decoder); written as an escape it is
+    caught by the walk, which the quick scan for such escapes never skips."""
+    from config.hostile_input import json_loads_checked
+    from config.text_checks import json_may_hold_hostile_text
+
+    with pytest.raises(ValueError, match="surrogates not allowed|invalid continuation byte|can't decode"):
+        json_loads_checked(b'{"a": "\xed\xa0\x80"}')
+    with pytest.raises(HostileInput, match="a lone surrogate"):
+        json_loads_checked(b'{"a": ["ok", "\\uDBFF"]}')
+    assert json_loads_checked(b'{"a": "\\ud83d\\ude00 \\u00e9"}') == {"a": "\U0001f600 \u00e9"}
+    assert not json_may_hold_hostile_text(b'{"a": "\\u00e9 plain"}')
