@@ -183,3 +183,18 @@ def test_raw_surrogate_bytes_and_escapes_are_refused_by_every_json_reader():
         json_loads_checked(b'{"a": ["ok", "\\uDBFF"]}')
     assert json_loads_checked(b'{"a": "\\ud83d\\ude00 \\u00e9"}') == {"a": "\U0001f600 \u00e9"}
     assert not json_may_hold_hostile_text(b'{"a": "\\u00e9 plain"}')
+
+
+def test_an_error_never_echoes_more_than_it_must():
+    """Whatever a service puts in an error, the answer is cut: 20 entries per list or object, 300 characters per
+    string, 1,000 per message, four levels."""
+    from annotation.api.exceptions import application_error_body
+    from annotation.errors import ApplicationError
+
+    body = application_error_body(ApplicationError(
+        "x" * 5_000, code="invalid", extra={"fields": {f"k{i}": "v" * 10_000 for i in range(1_000)},
+                                            "deep": [[[[["bottom"]]]]]}))
+    assert len(json.dumps(body)) < 10_000
+    assert body["message"].endswith("… (5,000 characters)")
+    assert body["extra"]["fields"]["…"] == "980 more" and body["extra"]["fields"]["k0"].endswith("(10,000 characters)")
+    assert body["extra"]["deep"] == [[["…"]]]
