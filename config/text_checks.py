@@ -58,7 +58,8 @@ def check_json_value(value, *, where: str = "the JSON body") -> None:
         elif isinstance(item, dict):
             for key, child in item.items():
                 check_text(key, where=f"a key in {path}")
-                stack.append((child, f"{path}.{key}" if path != where else key))
+                # The root is a phrase ("the JSON body") or a name ("settings"), which then starts the dotted path.
+                stack.append((child, f"{path}.{key}" if path != where or where.isidentifier() else key))
         elif isinstance(item, list):
             stack.extend((child, f"{path}[{index}]") for index, child in enumerate(item))
 

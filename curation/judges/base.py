@@ -14,6 +14,7 @@ import os
 import re
 from dataclasses import dataclass, field
 
+from config.text_checks import HostileInput, check_json_value
 from curation.judges import parsing
 
 ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,127}$")
@@ -127,6 +128,11 @@ def validate_settings(fields: dict[str, Field], raw) -> dict:
         raw = {}
     if not isinstance(raw, dict):
         raise JudgeConfigError("settings: expected an object")
+    try:
+        # Settings typed into the admin's JSON field come here without passing the request checks.
+        check_json_value(raw, where="settings")
+    except HostileInput as exc:
+        raise JudgeConfigError(str(exc)) from exc
     allowed = {**COMMON_FIELDS, **fields}
     for key in raw:
         if not isinstance(key, str):

@@ -198,3 +198,15 @@ def test_an_error_never_echoes_more_than_it_must():
     assert body["message"].endswith("… (5,000 characters)")
     assert body["extra"]["fields"]["…"] == "980 more" and body["extra"]["fields"]["k0"].endswith("(10,000 characters)")
     assert body["extra"]["deep"] == [[["…"]]]
+
+
+def test_judge_settings_typed_into_the_admin_are_checked_too():
+    """The admin's JSON field turns the text \\u0000 into a NUL after the request checks; the judges' validation
+    (behind both the API and the admin) refuses it with the setting's name."""
+    from curation.judges import registry
+    from curation.judges.base import JudgeConfigError
+
+    with pytest.raises(JudgeConfigError, match=r"^settings\.model contains a NUL character \(U\+0000\)"):
+        registry.validate("openai-chat", {"base_url": "https://api.openai.com/v1", "model": "m\x00"})
+    with pytest.raises(JudgeConfigError, match=r"^settings\.extra_body\.x contains a lone surrogate"):
+        registry.validate("openai-chat", {"base_url": "https://api.openai.com/v1", "model": "m", "extra_body": {"x": "\ud800"}})
