@@ -209,7 +209,8 @@ class AnnotationSubmitApi(SessionFastPath, APIView):
         responses=OutputSerializer,
         parameters=[
             OpenApiParameter(
-                "Idempotency-Key", str, OpenApiParameter.HEADER, required=True,
+                "Idempotency-Key", {"type": "string", "minLength": 1, "maxLength": 64, "pattern": r"\S"}, OpenApiParameter.HEADER,
+                required=True,
                 description="Client-chosen key, 1 to 64 characters; a body field idempotency_key may stand in for it. "
                             "Without either the submission is refused (400).",
             )

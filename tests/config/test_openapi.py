@@ -21,6 +21,7 @@ def test_submit_documents_the_idempotency_key_header_as_required(schema):
     parameters = schema["paths"]["/api/v1/assignments/{assignment_id}/submit/"]["post"]["parameters"]
     header = next(p for p in parameters if p["in"] == "header" and p["name"] == "Idempotency-Key")
     assert header["required"] is True
+    assert header["schema"] == {"type": "string", "minLength": 1, "maxLength": 64, "pattern": "\\S"}
 
 
 def test_the_adjudication_queue_is_documented_as_the_page_it_answers(schema):
