@@ -241,15 +241,27 @@ def _check_value(q: dict, value, where: str) -> list[str]:
     return []
 
 
+# An error names at most this many unknown keys, each cut to NAME_CHARS: the echo of a hostile body stays small.
+MAX_NAMED = 20
+NAME_CHARS = 100
+
+
+def shown_names(names: list[str]) -> list[str]:
+    """The first MAX_NAMED names, each cut to NAME_CHARS characters."""
+    return [name if len(name) <= NAME_CHARS else name[:NAME_CHARS] + "…" for name in names[:MAX_NAMED]]
+
+
 def validate_answers(definition: dict, values: dict, *, criteria: list[str] | None = None) -> dict[str, str]:
     """Errors per question id (empty when the answers are complete and well-typed)."""
     errors: dict[str, str] = {}
     if not isinstance(values, dict):
         return {"__all__": "answers must be an object keyed by question id"}
     known = {q["id"] for q in definition["questions"]}
-    for key in values:
-        if key not in known:
-            errors[key] = f"unknown question {key!r}"
+    unknown = [key for key in values if key not in known]
+    for key in shown_names(unknown):
+        errors[key] = f"unknown question {key!r}"
+    if len(unknown) > MAX_NAMED:
+        errors["__unknown__"] = f"{len(unknown):,} unknown questions in all; the first {MAX_NAMED} are named"
     for q in definition["questions"]:
         qid = q["id"]
         value = values.get(qid)

@@ -85,8 +85,22 @@ def import_jobs_recent(*, limit: int = 20):
     return Job.objects.filter(kind="import").select_related("campaign", "created_by").order_by("-created_at")[:limit]
 
 
+# A lease is its holder's only while they are a member of its campaign: one removed loses it (404, as for a
+# lease that is not theirs) for reading, drafting, skipping and submitting alike.
+STILL_MEMBER = (
+    f"EXISTS (SELECT 1 FROM {Campaign.members.through._meta.db_table} m "
+    "WHERE m.campaign_id = a.campaign_id AND m.user_id = a.annotator_id)"
+)
+
+
+def still_member() -> Exists:
+    """STILL_MEMBER for the ORM: the assignment's annotator is a member of its campaign."""
+    return Exists(Campaign.members.through.objects.filter(campaign_id=OuterRef("campaign_id"),
+                                                          user_id=OuterRef("annotator_id")))
+
+
 def assignment_for_annotator(*, assignment_id: int, annotator, for_display: bool = True) -> Assignment:
-    """The annotator's own assignment; 404 for anyone else's, as for a missing one.
+    """The annotator's own assignment in a campaign they are still a member of; 404 otherwise, as for a missing one.
 
     With ``for_display`` its campaign, schema, pair, prompt and responses come in the same query, as
     ``pair_display`` needs them; without, only the assignment row is read (enough to hand to a service).
@@ -98,7 +112,7 @@ def assignment_for_annotator(*, assignment_id: int, annotator, for_display: bool
         assignments = assignments.select_related(
             "campaign__rating_schema", "pair__prompt", "pair__response_a", "pair__response_b"
         )
-    assignment = assignments.filter(pk=assignment_id, annotator_id=annotator.pk).first()
+    assignment = assignments.filter(still_member(), pk=assignment_id, annotator_id=annotator.pk).first()
     if assignment is None:
         raise ApplicationError("No such assignment.", code="not_found", status_code=404)
     return assignment
@@ -124,7 +138,7 @@ _PAIR_JOINS = (
 _DISPLAY_SQL = (
     f"SELECT {rows.select_list(_DISPLAY_PARTS)} FROM {Assignment._meta.db_table} a "
     f"JOIN {Campaign._meta.db_table} c ON c.id = a.campaign_id JOIN {RatingSchema._meta.db_table} s ON s.id = c.rating_schema_id "
-    f"{_PAIR_JOINS.format(pair='a.pair_id')} WHERE a.id = %s AND a.annotator_id = %s"
+    f"{_PAIR_JOINS.format(pair='a.pair_id')} WHERE a.id = %s AND a.annotator_id = %s AND {STILL_MEMBER}"
 )
 # For a statement that has just written the assignment (the claim): the rest of the display read, to be
 # selected from the pair id ``pair`` (an SQL expression) and the schema id parameter %(schema)s.

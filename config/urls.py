@@ -2,17 +2,21 @@
 
 from django.contrib import admin
 from django.urls import include, path
-from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
+from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerSplitView
 
 from annotation.views import MediaView
+
+handler404 = "annotation.api.exceptions.api_not_found"
 
 urlpatterns = [
     path("api/v1/", include("annotation.api.urls")),  # first: the work queue's claim and submit are most requests
     path("api/v1/", include("curation.api.urls")),
     path("admin/", admin.site.urls),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
-    path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
-    path("api/redoc/", SpectacularRedocView.as_view(url_name="api-schema"), name="api-redoc"),
+    # Swagger UI's settings come as a script file (?script), ReDoc's page without web fonts: no inline script, no CDN.
+    path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),
+    path("api/redoc/", SpectacularRedocView.as_view(url_name="api-schema", template_name="frontend/redoc.html"),
+         name="api-redoc"),
     path("media/<str:name>", MediaView.as_view(), name="media"),
     path("media/<str:name>/<str:variant>", MediaView.as_view(), name="media-rendition"),
     path("", include("frontend.urls")),

@@ -1,4 +1,7 @@
-"""Headless Chromium for the browser tests: Debian's /usr/bin/chromium driven by Playwright, and logging in."""
+"""Headless Chromium for the browser tests: Debian's /usr/bin/chromium driven by Playwright, and logging in.
+
+Every page a test opens is watched for Content-Security-Policy violations (an inline script, handler or style
+the policy refused, a resource from elsewhere); a browser that saw one fails the test when it closes."""
 
 import contextlib
 import os
@@ -10,6 +13,10 @@ ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--d
         "--disable-sync"]
 
 
+# ReDoc's bundle shows its maker's logo from their CDN; the policy blocks it, as it should, and nothing else.
+KNOWN_BLOCKED = "Loading the image 'https://cdn.redoc.ly/redoc/logo-mini.svg'"
+
+
 @contextlib.contextmanager
 def chromium():
     """A launched browser, closed on the way out; skipped locally (failed in CI) without Chromium."""
@@ -18,10 +25,36 @@ def chromium():
 
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        violations = csp_watched(browser)
         try:
             yield browser
         finally:
             browser.close()
+        assert not violations, "Content-Security-Policy violations:\n" + "\n".join(violations)
+
+
+def csp_watched(browser) -> list[str]:
+    """The CSP violations any page of ``browser`` reports, as Chromium logs them, collected as they happen."""
+    violations: list[str] = []
+
+    def watch(page):
+        page.on("console", lambda message: violations.append(f"{page.url}: {message.text}")
+                if "Content Security Policy" in message.text and KNOWN_BLOCKED not in message.text else None)
+
+    new_context, new_page = browser.new_context, browser.new_page
+
+    def watched_context(*args, **kwargs):
+        context = new_context(*args, **kwargs)
+        context.on("page", watch)
+        return context
+
+    def watched_page(*args, **kwargs):
+        page = new_page(*args, **kwargs)
+        watch(page)
+        return page
+
+    browser.new_context, browser.new_page = watched_context, watched_page
+    return violations
 
 
 def log_in(page, base, username, *, then="/"):

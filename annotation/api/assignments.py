@@ -27,6 +27,8 @@ from annotation.services.assignments import (
     submission_companion,
 )
 from annotation.sessions import Companion, SessionStore, request_user
+from config.hostile_input import check_json_depth
+from config.text_checks import HostileInput, check_json_value, json_may_hold_hostile_text
 
 
 @extend_schema_serializer(component_name="AssignmentDisplay")
@@ -207,7 +209,10 @@ class AnnotationSubmitApi(SessionFastPath, APIView):
         responses=OutputSerializer,
         parameters=[
             OpenApiParameter(
-                "Idempotency-Key", str, OpenApiParameter.HEADER, description="Client-chosen key; or the body field."
+                "Idempotency-Key", {"type": "string", "minLength": 1, "maxLength": 64, "pattern": r"\S"}, OpenApiParameter.HEADER,
+                required=True,
+                description="Client-chosen key, 1 to 64 characters; a body field idempotency_key may stand in for it. "
+                            "Without either the submission is refused (400).",
             )
         ],
     )
@@ -246,8 +251,11 @@ class AnnotationSubmitApi(SessionFastPath, APIView):
         if request.content_type != "application/json":
             return None
         try:
+            check_json_depth(request.body)
             data = orjson.loads(request.body)
-        except orjson.JSONDecodeError:
+            if json_may_hold_hostile_text(request.body):
+                check_json_value(data)
+        except (orjson.JSONDecodeError, HostileInput):
             return None
         if not isinstance(data, dict) or type(data.get("values")) is not dict:
             return None

@@ -4,23 +4,27 @@ from drf_spectacular.authentication import BasicScheme
 from rest_framework import exceptions
 from rest_framework.authentication import BasicAuthentication
 
-from annotation.services.login_throttle import login_failure_record, login_lock_status, login_success_record
+from annotation.services.login_throttle import login_attempt_finish, login_attempt_start
+from config.proxies import client_address
 
 
 class ThrottledBasicAuthentication(BasicAuthentication):
     """Basic auth that refuses (429) a username+address locked by failures, so the API is no side door for guessing."""
 
     def authenticate_credentials(self, userid, password, request=None):
-        address = (request.META.get("REMOTE_ADDR", "") if request is not None else "") or "unknown"
-        lock = login_lock_status(username=userid, address=address)
+        address = client_address(request) if request is not None else "unknown"
+        lock = login_attempt_start(username=userid, address=address)
         if lock.locked:
             raise exceptions.Throttled(wait=lock.retry_after, detail="Too many failed log-ins; try again later.")
+        outcome = "abandoned"
         try:
             result = super().authenticate_credentials(userid, password, request)
+            outcome = "success"
         except exceptions.AuthenticationFailed:
-            login_failure_record(username=userid, address=address)
+            outcome = "failure"
             raise
-        login_success_record(username=userid, address=address)
+        finally:
+            login_attempt_finish(username=userid, address=address, outcome=outcome)
         return result
 
 

@@ -1,7 +1,6 @@
 from django.urls import path
 from drf_spectacular.utils import extend_schema, extend_schema_serializer
 from rest_framework import serializers, status
-from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -13,13 +12,14 @@ from annotation.models import TaskKind
 from annotation.schemas import PRESETS
 from annotation.services.imports import import_job_create
 from annotation.services.sources import source_info_from_options
+from config.hostile_input import StrictFormParser, StrictMultiPartParser
 
 
 class ImportCreateApi(APIView):
     """Upload a file to import (.jsonl, .json, or .zip with the media); it runs as a background job."""
 
     permission_classes = [IsCurator]
-    parser_classes = [MultiPartParser, FormParser]
+    parser_classes = [StrictMultiPartParser, StrictFormParser]
 
     @extend_schema_serializer(component_name="ImportUpload")
     class InputSerializer(serializers.Serializer):

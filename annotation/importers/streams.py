@@ -14,7 +14,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import BinaryIO
 
+from config.text_checks import HostileInput, check_json_depth, check_json_value
+
 MAX_RECORD_BYTES = 64 * 1024 * 1024
+# A JSON Lines record nested deeper than this is refused before it is parsed.
+MAX_DEPTH = 64
 CHUNK = 1024 * 1024
 _WHITESPACE = " \t\n\r"
 
@@ -93,11 +97,24 @@ def iter_jsonl(reader: CountingReader) -> Iterator[Record]:
         if not line.strip():
             continue
         try:
+            check_json_depth(raw, limit=MAX_DEPTH)
             value = json.loads(line.rstrip("\r\n"))
+        except HostileInput as exc:
+            yield Record(number, error=str(exc))
+            continue
         except json.JSONDecodeError as exc:
             yield Record(number, error=f"invalid JSON: {exc.msg} at column {exc.colno}")
             continue
-        yield Record(number, value=value)
+        yield _checked(number, value)
+
+
+def _checked(line: int, value) -> Record:
+    """The record, or its error when a key or string holds text that cannot be stored."""
+    try:
+        check_json_value(value, where="the record")
+    except HostileInput as exc:
+        return Record(line, error=str(exc))
+    return Record(line, value=value)
 
 
 class _ArrayStream:
@@ -228,6 +245,6 @@ def _elements(stream: _ArrayStream) -> Iterator[Record]:
     while True:
         stream.skip_ws()
         line = stream.current_line()
-        yield Record(line, value=stream.value())
+        yield _checked(line, stream.value())
         if stream.expect(",]", "',' or ']'") == "]":
             return

@@ -41,6 +41,7 @@ from annotation.models import (
     Pair,
     RatingSchema,
 )
+from annotation.selectors import STILL_MEMBER, still_member
 from annotation.sessions import Companion
 
 LAZY_EXPIRY_BATCH = 20
@@ -427,7 +428,7 @@ _LOCKED_FROM = (
     f"JOIN {Pair._meta.db_table} p ON p.id = a.pair_id JOIN {Campaign._meta.db_table} c ON c.id = a.campaign_id "
     f"JOIN {RatingSchema._meta.db_table} s ON s.id = c.rating_schema_id"
 )
-_LOCKED_WHERE = "WHERE a.id = %s AND a.annotator_id = %s FOR UPDATE OF a"
+_LOCKED_WHERE = f"WHERE a.id = %s AND a.annotator_id = %s AND {STILL_MEMBER} FOR UPDATE OF a"
 _LOCKED_SQL = f"SELECT {rows.select_list(_LOCKED_PARTS)} {_LOCKED_FROM} {_LOCKED_WHERE}"
 
 
@@ -443,7 +444,7 @@ def _locked_own(assignment: Assignment, annotator) -> Assignment:
     locked = (
         Assignment.objects.select_for_update(of=("self",))
         .select_related("pair", "campaign__rating_schema")
-        .filter(pk=assignment.pk, annotator_id=annotator.pk)
+        .filter(still_member(), pk=assignment.pk, annotator_id=annotator.pk)
         .first()
     )
     if locked is None:
@@ -476,13 +477,13 @@ _SUBMIT_PARTS = [
 # By id alone, whose it is checked on the row read, so that it can ride on the session's statement
 # (``submission_companion``): joined to the signed-in user there, a plan kept while the table had no statistics
 # went from the user to all their assignments (test_assignment_plans).
-_READ_SUBMIT_SQL = f"SELECT {rows.select_list(_SUBMIT_PARTS)} {_LOCKED_FROM} WHERE a.id = %(assignment)s"
+_READ_SUBMIT_SQL = f"SELECT {rows.select_list(_SUBMIT_PARTS)} {_LOCKED_FROM} WHERE a.id = %(assignment)s AND {STILL_MEMBER}"
 _READ_ANNOTATOR = [f.attname for f in _SUBMIT_PARTS[0][2]].index("annotator_id")
 _LOCKED_SUBMIT_SQL = (
     f"SELECT {rows.select_list([_EARLIER_PART, *_SUBMIT_PARTS])} {_LOCKED_FROM} "
     f"LEFT JOIN LATERAL (SELECT id, assignment_id, created_at FROM {Annotation._meta.db_table} n WHERE n.assignment_id = a.id "
     f"OR n.idempotency_key = %s ORDER BY n.assignment_id = a.id DESC NULLS LAST LIMIT 1) n ON true "
-    f"WHERE a.id = %s AND a.annotator_id = %s FOR UPDATE OF a"
+    f"WHERE a.id = %s AND a.annotator_id = %s AND {STILL_MEMBER} FOR UPDATE OF a"
 )
 
 
@@ -537,8 +538,11 @@ def assignment_save_draft(*, assignment: Assignment, annotator, values: dict, no
     known = {q["id"] for q in locked.campaign.rating_schema.definition["questions"]}
     unknown = sorted(set(values) - known)
     if unknown:
+        named = schemas.shown_names(unknown)
+        more = f" and {len(unknown) - len(named):,} more" if len(unknown) > len(named) else ""
         raise ApplicationError(
-            f"Unknown question(s) in the draft: {', '.join(unknown)}.", code="invalid_draft", extra={"fields": unknown}
+            f"Unknown question(s) in the draft: {', '.join(named)}{more}.", code="invalid_draft",
+            extra={"fields": named, "unknown": len(unknown)},
         )
     if len(json.dumps(values)) > DRAFT_MAX_BYTES:
         raise ApplicationError(f"A draft may hold at most {DRAFT_MAX_BYTES:,} bytes.", code="draft_too_large")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import secrets
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -76,19 +77,30 @@ def demo_prefilter_run(*, campaign: Campaign, judges: list[str], on_progress=Non
     return prefilter_run_inline(job_id=job.pk, on_progress=on_progress)
 
 
-def demo_accounts_ensure() -> list[DemoAccount]:
-    """The five demo accounts, created when missing; an existing account keeps its password and role."""
+def demo_accounts_ensure(*, random_passwords: bool = False) -> list[DemoAccount]:
+    """The five demo accounts, created when missing; an existing account keeps its password and role.
+
+    With ``random_passwords`` (production) no account is left with a published demo password: a new one gets a
+    random password, and an existing one that still has its demo password gets a random one instead."""
     accounts = []
-    for username, password, role in DEMO_ACCOUNTS:
+    for username, known_password, role in DEMO_ACCOUNTS:
         user = get_user_model().objects.filter(username=username).first()
         created = user is None
+        password = secrets.token_urlsafe(18) if random_passwords else known_password
         if created:
             user = user_create(username=username, password=password, role=role, check_strength=False)
+        elif random_passwords:
+            if not user.check_password(known_password):
+                accounts.append(DemoAccount(username, "", user.role, created, False))
+                continue
+            user.set_password(password)
+            user.save(update_fields=["password"])
         accounts.append(DemoAccount(username, password, user.role, created, user.check_password(password)))
     return accounts
 
 
-def demo_seed(*, out_dir: Path, on_progress=None) -> tuple[list[DemoAccount], list[DemoCampaignResult]]:
+def demo_seed(*, out_dir: Path, on_progress=None,
+              random_passwords: bool = False) -> tuple[list[DemoAccount], list[DemoCampaignResult]]:
     """Generate the demo files under ``out_dir``, import them, make the annotators members of every campaign, and
     run the heuristic judges' pre-filter on the campaigns that need it.
 
@@ -98,7 +110,7 @@ def demo_seed(*, out_dir: Path, on_progress=None) -> tuple[list[DemoAccount], li
     from annotation.demo.build import build_demo
 
     campaigns, media_root = build_demo(out_dir)
-    accounts = demo_accounts_ensure()
+    accounts = demo_accounts_ensure(random_passwords=random_passwords)
     annotators = get_user_model().objects.filter(username__in=[a.username for a in accounts if a.role == Role.ANNOTATOR])
     judges = demo_judges_ensure()
     results = []

@@ -376,27 +376,39 @@ def import_job_create(
     limit = settings.CONCORD_MAX_UPLOAD_BYTES
     if upload.size > limit:
         raise ApplicationError(f"the upload is {upload.size:,} bytes; the limit is {limit:,}", code="upload_too_large")
-    with transaction.atomic():
-        campaign, _ = campaign_get_or_create(slug=campaign_slug, kind=task or None, preset=schema or None)
-        stored = default_storage.save(f"imports/{uuid.uuid4().hex}{suffix}", upload)
-        job = jobs.job_create(
-            kind=IMPORT_JOB,
-            campaign=campaign,
-            created_by=user,
-            params={"upload": stored, "filename": PurePosixPath(upload.name).name[:200], "format": fmt,
-                    "with_annotations": with_annotations, "strict": strict, "prompt_key": prompt_key,
-                    "source": asdict(source) if source is not None else None},
-        )
-        from annotation.tasks import import_pairs_task
+    stored = default_storage.save(f"imports/{uuid.uuid4().hex}{suffix}", upload)
+    try:
+        with transaction.atomic():
+            campaign, _ = campaign_get_or_create(slug=campaign_slug, kind=task or None, preset=schema or None)
+            job = jobs.job_create(
+                kind=IMPORT_JOB,
+                campaign=campaign,
+                created_by=user,
+                params={"upload": stored, "filename": PurePosixPath(upload.name).name[:200], "format": fmt,
+                        "with_annotations": with_annotations, "strict": strict, "prompt_key": prompt_key,
+                        "source": asdict(source) if source is not None else None},
+            )
+            from annotation.tasks import import_pairs_task
 
-        transaction.on_commit(lambda: import_pairs_task.delay(job.pk))
+            transaction.on_commit(lambda: import_pairs_task.delay(job.pk))
+    except BaseException:
+        # No job will ever read it: the stored file goes with the transaction that would have named it.
+        default_storage.delete(stored)
+        raise
     return job
+
+
+def _upload_discard(params: dict) -> None:
+    """Remove a job's uploaded file once no run of the job can need it; a file already gone is fine."""
+    if params.get("upload"):
+        default_storage.delete(params["upload"])
 
 
 def import_job_run(*, job_id: int) -> None:
     """Run an upload's import, reporting progress on the job; a finished or cancelled job is left alone."""
     job = Job.objects.select_related("campaign__rating_schema").get(pk=job_id)
     if job.status in (Job.Status.SUCCEEDED, Job.Status.CANCELLED, Job.Status.FAILED):
+        _upload_discard(job.params)  # cancelled while queued, or a redelivery after the end
         return
     params = job.params
     workdir = Path(tempfile.mkdtemp(prefix="concord-import-"))
@@ -418,18 +430,21 @@ def import_job_run(*, job_id: int) -> None:
                 source=SourceInfo(**params["source"]) if params.get("source") else None,
             )
     except ImportCancelled:
+        _upload_discard(params)
         return
     except ApplicationError as exc:
         jobs.job_fail(job_id=job_id, error=exc.message)
+        _upload_discard(params)
         return
-    except ReaderFailed as exc:  # what was committed stays; importing the file again completes it
+    except ReaderFailed as exc:  # what was committed stays; uploading the file again completes it
         jobs.job_fail(job_id=job_id, error=str(exc)[-4000:])
+        _upload_discard(params)
         return
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     jobs.job_progress(job_id=job_id, done=size)
     jobs.job_succeed(job_id=job_id, result=result.as_dict())
-    default_storage.delete(params["upload"])
+    _upload_discard(params)
     from annotation.tasks import media_renditions_prepare_task
 
     # The imported media's renditions, made before a rater opens the first pair (and broken files flagged by then).

@@ -10,6 +10,8 @@ VAR_DIR = BASE_DIR / "var"
 env = environ.Env()
 
 SECRET_KEY = env("DJANGO_SECRET_KEY", default="concord-local-insecure-key-change-me")
+# True only in config.settings.production: seed_demo refuses to run there without --allow-production.
+CONCORD_PRODUCTION = False
 DEBUG = env.bool("DJANGO_DEBUG", default=False)
 ALLOWED_HOSTS = env.list("DJANGO_ALLOWED_HOSTS", default=["127.0.0.1", "localhost", "testserver"])
 CSRF_TRUSTED_ORIGINS = env.list("DJANGO_CSRF_TRUSTED_ORIGINS", default=[])
@@ -32,7 +34,9 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "config.csp.ContentSecurityPolicyMiddleware",
     "config.uploads.UploadSizeLimitMiddleware",
+    "config.hostile_input.HostileInputMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -141,6 +145,8 @@ CONCORD_RELEASES_PRESIGN_SECONDS = env.int("CONCORD_RELEASES_PRESIGN_SECONDS", d
 # Where people reach Concord, for links printed outside a request (invitations made on the command line).
 CONCORD_BASE_URL = env("CONCORD_BASE_URL", default="http://127.0.0.1:8000")
 CONCORD_RELEASES_LICENSE = env("CONCORD_RELEASES_LICENSE", default="cc-by-4.0")
+# Origins the Content-Security-Policy (config.csp) also allows media from, beyond Concord and its S3 endpoints.
+CONCORD_CSP_EXTRA_ORIGINS = env.list("CONCORD_CSP_EXTRA_ORIGINS", default=[])
 # Pseudonymous rater ids in releases are an HMAC of the user id under this secret, the same in every release.
 CONCORD_RATER_ID_SECRET = env("CONCORD_RATER_ID_SECRET", default=SECRET_KEY)
 CONCORD_MAX_PREDICTIONS_BYTES = env.int("CONCORD_MAX_PREDICTIONS_BYTES", default=200 * 1024 * 1024)
@@ -148,6 +154,8 @@ CONCORD_MAX_PREDICTIONS_BYTES = env.int("CONCORD_MAX_PREDICTIONS_BYTES", default
 # Pillow's limits: anything bigger is refused on import as a likely decompression bomb.
 CONCORD_MAX_IMAGE_PIXELS = env.int("CONCORD_MAX_IMAGE_PIXELS", default=40_000_000)
 CONCORD_MAX_MEDIA_BYTES = env.int("CONCORD_MAX_MEDIA_BYTES", default=200 * 1024 * 1024)
+# Request JSON nested deeper than this is refused before it is parsed (config.hostile_input).
+CONCORD_MAX_JSON_DEPTH = env.int("CONCORD_MAX_JSON_DEPTH", default=32)
 DATA_UPLOAD_MAX_MEMORY_SIZE = env.int("DJANGO_DATA_UPLOAD_MAX_MEMORY_SIZE", default=10 * 1024 * 1024)
 FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
 CONCORD_MAX_UPLOAD_BYTES = env.int("CONCORD_MAX_UPLOAD_BYTES", default=2 * 1024 * 1024 * 1024)
@@ -166,9 +174,14 @@ if env("CACHE_URL", default="") or env("REDIS_URL", default=""):
                           "LOCATION": env("CACHE_URL", default="") or env("REDIS_URL")}}
 # Sessions in the database, each read together with its user's row in one statement (annotation.sessions).
 SESSION_ENGINE = "annotation.sessions"
+# Failed log-ins per window: an account from one address, an account from anywhere, any account from one
+# address (far higher: behind a proxy or a NAT many people share one address).
 CONCORD_LOGIN_FAILURES = env.int("CONCORD_LOGIN_FAILURES", default=5)
-CONCORD_LOGIN_FAILURES_PER_ADDRESS = env.int("CONCORD_LOGIN_FAILURES_PER_ADDRESS", default=30)
+CONCORD_LOGIN_FAILURES_PER_ACCOUNT = env.int("CONCORD_LOGIN_FAILURES_PER_ACCOUNT", default=20)
+CONCORD_LOGIN_FAILURES_PER_ADDRESS = env.int("CONCORD_LOGIN_FAILURES_PER_ADDRESS", default=300)
 CONCORD_LOGIN_WINDOW_SECONDS = env.int("CONCORD_LOGIN_WINDOW_SECONDS", default=15 * 60)
+# Reverse proxies (addresses or networks) whose X-Forwarded-For names the client (config.proxies); empty: none.
+CONCORD_TRUSTED_PROXIES = env.list("CONCORD_TRUSTED_PROXIES", default=[])
 
 # Celery: eager in the embedded default, real workers once a broker is configured. With CONCORD_EMBEDDED_WORKER
 # (set by `make demo`, which starts a worker beside the web server: `manage.py serve`) and no broker configured,
@@ -202,6 +215,11 @@ CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TIMEZONE = "UTC"
 
+# Judges connect only where an admin allows (curation.judges.egress): listed hosts, wildcards (*.example.org),
+# addresses or networks, and "*" for any public address. Private, loopback and link-local addresses (a vLLM
+# server on the compose network, say) are reached only when listed.
+CONCORD_JUDGE_ALLOWED_HOSTS = env.list("CONCORD_JUDGE_ALLOWED_HOSTS", default=["*"])
+
 # Pre-filter: pairs per Celery batch task (each task judges its pairs × judges × 2 orders concurrently).
 CONCORD_PREFILTER_BATCH_PAIRS = env.int("CONCORD_PREFILTER_BATCH_PAIRS", default=50)
 
@@ -213,6 +231,12 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "annotation.api.exceptions.exception_handler",
+    # JSON is checked for depth before it is parsed, and for NUL characters and lone surrogates after.
+    "DEFAULT_PARSER_CLASSES": [
+        "config.hostile_input.StrictJSONParser",
+        "config.hostile_input.StrictFormParser",
+        "config.hostile_input.StrictMultiPartParser",
+    ],
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.CursorPagination",
     "PAGE_SIZE": 50,
 }
@@ -230,6 +254,8 @@ SPECTACULAR_SETTINGS = {
     # Several models have a "status" field; each choice set gets its own component name.
     # One schema name per shared choice set: the pair's status, and the side ("A" or "B") several endpoints take.
     "ENUM_NAME_OVERRIDES": {"PairStatusEnum": "annotation.models.Pair.Status", "SideEnum": ["A", "B"]},
+    # Every operation documents the error codes it can answer, in the one error shape (annotation.api.schema).
+    "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "annotation.api.schema.error_responses"],
 }
 
 LOGGING = {

@@ -15,6 +15,8 @@ if len(SECRET_KEY.strip()) < 50 or len(set(SECRET_KEY)) < 5:
 # Release rater pseudonyms must survive a SECRET_KEY rotation, so they have their own secret.
 CONCORD_RATER_ID_SECRET = env("CONCORD_RATER_ID_SECRET")
 DEBUG = False
+# Commands that must not run here as they do locally (seed_demo) read this.
+CONCORD_PRODUCTION = True
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 SECURE_SSL_REDIRECT = env.bool("DJANGO_SECURE_SSL_REDIRECT", default=True)
 SECURE_HSTS_SECONDS = env.int("DJANGO_SECURE_HSTS_SECONDS", default=31_536_000)

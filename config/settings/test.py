@@ -50,3 +50,5 @@ PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 MEDIA_ROOT = env.path("DJANGO_MEDIA_ROOT", default=tempfile.mkdtemp(prefix="concord-test-media-"))
 STORAGES = {**STORAGES, "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"}}  # noqa: F405
 CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=True)
+# The suite's judge servers listen on 127.0.0.1; tests of the refusal set their own list.
+CONCORD_JUDGE_ALLOWED_HOSTS = env.list("CONCORD_JUDGE_ALLOWED_HOSTS", default=["*", "127.0.0.1", "localhost"])

@@ -201,7 +201,16 @@ class AdjudicationQueueApi(APIView):
             record = getattr(pair, "consensus", None)
             return None if record is None else ConsensusRecordSerializer(record).data
 
-    @extend_schema(responses=OutputSerializer(many=True))
+    @extend_schema(
+        # A page of the queue (cursor pagination), as the view answers it.
+        responses=inline_serializer(name="AdjudicationQueuePage", fields={
+            "next": serializers.URLField(allow_null=True, help_text="The next page, or null on the last."),
+            "previous": serializers.URLField(allow_null=True, help_text="The previous page, or null on the first."),
+            "results": OutputSerializer(many=True),
+        }),
+        parameters=[OpenApiParameter("cursor", str, OpenApiParameter.QUERY, required=False,
+                                     description="The page to read, as given by next or previous.")],
+    )
     def get(self, request, slug: str):
         campaign = _campaign(slug)
         paginator = self.Pagination()

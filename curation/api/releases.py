@@ -6,12 +6,12 @@ import json
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema, extend_schema_serializer
 from rest_framework import serializers, status
-from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotation.api.permissions import IsCurator
 from annotation.errors import ApplicationError
+from config.hostile_input import StrictFormParser, StrictJSONParser, StrictMultiPartParser
 from curation.models import JudgeEvaluation
 from curation.selectors.releases import release_get, release_leaderboard, release_list
 from curation.services.releases import (
@@ -112,7 +112,7 @@ class ReleaseEvaluationApi(APIView):
     """Upload a judge's predictions (multipart ``predictions`` file, or JSON ``predictions`` object) → its scores."""
 
     permission_classes = [IsCurator]
-    parser_classes = [MultiPartParser, FormParser, JSONParser]
+    parser_classes = [StrictMultiPartParser, StrictFormParser, StrictJSONParser]
 
     @extend_schema_serializer(component_name="JudgeEvaluationInput")
     class InputSerializer(serializers.Serializer):

@@ -14,6 +14,7 @@ import os
 import re
 from dataclasses import dataclass, field
 
+from config.text_checks import HostileInput, check_json_value
 from curation.judges import parsing
 
 ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,127}$")
@@ -91,6 +92,10 @@ def _check(name: str, spec: Field, value):
             raise JudgeConfigError(f"{where}: longer than 2,000 characters")
         if kind == "url" and not re.match(r"^https?://[^\s/]+", value):
             raise JudgeConfigError(f"{where}: expected an http:// or https:// URL")
+        if kind == "url":
+            from curation.judges import egress  # egress builds on this module's errors
+
+            egress.url_check(value, egress.configured_allow_list(), where=where)
         if kind == "env" and not ENV_NAME.match(value):
             raise JudgeConfigError(f"{where}: expected the NAME of an environment variable, like OPENAI_API_KEY")
         if kind == "dotted" and not re.match(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)+$", value):
@@ -123,6 +128,11 @@ def validate_settings(fields: dict[str, Field], raw) -> dict:
         raw = {}
     if not isinstance(raw, dict):
         raise JudgeConfigError("settings: expected an object")
+    try:
+        # Settings typed into the admin's JSON field come here without passing the request checks.
+        check_json_value(raw, where="settings")
+    except HostileInput as exc:
+        raise JudgeConfigError(str(exc)) from exc
     allowed = {**COMMON_FIELDS, **fields}
     for key in raw:
         if not isinstance(key, str):
@@ -165,6 +175,8 @@ def redact(text: str, secrets: list[str]) -> str:
 def clean_text(text: str, *, limit: int, secrets: list[str]) -> str:
     """Text safe to store: secrets redacted, NUL characters replaced (PostgreSQL refuses them), capped."""
     text = redact(text or "", secrets).replace("\x00", "\ufffd")
+    # A lone surrogate (from a JSON escape such as "\ud800") cannot be stored as UTF-8.
+    text = text.encode("utf-8", "replace").decode("utf-8")
     return text if len(text) <= limit else text[:limit] + f"\n[truncated, {len(text):,} characters in all]"
 
 

@@ -9,14 +9,17 @@ from __future__ import annotations
 import asyncio
 import functools
 import hashlib
+import json
 import ssl
 import time
 import weakref
 from collections import OrderedDict
+from dataclasses import dataclass
 
+import httpcore
 import httpx
 
-from curation.judges import parsing, prompts
+from curation.judges import egress, parsing, prompts
 from curation.judges.base import (
     Field,
     JudgeBackend,
@@ -35,43 +38,72 @@ RESERVED_BODY_KEYS = ("model", "messages", "stream", "n")
 AUDIO_FORMATS = {"audio/wav": "wav", "audio/mpeg": "mp3"}
 
 
-def http_failure(response: httpx.Response, what: str) -> Exception:
-    """The error for an unsuccessful reply: 429 and 5xx are transient, any other 4xx is not."""
-    text = response.text
-    if response.status_code == 429 or response.status_code >= 500:
+# A reply is read up to this size; a judge answering more is broken or hostile.
+MAX_REPLY_BYTES = 16 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class Reply:
+    status_code: int
+    headers: httpx.Headers
+    text: str
+
+
+def http_failure(reply: Reply, what: str) -> Exception:
+    """The error for an unsuccessful reply: 429 and 5xx are transient, any other 4xx (or a redirect) is not."""
+    text = reply.text
+    if reply.status_code == 429 or reply.status_code >= 500:
         return TransientJudgeError(
-            f"{what} answered HTTP {response.status_code}",
-            retry_after=retry_after_seconds(response.headers.get("retry-after")),
+            f"{what} answered HTTP {reply.status_code}",
+            retry_after=retry_after_seconds(reply.headers.get("retry-after")),
             raw=text,
         )
-    return PermanentJudgeError(f"{what} answered HTTP {response.status_code}: {text[:300]}", raw=text)
+    if reply.status_code < 400:
+        location = reply.headers.get("location", "")[:300]
+        return PermanentJudgeError(f"{what} answered HTTP {reply.status_code} (a redirect to {location!r}); "
+                                   "judges follow no redirects: set the final URL", raw=text)
+    return PermanentJudgeError(f"{what} answered HTTP {reply.status_code}: {text[:300]}", raw=text)
 
 
 async def post_json(client: ClientPool, url: httpx.URL, body: dict, *, what: str) -> tuple[dict, str, int]:
     """POST ``body``; the decoded reply, its text and the latency in ms, or a judge error."""
     started = time.perf_counter()
     try:
-        response = await client.post(url, json=body)
+        reply = await client.post(url, json=body)
     except httpx.TimeoutException as exc:
         raise TransientJudgeError(f"{what} timed out ({type(exc).__name__})") from exc
     except httpx.TransportError as exc:
         raise TransientJudgeError(f"{what} could not be reached ({type(exc).__name__}: {exc})") from exc
     latency_ms = int((time.perf_counter() - started) * 1000)
-    if response.status_code >= 400:
-        raise http_failure(response, what)
+    if reply.status_code >= 300:
+        raise http_failure(reply, what)
     try:
-        payload = response.json()
+        payload = json.loads(reply.text)
     except ValueError as exc:
-        raise PermanentJudgeError(f"{what} answered with a body that is not JSON", raw=response.text) from exc
+        raise PermanentJudgeError(f"{what} answered with a body that is not JSON", raw=reply.text) from exc
     if not isinstance(payload, dict):
-        raise PermanentJudgeError(f"{what} answered with JSON that is not an object", raw=response.text)
-    return payload, response.text, latency_ms
+        raise PermanentJudgeError(f"{what} answered with JSON that is not an object", raw=reply.text)
+    return payload, reply.text, latency_ms
 
 
 @functools.cache
 def ssl_context() -> ssl.SSLContext:
     """One verifying TLS context per process: building one reads the CA bundle, which costs ~0.1 s."""
     return httpx.create_ssl_context()
+
+
+def guarded_transport(allowed: tuple[str, ...]) -> httpx.AsyncHTTPTransport:
+    """One connection whose every address is checked by ``egress`` after resolution.
+
+    httpx takes no network backend, so the transport's httpcore pool (``_pool``, the one attribute httpx's
+    transport sends through) is replaced by one that has it; tests/curation/test_judges_egress.py fails if
+    a later httpx stops sending through it."""
+    transport = httpx.AsyncHTTPTransport(verify=ssl_context(), trust_env=False)
+    transport._pool = httpcore.AsyncConnectionPool(
+        ssl_context=ssl_context(), max_connections=1, max_keepalive_connections=1,
+        network_backend=egress.GuardedNetworkBackend(allowed),
+    )
+    return transport
 
 
 MAX_CACHED_POOLS = 64
@@ -86,10 +118,11 @@ async def client_pool(*, judge: str, url: httpx.URL, settings: dict, secret: str
     """
     pools: OrderedDict = _pools.setdefault(asyncio.get_running_loop(), OrderedDict())
     digest = hashlib.sha256((secret or "").encode()).hexdigest()
-    key = (judge, str(url), settings["timeout_s"], settings["concurrency"], digest)
+    allowed = egress.configured_allow_list()
+    key = (judge, str(url), settings["timeout_s"], settings["concurrency"], digest, allowed)
     pool = pools.get(key)
     if pool is None:
-        pool = pools[key] = ClientPool(settings, secret)
+        pool = pools[key] = ClientPool(settings, secret, allowed)
         while len(pools) > MAX_CACHED_POOLS:
             _, evicted = pools.popitem(last=False)
             await evicted.aclose()
@@ -106,25 +139,35 @@ class ClientPool:
     connections warm.
     """
 
-    def __init__(self, settings: dict, secret: str | None):
+    def __init__(self, settings: dict, secret: str | None, allowed: tuple[str, ...]):
         headers = {"Authorization": f"Bearer {secret}"} if secret else {}
         self.clients = [
             httpx.AsyncClient(
                 timeout=httpx.Timeout(settings["timeout_s"]),
-                limits=httpx.Limits(max_connections=1, max_keepalive_connections=1),
                 headers=headers,
-                verify=ssl_context(),
+                transport=guarded_transport(allowed),
+                follow_redirects=False,
+                # A proxy from the environment would connect on the judge's behalf, past the address check.
+                trust_env=False,
             )
             for _ in range(settings["concurrency"])
         ]
         self.busy = [0] * len(self.clients)
         self.free = list(reversed(range(len(self.clients))))
 
-    async def post(self, url: httpx.URL, *, json: dict) -> httpx.Response:
+    async def post(self, url: httpx.URL, *, json: dict) -> Reply:
+        """POST on a free slot; the reply's body is read up to MAX_REPLY_BYTES (PermanentJudgeError beyond)."""
         slot = self.free.pop() if self.free else min(range(len(self.clients)), key=self.busy.__getitem__)
         self.busy[slot] += 1
         try:
-            return await self.clients[slot].post(url, json=json)
+            async with self.clients[slot].stream("POST", url, json=json) as response:
+                body = bytearray()
+                async for chunk in response.aiter_bytes():
+                    body += chunk
+                    if len(body) > MAX_REPLY_BYTES:
+                        raise PermanentJudgeError(f"the judge answered more than {MAX_REPLY_BYTES:,} bytes")
+                encoding = response.charset_encoding or "utf-8"
+                return Reply(response.status_code, response.headers, body.decode(encoding, errors="replace"))
         finally:
             self.busy[slot] -= 1
             if self.busy[slot] == 0:

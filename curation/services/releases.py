@@ -29,6 +29,8 @@ from django.utils import timezone
 from annotation.errors import ApplicationError
 from annotation.models import Annotation, Campaign, Job, SourceDataset
 from annotation.services.jobs import job_create, job_fail, job_progress, job_start, job_succeed
+from config.hostile_input import json_loads_checked
+from config.text_checks import HostileInput
 from curation.models import AgreementReport, JudgeEvaluation, Release, ReleaseFile
 from curation.releases import builder, card, licences, privacy, scoring
 from curation.releases.card import changelog_between, changelog_text, parse_version
@@ -587,9 +589,11 @@ def judge_evaluate(*, release: Release, judge_name: str, predictions: bytes, for
         raise ApplicationError(f"predictions of {len(predictions):,} bytes exceed the limit of {limit:,}",
                                code="predictions_too_large", status_code=413)
     try:
-        data = json.loads(predictions)
+        data = json_loads_checked(predictions)
+    except HostileInput as exc:
+        raise ApplicationError(f"predictions: {exc}", code="predictions_not_json") from exc
     except (UnicodeDecodeError, ValueError) as exc:
-        raise ApplicationError(f"predictions are not valid JSON: {exc}", code="predictions_not_json") from exc
+        raise ApplicationError(f"predictions are not valid JSON: {str(exc)[:200]}", code="predictions_not_json") from exc
     try:
         if format == JudgeEvaluation.Format.MMRB2:
             scores = scoring.score_mmrb2(release_gold(release=release), scoring.parse_mmrb2(data))

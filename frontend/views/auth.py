@@ -3,12 +3,8 @@
 from django.contrib.auth import views as auth_views
 from django.template.response import TemplateResponse
 
-from annotation.services.login_throttle import login_failure_record, login_lock_status, login_success_record
-
-
-def client_address(request) -> str:
-    """The peer address as the server saw it; a proxy's X-Forwarded-For is not trusted, since clients forge it."""
-    return request.META.get("REMOTE_ADDR", "") or "unknown"
+from annotation.services.login_throttle import login_attempt_finish, login_attempt_start
+from config.proxies import client_address
 
 
 def throttled_response(request, retry_after: int):
@@ -24,15 +20,16 @@ class ThrottledLoginView(auth_views.LoginView):
     def post(self, request, *args, **kwargs):
         username = request.POST.get("username", "")[:150]
         address = client_address(request)
-        lock = login_lock_status(username=username, address=address)
+        lock = login_attempt_start(username=username, address=address)
         if lock.locked:
             return throttled_response(request, lock.retry_after)
-        response = super().post(request, *args, **kwargs)
+        try:
+            response = super().post(request, *args, **kwargs)
+        except BaseException:
+            login_attempt_finish(username=username, address=address, outcome="abandoned")
+            raise
         if request.user.is_authenticated:
-            login_success_record(username=username, address=address)
-        else:
-            login_failure_record(username=username, address=address)
-            lock = login_lock_status(username=username, address=address)
-            if lock.locked:
-                return throttled_response(request, lock.retry_after)
-        return response
+            login_attempt_finish(username=username, address=address, outcome="success")
+            return response
+        lock = login_attempt_finish(username=username, address=address, outcome="failure")
+        return throttled_response(request, lock.retry_after) if lock.locked else response

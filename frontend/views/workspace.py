@@ -120,6 +120,8 @@ class AnnotateView(LoginRequiredMixin, TemplateView):
                 "preview": reverse("api-next-preview", args=[campaign.slug]),
             },
             "show_instructions": first_visit,
+            # For wavesurfer.js's own <style> (see config.csp); absent where the policy middleware did not run.
+            "style_nonce": getattr(self.request, "csp_nonce", ""),
         }
         return {
             **super().get_context_data(**kwargs),

@@ -405,3 +405,35 @@ def test_json_response_falls_back_to_drfs_renderer_for_integers_beyond_64_bits()
 
     assert json.loads(json_response({"n": 2**70}).content) == {"n": 2**70}
     assert json_response({"n": 1}).content == b'{"n":1}'
+
+
+@pytest.mark.parametrize("door", ["session", "drf"])
+def test_a_member_removed_from_the_campaign_loses_their_open_lease(door):
+    """Read, draft, skip and submit all answer 404 (as for a lease that is not theirs) once the rater is no longer a
+    member, through the work queue's own door and through DRF alike; nothing is stored. Added back, the lease is
+    theirs again."""
+    campaign, (rater, *_), _ = ab_tie_campaign(pairs=1)
+    browser = session_client_for(rater)
+    lease = session_post(browser, f"/api/v1/campaigns/{campaign.slug}/claim/").json()["assignment"]
+    campaign.members.remove(rater)
+    base = f"/api/v1/assignments/{lease}/"
+    answers = {"values": AB_TIE_ANSWER, "time_on_item_ms": 900}
+    if door == "session":
+        responses = [
+            browser.get(base),
+            browser.put(base + "draft/", json.dumps({"values": answers["values"]}), content_type="application/json",
+                        HTTP_X_CSRFTOKEN=CSRF_TOKEN),
+            session_post(browser, base + "submit/", answers, HTTP_IDEMPOTENCY_KEY="gone-1"),
+            session_post(browser, base + "skip/", {"reason": "gone"}),
+        ]
+    else:
+        api = client_for(rater)
+        responses = [api.get(base), api.put(base + "draft/", {"values": answers["values"]}, format="json"),
+                     api.post(base + "submit/", answers, format="json", HTTP_IDEMPOTENCY_KEY="gone-1"),
+                     api.post(base + "skip/", {"reason": "gone"}, format="json")]
+    assert [(r.status_code, r.json()["code"]) for r in responses] == [(404, "not_found")] * 4
+    assignment = Assignment.objects.get(pk=lease)
+    assert (assignment.status, assignment.draft) == (Assignment.Status.ACTIVE, {})
+    assert not Annotation.objects.exists()
+    campaign.members.add(rater)
+    assert client_for(rater).post(base + "submit/", answers, format="json", HTTP_IDEMPOTENCY_KEY="back-1").status_code == 200

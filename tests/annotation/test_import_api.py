@@ -5,6 +5,7 @@ import json
 import zipfile
 
 import pytest
+from django.core.files.storage import default_storage
 from django.urls import reverse
 from rest_framework.test import APIClient
 
@@ -108,6 +109,7 @@ def test_a_hostile_archive_fails_the_job_with_a_reason(entries, message, django_
     assert job.status == Job.Status.FAILED
     assert message in job.error
     assert not Pair.objects.exists()
+    assert not default_storage.exists(job.params["upload"]), "a failed import's upload stays under media/imports/"
 
 
 @pytest.mark.django_db
@@ -135,9 +137,39 @@ def test_a_zip_bomb_is_refused_by_the_bytes_it_really_unpacks_to(settings, djang
     ],
 )
 def test_bad_upload_requests_are_refused_before_any_job(fields, name, status, code):
+    before = stored_uploads()
     response = upload(client_for(CuratorFactory()), name, jsonl([concord_pair(0)]), **fields)
     assert (response.status_code, response.json()["code"]) == (status, code)
     assert not Job.objects.exists()
+    assert stored_uploads() == before
+
+
+def stored_uploads() -> set[str]:
+    return set(default_storage.listdir("imports")[1]) if default_storage.exists("imports") else set()
+
+
+@pytest.mark.django_db
+def test_an_import_cancelled_while_queued_or_dying_with_its_reader_leaves_no_upload(monkeypatch,
+                                                                                      django_capture_on_commit_callbacks):
+    from annotation.services import imports
+    from annotation.services.jobs import job_cancel
+
+    before = stored_uploads()
+    queued = upload(client_for(CuratorFactory()), "pairs.jsonl", jsonl([concord_pair(0)]))
+    assert len(stored_uploads() - before) == 1
+    job_cancel(job_id=queued.json()["id"])
+    imports.import_job_run(job_id=queued.json()["id"])
+    assert stored_uploads() == before
+
+    def broken_reader(**kwargs):
+        raise OSError("disk read error")
+        yield  # a generator, as the real reader
+
+    monkeypatch.setattr(imports, "prepared_batches", broken_reader)
+    with django_capture_on_commit_callbacks(execute=True):
+        dying = upload(client_for(CuratorFactory()), "pairs.jsonl", jsonl([concord_pair(1)]))
+    assert Job.objects.get(pk=dying.json()["id"]).status == Job.Status.FAILED
+    assert stored_uploads() == before
 
 
 @pytest.mark.django_db

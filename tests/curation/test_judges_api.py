@@ -275,7 +275,7 @@ def test_the_openapi_schema_describes_every_judges_and_prefilter_operation_witho
     assert create_input == {"$ref": ref + "JudgeCreateInput"}
     assert set(components["JudgeCreateInput"]["required"]) == {"name", "backend"}
     assert "required" not in components["JudgeUpdateInput"], "every field of an update is optional"
-    assert set(paths["/api/v1/judges/{name}/delete/"]["post"]["responses"]) == {"204"}
+    assert {code for code in paths["/api/v1/judges/{name}/delete/"]["post"]["responses"] if code < "300"} == {"204"}
     assert body("/api/v1/prefilter/campaigns/{slug}/start/", "post", "202") == {"$ref": ref + "JobOutput"}
     for path in ("/api/v1/prefilter/runs/{job_id}/resume/", "/api/v1/prefilter/runs/{job_id}/cancel/",
                  "/api/v1/prefilter/pairs/{pair_id}/restore/"):

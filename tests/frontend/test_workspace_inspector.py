@@ -67,7 +67,7 @@ def test_outputs_open_full_screen_at_fit_and_1to1_with_a_and_b_panned_together(l
     assert page.locator("[data-inspector-title]").inner_text() == "Response A, image 1 · Response B, image 1"
     box = page.locator(".inspector-stage").bounding_box()
     assert box["width"] >= size[0] - 2 and box["height"] >= size[1] - 100  # the screen, less the toolbar
-    page.wait_for_function("[...document.querySelectorAll('.inspector-layer img')].every(i => i.complete && i.naturalWidth)")
+    page.wait_for_function("() => [...document.querySelectorAll('.inspector-layer img')].every(i => i.complete && i.naturalWidth)")
 
     page.keyboard.press("1")  # one image pixel on one screen pixel: the 768 px test image is 768 px wide
     assert level(page) == "100 %"
@@ -116,7 +116,7 @@ def test_flicker_wipe_and_difference_compare_a_and_b_in_one_frame(live_server, b
 
     page.keyboard.press("d")
     canvas = page.locator("canvas.inspector-diff")
-    page.wait_for_function("document.querySelector('canvas.inspector-diff')?.dataset.changedShare !== undefined")
+    page.wait_for_function("() => document.querySelector('canvas.inspector-diff')?.dataset.changedShare !== undefined")
     assert 0 < float(canvas.get_attribute("data-changed-share")) <= 1  # two different pictures differ somewhere
     expect(page.locator(".inspector-tag")).to_contain_text("% of pixels differ")
     page.keyboard.press("b")
@@ -136,7 +136,7 @@ def test_an_edit_is_compared_with_each_input_and_the_inputs_show_once(live_serve
     page.keyboard.press("c")
     expect(page.locator("[data-inspector-title]")).to_have_text("Response A, image 1 · Input 2")
     page.keyboard.press("d")
-    page.wait_for_function("document.querySelector('canvas.inspector-diff')?.dataset.changedShare !== undefined")
+    page.wait_for_function("() => document.querySelector('canvas.inspector-diff')?.dataset.changedShare !== undefined")
     page.screenshot(path=str(SCREENSHOTS / "inspector-edit-difference.png"))
     page.keyboard.press("Escape")
     page.locator(".prompt img").first.click()  # a prompt image opens alone
@@ -169,7 +169,7 @@ def test_interleaved_steps_sit_side_by_side_and_space_moves_both_by_one_step(liv
     page, errors = open_pair(browser, live_server, "interleaved", size, f"insp-steps-{size[0]}")
     tops = """() => [...document.querySelectorAll('.side')].map(side =>
         [...side.querySelectorAll('.istep')].map(step => Math.round(step.getBoundingClientRect().top)))"""
-    page.wait_for_function("[...document.querySelectorAll('.side-scroll img')].every(i => i.complete)")
+    page.wait_for_function("() => [...document.querySelectorAll('.side-scroll img')].every(i => i.complete)")
     a, b = page.evaluate(tops)
     assert len(a) == len(b) == 3  # step N of A starts beside step N of B
     assert all(abs(top_a - top_b) <= 1 for top_a, top_b in zip(a, b, strict=True)), (a, b)
@@ -203,15 +203,15 @@ def test_audio_responses_play_restart_and_switch_at_the_same_moment_on_keys(live
     media = "els => els.map(e => ({paused: e.paused, t: e.currentTime}))"
     assert heard(page) == [0, 0]
     page.keyboard.press("m")  # A plays …
-    page.wait_for_function("document.querySelector('.side[data-side=A] audio').currentTime > 0.3")
+    page.wait_for_function("() => document.querySelector('.side[data-side=A] audio').currentTime > 0.3")
     page.keyboard.press(";")  # … then B from the same moment
     a, b = page.eval_on_selector_all(".side audio", media)
     assert a["paused"] and not b["paused"] and b["t"] >= a["t"] - 0.05
-    page.wait_for_function("document.querySelector('.side[data-side=B] audio').ended")
+    page.wait_for_function("() => document.querySelector('.side[data-side=B] audio').ended")
     share_a, share_b = heard(page)
     assert 0 < share_a < 1 and share_b < 1  # neither was heard from start to end
     page.keyboard.press(",")  # B from the start, to its end
-    page.wait_for_function("document.querySelector('.side[data-side=B] audio').ended")
+    page.wait_for_function("() => document.querySelector('.side[data-side=B] audio').ended")
     assert heard(page)[1] == 1
     expect(page.locator(".side[data-side=B] .media-heard")).to_have_text("heard 100 %")
     page.keyboard.press("?")

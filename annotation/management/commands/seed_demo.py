@@ -19,16 +19,26 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("--out", type=Path, default=None,
                             help="Where the generated JSONL and media go (default: var/demo).")
+        parser.add_argument("--allow-production", action="store_true",
+                            help="Run under production settings anyway; the demo accounts then get random passwords, "
+                                 "printed once, and none keeps its published demo password.")
 
-    def handle(self, *args, out: Path | None, **options):
+    def handle(self, *args, out: Path | None, allow_production: bool, **options):
         from annotation.services.demo import demo_seed
 
+        production = getattr(settings, "CONCORD_PRODUCTION", False)
+        if production and not allow_production:
+            raise CommandError(
+                f"seed_demo refuses to run under production settings ({settings.SETTINGS_MODULE}): it creates demo "
+                "accounts, an admin among them. Create real accounts with 'manage.py createsuperuser'; to load the "
+                "demo campaigns here anyway, pass --allow-production (the demo accounts then get random passwords)."
+            )
         out_dir = out or Path(settings.VAR_DIR) / "demo"
         started = time.monotonic()
         bar = progress_bar(total=None, desc="pre-filter verdicts")
         try:
             with bar:
-                accounts, campaigns = demo_seed(out_dir=out_dir, on_progress=bar.update)
+                accounts, campaigns = demo_seed(out_dir=out_dir, on_progress=bar.update, random_passwords=production)
         except ApplicationError as exc:
             raise CommandError(exc.message) from exc
         elapsed = time.monotonic() - started
@@ -48,4 +58,6 @@ class Command(BaseCommand):
         self.stdout.write(f"  {'role':<10} {'username':<12} password")
         for a in accounts:
             note = "" if a.password_works else "   (existing account: its password was changed, not reset)"
-            self.stdout.write(f"  {a.role:<10} {a.username:<12} {a.password}{note}")
+            self.stdout.write(f"  {a.role:<10} {a.username:<12} {a.password or '(not shown)'}{note}")
+        if production:
+            self.stdout.write("These random passwords are shown only now.")

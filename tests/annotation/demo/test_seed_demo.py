@@ -2,6 +2,10 @@
 
 import io
 import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -10,8 +14,10 @@ from django.core.management import call_command
 from annotation.demo import generation, omni, stories, traces
 from annotation.models import Campaign, Media, Pair, Prompt, RatingSchema, Response, Role
 from annotation.services.demo import DEMO_ACCOUNTS
+from tests.factories import UserFactory
 
 pytestmark = [pytest.mark.django_db, pytest.mark.slow]
+ROOT = Path(__file__).resolve().parents[3]
 
 EXPECTED = {
     "demo-text-to-image": ("text-to-image", "mmrb2-generation"),
@@ -110,3 +116,45 @@ def test_seeding_twice_creates_nothing_new_and_still_prints_the_accounts(tmp_pat
         assert username in output and password in output
     assert "annotator1" in output and "password was changed, not reset" in output
     assert get_user_model().objects.get(username="annotator1").check_password("changed-by-the-user")
+
+
+PRODUCTION_ENV = {
+    "DJANGO_SETTINGS_MODULE": "config.settings.production",
+    "DJANGO_SECRET_KEY": "k" * 20 + "Q7v!x9#Lm2$pR8@w" * 3, "CONCORD_RATER_ID_SECRET": "r" * 10 + "Zt5#qW8!" * 6,
+    "DJANGO_ALLOWED_HOSTS": "concord.example.org",
+}
+
+
+def test_seed_demo_refuses_production_settings_with_a_clear_error(tmp_path):
+    """Under config.settings.production the command stops before touching the database or writing a file."""
+    database = tmp_path / "production.sqlite3"
+    env = {**os.environ, **PRODUCTION_ENV, "DATABASE_URL": f"sqlite:///{database}"}
+    run = subprocess.run([sys.executable, "manage.py", "seed_demo", "--out", str(tmp_path / "demo")], cwd=ROOT, env=env,
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 1
+    assert ("CommandError: seed_demo refuses to run under production settings (config.settings.production): it creates"
+            " demo accounts, an admin among them.") in run.stderr
+    assert "--allow-production" in run.stderr
+    assert not database.exists() and not (tmp_path / "demo").exists()
+
+
+def test_seed_demo_allowed_in_production_leaves_no_account_with_a_published_password(tmp_path, settings):
+    """With --allow-production every new demo account gets a random password, printed once; an account seeded
+    earlier that still has its published password gets a random one too; a changed password is left alone."""
+    settings.CONCORD_PRODUCTION = True
+    UserFactory(username="admin", password="demo-admin", role=Role.ADMIN)
+    UserFactory(username="annotator1", password="chosen-by-the-rater", role=Role.ANNOTATOR)
+    stdout = io.StringIO()
+    call_command("seed_demo", "--out", str(tmp_path), "--allow-production", stdout=stdout)
+    output = stdout.getvalue()
+    users = get_user_model().objects.in_bulk([u for u, _, _ in DEMO_ACCOUNTS], field_name="username")
+    for username, published, _role in DEMO_ACCOUNTS:
+        assert not users[username].check_password(published), username
+        assert published not in output
+    assert users["annotator1"].check_password("chosen-by-the-rater")
+    assert "annotator1   (not shown)   (existing account" in output
+    printed = {line.split()[1]: line.split()[2] for line in output.splitlines() if line.startswith("  ") and
+               line.split()[1:2] and line.split()[1] in users and line.split()[2] != "(not"}
+    assert set(printed) == {"annotator2", "annotator3", "curator", "admin"}
+    assert all(users[name].check_password(password) and len(password) >= 24 for name, password in printed.items())
+    assert "These random passwords are shown only now." in output

@@ -35,5 +35,5 @@ def test_publishing_from_the_page_shows_progress_and_then_the_published_release(
     page.fill("input[name=version]", "1.0.0")
     page.check("input[value=t2i-wave]")
     page.click("#publish-form button[type=submit]")
-    page.wait_for_function("document.getElementById('publish-error').textContent.length > 0")
+    page.wait_for_function("() => document.getElementById('publish-error').textContent.length > 0")
     assert "releases are immutable" in page.inner_text("#publish-error")

@@ -1,5 +1,10 @@
 // Draws every dashboard figure with Chart.js (served from Concord's own static files) from the
 // rows the page embeds as JSON; the same rows download as CSV.
+// The campaign filter applies as soon as it changes (a listener here: the Content-Security-Policy allows no inline handler).
+for (const select of document.querySelectorAll("[data-submit-on-change]")) {
+  select.addEventListener("change", () => select.form.submit());
+}
+
 const data = JSON.parse(document.getElementById("dashboard-data").textContent);
 const { Chart } = window;
 const accent = "#2f5bd3";

@@ -24,7 +24,9 @@ function control(label, key, text) {
 }
 
 export class Playback {
-  constructor(root) {
+  // `styleNonce`: the page's Content-Security-Policy nonce, for the <style> wavesurfer.js writes in its shadow root.
+  constructor(root, { styleNonce = "" } = {}) {
+    this.styleNonce = styleNonce;
     const sides = [...root.querySelectorAll(".side audio, .side video")];
     // The responses' media when they have any (A first), else the prompt's (an audio question).
     this.tracks = (sides.length ? sides : [...root.querySelectorAll(".prompt audio, .prompt video")])
@@ -67,7 +69,7 @@ export class Playback {
       track.wave = WaveSurfer.create({
         container: wave, media, height: 56, normalize: true, dragToSeek: true,
         waveColor: track.side === "B" ? "#f3c48b" : "#a5b8f0", progressColor: track.side === "B" ? "#b45309" : "#1d4ed8",
-        cursorColor: "#111827",
+        cursorColor: "#111827", cspNonce: this.styleNonce || undefined,
       });
       wave.after(bar);
     } else {

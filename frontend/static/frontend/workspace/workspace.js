@@ -291,7 +291,7 @@ if (inspectable.length) {
 }
 
 // Audio and video: the responses' (or the prompt's) recordings on keys, A and B switched at the same moment.
-const playback = new Playback(pair);
+const playback = new Playback(pair, { styleNonce: config.style_nonce });
 if (playback.active) {
   bind(["m"], { group: "Media", label: playback.video ? "Play or pause both videos, in step" : "Play or pause", when: rating, run: () => playback.toggle() });
   bind([","], { group: "Media", label: "Play from the start", when: rating, run: () => playback.restart() });

@@ -1,0 +1,51 @@
+"""The OpenAPI schema tells every status code an operation can answer, with the one error shape they share.
+
+A drf-spectacular post-processing hook: every operation documents 400 (a malformed or hostile request: the
+middleware refuses NUL characters in any path or query), 403 (not signed in, or not allowed), 404 and 429 (HTTP
+Basic log-ins throttled); one that takes a body also 413 (too large) and 415 (another content type); one that
+changes something also 409 (a conflict with the current state). Codes an operation documents itself are kept.
+"""
+
+ERROR_COMPONENT = "Error"
+ERROR_SCHEMA = {
+    "type": "object",
+    "description": "Every error: a stable code, a message for people, and sometimes details.",
+    "properties": {
+        "code": {"type": "string"},
+        "message": {"type": "string"},
+        "extra": {"type": "object", "additionalProperties": {}},
+    },
+    "required": ["code", "message"],
+}
+ALWAYS = {
+    "400": "The request is malformed or carries text that is not accepted.",
+    "403": "Not signed in, or not allowed.",
+    "404": "No such object, or not yours.",
+    "406": "The Accept header asks for a format this endpoint does not write.",
+    "429": "Too many failed log-ins from this address; try again later.",
+}
+WITH_BODY = {
+    "413": "The body is larger than the limit.",
+    "415": "The body's content type is not one this endpoint reads.",
+}
+UNSAFE = {"409": "The request conflicts with the current state."}
+
+
+def error_responses(result, generator, request, public):
+    """Post-processing hook: the shared error responses, added where an operation does not document its own."""
+    result.setdefault("components", {}).setdefault("schemas", {})[ERROR_COMPONENT] = ERROR_SCHEMA
+    reference = {"$ref": f"#/components/schemas/{ERROR_COMPONENT}"}
+    for path_item in result.get("paths", {}).values():
+        for method, operation in path_item.items():
+            if method not in ("get", "post", "put", "patch", "delete"):
+                continue
+            codes = dict(ALWAYS)
+            if "requestBody" in operation:
+                codes.update(WITH_BODY)
+            if method != "get":
+                codes.update(UNSAFE)
+            responses = operation.setdefault("responses", {})
+            for code, description in codes.items():
+                responses.setdefault(code, {"content": {"application/json": {"schema": reference}},
+                                            "description": description})
+    return result
