@@ -11,6 +11,7 @@ urlpatterns = [
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("", include("frontend.urls_workspace")),
     path("", include("frontend.urls_console")),
+    path("", include("frontend.urls_leaderboard")),
     path("", include("frontend.urls_releases")),
     path("", include("frontend.urls_imports")),
 ]

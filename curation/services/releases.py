@@ -20,6 +20,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import pyarrow.parquet as pq
 from django.conf import settings
 from django.core.files.storage import default_storage
@@ -30,10 +31,12 @@ from django.utils import timezone
 from annotation.errors import ApplicationError
 from annotation.models import Campaign, Job
 from annotation.services.jobs import job_create, job_fail, job_progress, job_start, job_succeed
+from curation.leaderboard.card import leaderboard_card_section
 from curation.models import AgreementReport, ConsensusRecord, JudgeEvaluation, Release, ReleaseFile
 from curation.releases import builder, scoring
 from curation.releases.card import card_text, changelog_between, changelog_text, parse_version
 from curation.releases.storage import default_storage_kind, file_sha256, release_storage
+from curation.selectors.leaderboard import model_leaderboard
 from curation.selectors.releases import release_previous
 from curation.services.consensus import ADJUDICATION_POLICY
 
@@ -41,6 +44,7 @@ NAME = re.compile(r"^[a-z0-9][a-z0-9-]{0,99}$")
 LOCK_CLASS = 7007
 UPLOAD_THREADS = 8
 MANIFEST = "manifest.json"
+RELEASE_BOOTSTRAP = 200
 CONTENT_TYPES = {".json": "application/json", ".jsonl": "application/x-ndjson", ".parquet": "application/vnd.apache.parquet",
                  ".md": "text/markdown; charset=utf-8"}
 
@@ -229,6 +233,13 @@ class _Item:
     staged: bool = False
 
 
+def release_model_leaderboard(*, campaigns: list[Campaign]) -> dict | None:
+    """The model leaderboard over the human ratings of the pairs the release holds (consensus kept)."""
+    kept = np.fromiter(ConsensusRecord.objects.filter(pair__campaign__in=campaigns, decision=ConsensusRecord.Decision.KEPT)
+                       .values_list("pair_id", flat=True), dtype=np.int64)
+    return model_leaderboard(campaigns=campaigns, pair_ids=kept, bootstrap=RELEASE_BOOTSTRAP)["leaderboard"]
+
+
 def _build_and_store(release: Release, staging: Path) -> None:
     campaigns = list(release.campaigns.select_related("rating_schema").order_by("slug"))
     store = release_storage(release.storage)
@@ -256,11 +267,13 @@ def _build_and_store(release: Release, staging: Path) -> None:
         for c in campaigns
     ]
     version = concord_version()
+    models = release_model_leaderboard(campaigns=campaigns)
     (staging / "README.md").write_text(
         card_text(name=release.name, version=release.version, license=release.params["license"], tasks=dict(out.per_task),
                   sources=dict(out.per_source), campaigns=campaign_facts, policies=policies,
                   human_agreement=out.human_agreement(), raters=raters, agreement_reports=reports,
-                  concord_version=version, changelog=log.summary(), media_files=len(out.media)),
+                  concord_version=version, changelog=log.summary(), media_files=len(out.media))
+        + "\n" + leaderboard_card_section(models, scope="the released pairs"),
         encoding="utf-8",
     )
     items = []
@@ -285,6 +298,7 @@ def _build_and_store(release: Release, staging: Path) -> None:
                    "per_source": dict(sorted(out.per_source.items())), "media_files": len(out.media)},
         "raters": raters,
         "agreement": {"human_pairwise": out.human_agreement(), "reports": reports},
+        "model_leaderboard": models,
         "changelog": log.summary(),
         "files": [{"path": i.path, "kind": i.kind, "sha256": i.sha256, "size": i.size}
                   for i in sorted(items, key=lambda i: i.path)],

@@ -23,6 +23,7 @@ from annotation.errors import ApplicationError
 from annotation.models import Campaign, Media, Pair
 from annotation.selectors import media_url
 from curation import quality
+from curation.csv_cells import csv_safe
 from curation.selectors import console as console_selectors
 from curation.selectors.dashboards import FIGURES, annotator_quality, dashboard_figure, human_position_bias
 from curation.selectors.judges import judges_list
@@ -295,15 +296,8 @@ class DashboardCsvView(CuratorRequiredMixin, View):
         writer = csv.DictWriter(response, fieldnames=result.columns, extrasaction="ignore")
         writer.writeheader()
         for row in result.rows:
-            writer.writerow({key: _csv_safe(value) for key, value in row.items()})
+            writer.writerow({key: csv_safe(value) for key, value in row.items()})
         return response
-
-
-def _csv_safe(value):
-    """Neutralise spreadsheet formulas in text cells (CSV injection): a leading = + - @ gets a quote."""
-    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
-        return "'" + value
-    return value
 
 
 class AnnotatorView(CuratorRequiredMixin, TemplateView):
