@@ -438,3 +438,26 @@ def annotator_recent_work(*, annotator_id: int, limit: int = 50) -> list[dict]:
         )
     return rows
 
+
+
+def campaigns_with_progress() -> list[Campaign]:
+    """Every campaign in slug order with its progress, in one grouped query.
+
+    Each carries ``pairs_count``, ``in_annotation`` (pairs queued, complete or awaiting adjudication),
+    ``complete``, ``annotations_done`` and ``annotations_required`` (over the pairs in annotation) and
+    ``progress`` (done over required, 0–1, None when nothing is in annotation).
+    """
+    in_annotation = Q(pairs__status__in=ANNOTATION_STATUSES)
+    campaigns = list(
+        Campaign.objects.order_by("slug").annotate(
+            pairs_count=Count("pairs"),
+            in_annotation=Count("pairs", filter=in_annotation),
+            complete=Count("pairs", filter=Q(pairs__status=Pair.Status.COMPLETE)),
+            annotations_done=Sum("pairs__annotations_done", filter=in_annotation, default=0),
+            annotations_required=Sum("pairs__required_annotations", filter=in_annotation, default=0),
+        )
+    )
+    for campaign in campaigns:
+        required = campaign.annotations_required
+        campaign.progress = min(campaign.annotations_done, required) / required if required else None
+    return campaigns

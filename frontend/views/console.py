@@ -12,7 +12,6 @@ from pathlib import PurePosixPath
 from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.contrib.auth.mixins import LoginRequiredMixin, UserPassesTestMixin
-from django.db.models import Count
 from django.http import Http404, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
@@ -50,8 +49,7 @@ class ConsoleHomeView(CuratorRequiredMixin, TemplateView):
     template_name = "frontend/console/home.html"
 
     def get_context_data(self, **kwargs):
-        campaigns = Campaign.objects.order_by("slug").annotate(pairs_count=Count("pairs"))
-        return {**super().get_context_data(**kwargs), "campaigns": campaigns}
+        return {**super().get_context_data(**kwargs), "campaigns": console_selectors.campaigns_with_progress()}
 
 
 class CampaignFunnelView(CuratorRequiredMixin, TemplateView):

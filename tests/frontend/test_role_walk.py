@@ -89,6 +89,11 @@ EXPECTED: dict[str, dict[str, dict]] = {
     "api/v1/console/pairs/<int:pair_id>/restore/": {"POST": curator_post(409)},
     "api/v1/console/dashboards/<slug:figure>/": {"GET": CURATOR_API},
     "api/v1/console/annotators/<int:user_id>/recent/": {"GET": CURATOR_API},
+    # Model leaderboard (issue 20): curators read it.
+    "console/leaderboard/": {"GET": CURATOR_PAGE},
+    "console/leaderboard.csv": {"GET": CURATOR_PAGE},
+    "api/v1/leaderboard/models/": {"GET": CURATOR_API},
+    "api/v1/leaderboard/models/csv/": {"GET": CURATOR_API},
     # Imports (issue 2): curators upload.
     "imports/": {"GET": CURATOR_PAGE},
     "api/v1/imports/": {"POST": curator_post(415)},  # the walk sends JSON; uploads are multipart

@@ -18,6 +18,8 @@ if (Chart && canvas && data) {
       ],
     },
     options: {
+      // No growing bars: a rating read mid-animation (or in a screenshot) would be a wrong number.
+      animation: false,
       maintainAspectRatio: false,
       scales: { y: { title: { display: true, text: "Bradley–Terry rating (Elo scale)" } } },
       plugins: {
