@@ -7,17 +7,21 @@ import binascii
 import json
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from pathlib import PurePosixPath
 
 from django.db.models import Count, F, FloatField, OuterRef, Q, Subquery, Sum
 from django.db.models.functions import Cast, Greatest, NullIf
 from django.utils import timezone
 
 from annotation.errors import ApplicationError
-from annotation.models import Annotation, Assignment, AssignmentEvent, Campaign, Job, Pair, Prompt
+from annotation.models import Annotation, Assignment, AssignmentEvent, Campaign, Job, Media, Pair, Prompt
+from annotation.selectors import media_url
 from curation import quality
 from curation.models import ConsensusRecord, JudgeVerdict, Release
+from curation.selectors.pair_columns import first_media, prompt_preview, prompt_search, with_prompt_document
 
 PAGE_SIZE = 50
+MAX_SEARCH = 200
 MAX_PAGE_SIZE = 200
 ANNOTATION_STATUSES = (Pair.Status.QUEUED, Pair.Status.COMPLETE, Pair.Status.ADJUDICATION)
 
@@ -140,8 +144,12 @@ class PairFilters:
     disputed: bool | None = None
     gold: bool | None = None
     sort: str = "id"
+    q: str = ""
 
     def __post_init__(self):
+        if len(self.q) > MAX_SEARCH:
+            raise ApplicationError(f"the search text is {len(self.q)} characters; keep it under {MAX_SEARCH}",
+                                   code="invalid_filter")
         if self.status and self.status not in Pair.Status.values:
             raise ApplicationError(
                 f"unknown status {self.status!r}; choose one of {', '.join(Pair.Status.values)}", code="invalid_filter"
@@ -264,13 +272,15 @@ def pair_browse(*, campaign: Campaign, filters: PairFilters, cursor: str | None 
     sort_field, descending = SORTS[filters.sort]
     qs = (
         Pair.objects.filter(campaign=campaign)
-        .select_related("prompt", "consensus")
+        .select_related("prompt", "consensus", "response_a", "response_b")
         .only(
             "id", "external_id", "status", "status_reason", "priority", "annotations_done", "required_annotations",
             "is_gold", "created_at", "campaign_id", "prompt__source", "prompt__source_task", "prompt__external_id",
-            "consensus__decision", "consensus__chosen", "consensus__reason",
+            "consensus__decision", "consensus__chosen", "consensus__reason", "response_a__model_name",
+            "response_b__model_name",
         )
-        .annotate(judge_agreement=judge_agreement_expression())
+        .annotate(judge_agreement=judge_agreement_expression(), prompt_text=prompt_preview(),
+                  media_a=first_media("response_a__content"), media_b=first_media("response_b__content"))
     )
     human_conditions = _human_side_conditions(campaign.rating_schema.definition)
     human = human_agreement_expression(campaign.rating_schema.definition)
@@ -281,6 +291,8 @@ def pair_browse(*, campaign: Campaign, filters: PairFilters, cursor: str | None 
             "this campaign's rating schema has no pair-level preference question, so human agreement cannot be filtered",
             code="invalid_filter",
         )
+    if filters.q.strip():
+        qs = with_prompt_document(qs).filter(prompt_search(filters.q.strip()))
     if filters.status:
         qs = qs.filter(status=filters.status)
     if filters.source:
@@ -312,7 +324,8 @@ def pair_browse(*, campaign: Campaign, filters: PairFilters, cursor: str | None 
     pairs = list(qs.order_by(*order)[: limit + 1])
     more = len(pairs) > limit
     pairs = pairs[:limit]
-    rows = [_browse_row(pair, has_human=human is not None) for pair in pairs]
+    thumbnails = _media_urls({digest for pair in pairs for digest in (pair.media_a, pair.media_b) if digest})
+    rows = [_browse_row(pair, has_human=human is not None, thumbnails=thumbnails) for pair in pairs]
     next_cursor = None
     if more and pairs:
         last = pairs[-1]
@@ -320,11 +333,24 @@ def pair_browse(*, campaign: Campaign, filters: PairFilters, cursor: str | None 
     return PairPage(rows=rows, next_cursor=next_cursor, filters=filters)
 
 
-def _browse_row(pair: Pair, *, has_human: bool) -> dict:
+def _media_urls(digests: set[str]) -> dict[str, str]:
+    """Concord's media URL of each stored digest (one query for the page's thumbnails)."""
+    if not digests:
+        return {}
+    return {sha256: media_url(sha256, PurePosixPath(name).suffix.lstrip(".") or "bin")
+            for sha256, name in Media.objects.filter(sha256__in=digests).values_list("sha256", "file")}
+
+
+def _browse_row(pair: Pair, *, has_human: bool, thumbnails: dict[str, str]) -> dict:
     consensus = getattr(pair, "consensus", None) if _has_consensus(pair) else None
     return {
         "id": pair.pk,
         "external_id": pair.external_id,
+        "prompt_text": pair.prompt_text or "",
+        "model_a": pair.response_a.model_name,
+        "model_b": pair.response_b.model_name,
+        "thumbnail_a": thumbnails.get(pair.media_a),
+        "thumbnail_b": thumbnails.get(pair.media_b),
         "status": pair.status,
         "status_reason": pair.status_reason,
         "source": pair.prompt.source,

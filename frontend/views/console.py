@@ -28,6 +28,7 @@ from curation.selectors.dashboards import FIGURES, annotator_quality, dashboard_
 from curation.selectors.judges import judges_list
 from curation.services import curator_actions
 from curation.services.agreement import agreement_job_create
+from curation.services.bulk_actions import BULK_ACTIONS, pairs_bulk_apply
 from curation.services.consensus import ON_DISPUTE, consensus_job_create, pair_adjudicate
 from curation.services.prefilter import prefilter_start
 
@@ -107,7 +108,7 @@ class CampaignRunView(CuratorRequiredMixin, View):
 
 
 FILTER_FIELDS = ("status", "source", "judge_agreement_min", "judge_agreement_max", "human_agreement_min",
-                 "human_agreement_max", "disputed", "gold", "sort")
+                 "human_agreement_max", "disputed", "gold", "sort", "q")
 
 
 def filters_from_query(query) -> console_selectors.PairFilters:
@@ -145,6 +146,8 @@ class PairBrowserView(CuratorRequiredMixin, TemplateView):
             "sorts": list(console_selectors.SORTS),
             "sources": console_selectors.campaign_sources(campaign=campaign),
             "query": self.request.GET,
+            "bulk_actions": BULK_ACTIONS,
+            "back": self.request.GET.urlencode(),
         }
         try:
             filters = filters_from_query(self.request.GET)
@@ -165,6 +168,27 @@ class PairBrowserView(CuratorRequiredMixin, TemplateView):
     def render_to_response(self, context, **response_kwargs):
         response_kwargs.setdefault("status", getattr(self, "response_status", 200))
         return super().render_to_response(context, **response_kwargs)
+
+
+class PairBulkActionView(CuratorRequiredMixin, View):
+    """POST one action for the pairs ticked in the browser; back to the same page with what happened to each."""
+
+    def post(self, request, slug: str):
+        campaign = campaign_or_404(slug)
+        form = request.POST
+        back = reverse("console-pairs", args=[campaign.slug]) + (f"?{form['back']}" if form.get("back") else "")
+        try:
+            ids = [int(v) for v in form.getlist("pair") if v.isdigit()]
+            by = form.get("by", "1")
+            if not by.isdigit():
+                raise ApplicationError("extend the overlap by a whole number of at least 1", code="invalid_overlap")
+            result = pairs_bulk_apply(campaign=campaign, pair_ids=ids, action=form.get("action", ""), actor=request.user,
+                                      note=form.get("note", ""), by=int(by), side=form.get("side", ""))
+        except ApplicationError as exc:
+            messages.error(request, exc.message)
+        else:
+            (messages.warning if result.refused else messages.success)(request, result.summary())
+        return HttpResponseRedirect(back)
 
 
 def blocks_with_urls(blocks, media: dict[str, Media]) -> list[dict]:

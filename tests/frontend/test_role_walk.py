@@ -72,6 +72,7 @@ EXPECTED: dict[str, dict[str, dict]] = {
     "console/": {"GET": CURATOR_PAGE},
     "console/campaigns/<slug:slug>/": {"GET": CURATOR_PAGE},
     "console/campaigns/<slug:slug>/pairs/": {"GET": CURATOR_PAGE},
+    "console/campaigns/<slug:slug>/pairs/bulk/": {"POST": allowed(302, 403, 403, 302, 302)},
     "console/campaigns/<slug:slug>/run/<slug:kind>/": {"POST": allowed(302, 403, 403, 302, 302)},
     "console/pairs/<int:pair_id>/": {"GET": CURATOR_PAGE},
     "console/pairs/<int:pair_id>/<slug:action>/": {"POST": allowed(302, 403, 403, 302, 302)},
