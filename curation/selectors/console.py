@@ -395,6 +395,7 @@ class PairDetail:
     assignments: list[Assignment]
     consensus: ConsensusRecord | None
     human_summary: dict
+    answer_table: list[dict]
 
 
 def pair_detail(*, pair_id: int) -> PairDetail:
@@ -412,10 +413,17 @@ def pair_detail(*, pair_id: int) -> PairDetail:
                 "annotation": annotation,
                 "who": annotation.annotator.username if annotation.annotator else annotation.rater_label or "imported",
                 "side": quality.preference_side(definition, annotation.values),
-                "values_json": json.dumps(annotation.values, ensure_ascii=False, sort_keys=True),
                 "seconds": round(annotation.time_on_item_ms / 1000, 1) if annotation.time_on_item_ms is not None else None,
             }
         )
+    for entry in annotations:
+        entry["orientation"] = rationale_orientation(entry["annotation"].shown_swapped)
+    questions = [q for q in definition.get("questions", []) if q.get("type") != "text"]
+    answer_table = [
+        {"id": q["id"], "label": q.get("label", q["id"]),
+         "cells": [format_answer(q, entry["annotation"].values.get(q["id"])) for entry in annotations]}
+        for q in questions
+    ]
     assignments = list(Assignment.objects.filter(pair=pair).select_related("annotator").order_by("claimed_at"))
     consensus = ConsensusRecord.objects.filter(pair=pair).first()
     votes = [v.verdict for v in verdicts if v.verdict != JudgeVerdict.Verdict.INVALID]
@@ -428,7 +436,43 @@ def pair_detail(*, pair_id: int) -> PairDetail:
         assignments=assignments,
         consensus=consensus,
         human_summary={label: sides.count(label) for label in ("A", "B", "tie")},
+        answer_table=answer_table,
     )
+
+
+def rationale_orientation(shown_swapped: bool | None) -> str:
+    """How to read a rationale's sides: the rater saw the responses labelled by position, not canonically.
+
+    The workspace calls the left-hand response "Response A", so with the sides swapped a rationale's
+    "A" (or "left", "first") is the canonical response B.
+    """
+    if shown_swapped is None:
+        return "orientation unknown (imported): its A and B may not be the canonical ones"
+    if shown_swapped:
+        return "written seeing B on the left: its “A” / left / first is canonical B, its “B” / right / second is canonical A"
+    return "written seeing A on the left: its A and B are the canonical ones"
+
+
+def _option_label(question: dict, value) -> str:
+    for option in question.get("options", []):
+        if option.get("value") == value:
+            return f"{value} · {option.get('label', '')}".rstrip(" ·")
+    return str(value)
+
+
+def format_answer(question: dict, value) -> str:
+    """One answer as a curator reads it, in canonical orientation: an option's label beside its value,
+    per-response answers as ``A: … · B: …``, criteria as ``criterion → label``; ``—`` when not answered."""
+    if value is None or value == "" or value == []:
+        return "—"
+    if isinstance(value, dict) and question.get("scope") == "response":
+        return " · ".join(f"{side}: {_option_label(question, value.get(side))}" for side in ("A", "B") if side in value)
+    if isinstance(value, list):
+        return "; ".join(f"{item.get('criterion', '?')} → {item.get('label', '?')}" if isinstance(item, dict) else str(item)
+                         for item in value)
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return _option_label(question, value)
 
 
 def annotator_recent_work(*, annotator_id: int, limit: int = 50) -> list[dict]:

@@ -150,3 +150,27 @@ def test_the_browser_page_applies_a_bulk_action_and_returns_to_the_same_filtered
     assert set(Pair.objects.filter(pk__in=ids).values_list("is_gold", flat=True)) == {True}
     page = client.get(reverse("console-pairs", args=[world.campaign.slug])).content.decode()
     assert f'name="pair" value="{ids[0]}"' in page and 'id="select-all"' in page
+
+
+def test_pair_detail_shows_answers_per_question_and_each_rationale_with_its_orientation(world, client):
+    """Alice saw the split pair swapped: her rationale's "A" is canonical B, and the page says so beside it."""
+    from curation.selectors.console import format_answer, pair_detail
+
+    detail = pair_detail(pair_id=world.pairs["split"].pk)
+    who = [a["who"] for a in detail.annotations]
+    overall = next(row for row in detail.answer_table if row["id"] == "overall")
+    assert dict(zip(who, overall["cells"], strict=True)) == {
+        "console-t2i-alice": "6 · A significantly better", "console-t2i-bob": "2 · B marginally better",
+        "console-t2i-carol": "4 · Unsure / A negligibly better"}
+    orientation = dict(zip(who, [a["orientation"] for a in detail.annotations], strict=True))
+    assert orientation["console-t2i-alice"].startswith("written seeing B on the left: its “A” / left / first is canonical B")
+    assert orientation["console-t2i-bob"] == "written seeing A on the left: its A and B are the canonical ones"
+    client.force_login(world.curator)
+    html = client.get(reverse("console-pair", args=[world.pairs["split"].pk])).content.decode()
+    assert 'id="answer-table"' in html and "6 · A significantly better" in html
+    assert "written seeing B on the left" in html and "rationale by console-t2i-alice" in html
+    rubric = {"id": "image_quality", "scope": "response", "options": [{"value": 1, "label": "poor"}]}
+    assert format_answer(rubric, {"A": 1, "B": 2}) == "A: 1 · poor · B: 2"
+    assert format_answer({"id": "c", "type": "criteria"}, [{"criterion": "faithful", "label": "A"}]) == "faithful → A"
+    assert format_answer({"id": "ok", "type": "boolean"}, False) == "no"
+    assert format_answer({"id": "ok", "type": "boolean"}, None) == "—"

@@ -57,8 +57,8 @@ def test_a_curator_runs_the_console_end_to_end(live_server, transactional_db, br
     page.click("text=console-t2i-split")
     assert page.locator("[data-testid=model-a]").inner_text() == "secret-model-split-a"
     assert page.locator("table.verdicts tbody tr").count() == 4
-    assert page.locator("table.annotations tbody tr").count() == 3
-    assert "rationale by console-t2i-bob" in page.locator("table.annotations").inner_text()
+    assert page.locator("#answer-table thead th").count() == 4
+    assert "rationale by console-t2i-bob" in page.locator(".rationales").inner_text()
     shot(page, "pair-detail")
 
     page.fill("form[action$='/mark-gold/'] input[name=note]", "clear after review")
