@@ -45,13 +45,13 @@ def test_a_curator_runs_the_console_end_to_end(live_server, transactional_db, br
     page.click("a[rel=first]")
     page.select_option("select[name=source]", "wise")
     page.click("form.filters button[type=submit]")
-    assert sorted(page.locator("table.pairs tbody tr td:first-child").all_inner_texts()) == [
+    assert sorted(page.locator("table.pairs tbody tr td.pair-id").all_inner_texts()) == [
         "console-t2i-dropped", "console-t2i-split",
     ]
     page.select_option("select[name=source]", "")
     page.fill("input[name=human_agreement_max]", "0.5")
     page.click("form.filters button[type=submit]")
-    assert page.locator("table.pairs tbody tr td:first-child").all_inner_texts() == ["console-t2i-split"]
+    assert page.locator("table.pairs tbody tr td.pair-id").all_inner_texts() == ["console-t2i-split"]
     shot(page, "pairs-filtered")
 
     page.click("text=console-t2i-split")

@@ -81,7 +81,7 @@ def test_a_curator_imports_then_prefilters_and_sees_the_funnel_move(live_server,
     assert Pair.objects.filter(campaign=campaign, status=Pair.Status.DROPPED_EASY).count() == 2
 
     page.click("text=2 dropped as easy")
-    assert sorted(page.locator("table.pairs tbody tr td:first-child").all_inner_texts()) == ["easy1", "easy2"]
+    assert sorted(page.locator("table.pairs tbody tr td.pair-id").all_inner_texts()) == ["easy1", "easy2"]
     page.click("text=easy1")
     assert page.locator("[data-testid=pair-status]").inner_text() == "Dropped by pre-filter"
     assert "prefilter: easy" in page.locator("[data-testid=status-reason]").inner_text()
