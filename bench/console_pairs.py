@@ -38,7 +38,7 @@ from annotation.services.campaigns import rating_schema_for_preset  # noqa: E402
 from curation.selectors.console import PairFilters, campaign_funnel, encode_cursor, pair_browse  # noqa: E402
 from curation.selectors.dashboards import FIGURES, dashboard_figure  # noqa: E402
 from curation.selectors.leaderboard import model_leaderboard  # noqa: E402
-from curation.selectors.pair_columns import PromptText  # noqa: E402
+from curation.selectors.pair_columns import PromptDocument  # noqa: E402
 
 SLUG = "bench-console"
 
@@ -175,7 +175,7 @@ def main() -> None:
     timed("pair_browse gold (2% of pairs)", lambda: pair_browse(campaign=campaign, filters=PairFilters(gold=True)), r)
     for word, share in (("w7", "1%"), ("draw", "100%")):
         matching = list(Pair.objects.filter(campaign=campaign).filter(
-            prompt__in=Prompt.objects.filter(campaign=campaign).alias(doc=PromptText("content")).filter(
+            prompt__in=Prompt.objects.filter(campaign=campaign).alias(doc=PromptDocument("content")).filter(
                 doc=SearchQuery(word, config="simple", search_type="websearch"))).order_by("id").values_list("id", flat=True))
         at = matching[int(len(matching) * 0.9)]
         deep_search = encode_cursor(sort="id", value=at, pk=at)

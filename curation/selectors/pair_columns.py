@@ -41,11 +41,17 @@ def first_media(path: str) -> FirstBlockValue:
     return FirstBlockValue(F(path), types=("image", "video"), key="media")
 
 
-class PromptText(Func):
-    """The prompt's search document: the function migration 0009 created and indexed (PostgreSQL only)."""
+class PromptDocument(Func):
+    """A prompt's stored search document: the column migration ``annotation/0009`` generates and indexes
+    (PostgreSQL only; the ORM does not know the column). Its source is any column of the prompt, e.g.
+    ``F("prompt__content")``, which names the prompt's table alias in the query."""
 
-    function = "concord_prompt_text"
     output_field = SearchVectorField()
+
+    def as_sql(self, compiler, connection, **extra):
+        sql, params = compiler.compile(self.source_expressions[0])
+        alias = sql.rsplit(".", 1)[0]
+        return f'{alias}."search_document"', params
 
 
 def prompt_search(text: str, path: str = "prompt__content") -> Q:
@@ -59,5 +65,5 @@ def prompt_search(text: str, path: str = "prompt__content") -> Q:
 def with_prompt_document(queryset, path: str = "prompt__content"):
     """The queryset with the search document aliased (not selected) where ``prompt_search`` needs it."""
     if connection.vendor == "postgresql":
-        return queryset.alias(prompt_document=PromptText(F(path)))
+        return queryset.alias(prompt_document=PromptDocument(F(path)))
     return queryset

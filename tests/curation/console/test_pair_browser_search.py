@@ -8,7 +8,7 @@ from rest_framework.test import APIClient
 from annotation.models import Pair, Prompt
 from annotation.services.media import media_store
 from curation.selectors.console import PairFilters, pair_browse
-from curation.selectors.pair_columns import PromptText
+from curation.selectors.pair_columns import PromptDocument
 from curation.services.bulk_actions import MAX_SELECTION, pairs_bulk_apply
 from tests.curation.console.world import make_world
 from tests.curation.releases.conftest import png
@@ -76,7 +76,7 @@ def test_the_search_is_answered_by_the_prompt_text_index(world, postgres_only):
     """The plan of the search reads prompt_text_search_idx (sequential scans off, as on a large table)."""
     from django.contrib.postgres.search import SearchQuery
 
-    query = Prompt.objects.alias(doc=PromptText("content")).filter(doc=SearchQuery("fox", config="simple",
+    query = Prompt.objects.alias(doc=PromptDocument("content")).filter(doc=SearchQuery("fox", config="simple",
                                                                                    search_type="websearch"))
     with connection.cursor() as cursor:
         cursor.execute("SET LOCAL enable_seqscan = off")
