@@ -272,15 +272,15 @@ def pair_browse(*, campaign: Campaign, filters: PairFilters, cursor: str | None 
     sort_field, descending = SORTS[filters.sort]
     qs = (
         Pair.objects.filter(campaign=campaign)
-        .select_related("prompt", "consensus", "response_a", "response_b")
+        .select_related("prompt", "response_a", "response_b")
         .only(
             "id", "external_id", "status", "status_reason", "priority", "annotations_done", "required_annotations",
             "is_gold", "created_at", "campaign_id", "prompt__source", "prompt__source_task", "prompt__external_id",
-            "consensus__decision", "consensus__chosen", "consensus__reason", "response_a__model_name",
-            "response_b__model_name",
+            "response_a__model_name", "response_b__model_name",
         )
         .annotate(judge_agreement=judge_agreement_expression(), prompt_text=prompt_preview(),
-                  media_a=first_media("response_a__content"), media_b=first_media("response_b__content"))
+                  media_a=first_media("response_a__content"), media_b=first_media("response_b__content"),
+                  **_consensus_columns())
     )
     human_conditions = _human_side_conditions(campaign.rating_schema.definition)
     human = human_agreement_expression(campaign.rating_schema.definition)
@@ -341,8 +341,17 @@ def _media_urls(digests: set[str]) -> dict[str, str]:
             for sha256, name in Media.objects.filter(sha256__in=digests).values_list("sha256", "file")}
 
 
+def _consensus_columns() -> dict:
+    """The consensus decision, chosen side and reason of each row, looked up per row shown.
+
+    Subqueries rather than a join: joined, PostgreSQL merges the pairs (in id order) with the consensus
+    records from the first one, so a page at 90% depth of 1,000,000 pairs read 300,000 records (130 ms).
+    """
+    record = ConsensusRecord.objects.filter(pair=OuterRef("pk"))
+    return {f"consensus_{name}": Subquery(record.values(name)[:1]) for name in ("decision", "chosen", "reason")}
+
+
 def _browse_row(pair: Pair, *, has_human: bool, thumbnails: dict[str, str]) -> dict:
-    consensus = getattr(pair, "consensus", None) if _has_consensus(pair) else None
     return {
         "id": pair.pk,
         "external_id": pair.external_id,
@@ -361,9 +370,9 @@ def _browse_row(pair: Pair, *, has_human: bool, thumbnails: dict[str, str]) -> d
         "is_gold": pair.is_gold,
         "judge_agreement": round(pair.judge_agreement, 4) if pair.judge_agreement is not None else None,
         "human_agreement": round(pair.human_agreement, 4) if has_human and pair.human_agreement is not None else None,
-        "consensus": consensus.decision if consensus else None,
-        "chosen": consensus.chosen if consensus else "",
-        "consensus_reason": consensus.reason if consensus else "",
+        "consensus": pair.consensus_decision,
+        "chosen": pair.consensus_chosen or "",
+        "consensus_reason": pair.consensus_reason or "",
         "created_at": pair.created_at,
     }
 
