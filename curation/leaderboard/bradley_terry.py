@@ -154,15 +154,15 @@ def _interval(samples: np.ndarray, confidence: float) -> list[float] | None:
     return [float(low), float(high)]
 
 
-def _pair_table(c: Comparisons, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(models × models) comparisons and points of the row model against the column model (a tie is ½)."""
-    m = len(c.models)
+def _pair_table(rows: _Collapsed, weights: np.ndarray, m: int) -> tuple[np.ndarray, np.ndarray]:
+    """(models × models) comparisons and points of the row model against the column model (a tie is ½),
+    from the weighted distinct rows (a few hundred at most, however many ratings)."""
     count = np.zeros((m, m))
     points = np.zeros((m, m))
-    np.add.at(count, (c.model_a, c.model_b), weights)
-    np.add.at(count, (c.model_b, c.model_a), weights)
-    np.add.at(points, (c.model_a, c.model_b), weights * c.outcome)
-    np.add.at(points, (c.model_b, c.model_a), weights * (1 - c.outcome))
+    np.add.at(count, (rows.a, rows.b), weights)
+    np.add.at(count, (rows.b, rows.a), weights)
+    np.add.at(points, (rows.a, rows.b), weights * rows.outcome)
+    np.add.at(points, (rows.b, rows.a), weights * (1 - rows.outcome))
     return count, points
 
 
@@ -216,7 +216,7 @@ def leaderboard(c: Comparisons, *, bootstrap: int = 200, seed: int = 0, confiden
     ones = np.bincount(rows.row, minlength=len(rows.a)).astype(float)
     # The left-side term is only estimable when some ratings know their side; without it the fit is plain BT.
     position = position and bool(np.any(c.left != 0))
-    count, points = _pair_table(c, np.ones(len(c)))
+    count, points = _pair_table(rows, ones, m)
     pairs, pair_of = np.unique(c.pair, return_inverse=True)
     rng = np.random.default_rng(seed)
     boot_ratings = np.full((bootstrap, m), np.nan)
@@ -230,13 +230,13 @@ def leaderboard(c: Comparisons, *, bootstrap: int = 200, seed: int = 0, confiden
             weight = drawn[pair_of]
             row_weight = np.bincount(rows.row, weights=weight, minlength=len(rows.a))
             present = np.zeros(m, dtype=bool)
-            present[c.model_a[weight > 0]] = True
-            present[c.model_b[weight > 0]] = True
+            present[rows.a[row_weight > 0]] = True
+            present[rows.b[row_weight > 0]] = True
             coef = _fit(rows, row_weight, m, position=position, start=point)
             # A model absent from a resample has no rating there; its interval comes from the others.
             boot_ratings[r] = np.where(present, _elo(_strengths(coef)), np.nan)
             boot_left[r] = coef[-1]
-            n, p = _pair_table(c, weight)
+            n, p = _pair_table(rows, row_weight, m)
             with np.errstate(invalid="ignore", divide="ignore"):
                 boot_rate[r] = p / n
     strengths, left = _strengths(point), float(point[-1])
