@@ -1,9 +1,10 @@
 """The model leaderboard read from the database: every human preference of the chosen campaigns as a comparison.
 
 A rating counts when its campaign's schema has a preference question (the pair-level oriented
-question) and the rater answered it; adjudications are not ratings, and pairs a curator excluded
-or the pre-filter dropped are left out. Ratings are read with the agreement statistics' one
-streamed query (``rating_table``), so both count the same ratings.
+question) and the rater answered it within its domain; adjudications are not ratings, and pairs a
+curator excluded or the pre-filter dropped (or has yet to see) are left out. One streamed query per
+campaign reads only the preference answer, the side shown and both model names, with the same
+rating set (``campaign_ratings``) and answer check (``codes_from_json_text``) as the agreement statistics.
 """
 
 from __future__ import annotations
@@ -13,14 +14,16 @@ import io
 from dataclasses import dataclass
 
 import numpy as np
+from django.db.models import F, QuerySet
+from django.db.models.fields.json import KeyTransform
 
 from annotation.errors import ApplicationError
-from annotation.models import Campaign, Pair, Response
+from annotation.models import Campaign, Pair
 from annotation.schemas import preference_question
-from curation.agreement.variables import SIDE_A, SIDE_B
+from curation.agreement.variables import SIDE_A, SIDE_B, variables_of_schema
 from curation.csv_cells import csv_safe
 from curation.leaderboard.bradley_terry import TIE, WIN_A, WIN_B, Comparisons, comparisons_from_names, leaderboard
-from curation.selectors.ratings import pair_facts, rating_table, stream_frame
+from curation.selectors.ratings import campaign_ratings, codes_from_json_text, stream_frame, swapped_code
 
 LEFT_OUT = (Pair.Status.EXCLUDED, Pair.Status.DROPPED_EASY, Pair.Status.PENDING)
 MAX_BOOTSTRAP = 2000
@@ -36,16 +39,27 @@ class CampaignComparisons:
     without_preference: list[str]
 
 
-def _model_names(campaign: Campaign) -> dict[int, str]:
-    frame = stream_frame(Response.objects.filter(prompt__campaign=campaign), names=["id", "model_name"],
-                         text_columns={"model_name"})
-    return dict(zip(frame["id"].astype(np.int64).tolist(), frame["model_name"].fillna("").tolist(), strict=True))
+def _campaign_preferences(campaign: Campaign, variable, pair_ids: np.ndarray | QuerySet | None):
+    """One streamed query: per counted rating its pair, the side shown left, the answer's code and both models."""
+    ratings = (campaign_ratings(campaign).exclude(pair__status__in=LEFT_OUT)
+               .annotate(c_swapped=swapped_code(), c_answer=KeyTransform(variable.qid, "values"),
+                         c_model_a=F("pair__response_a__model_name"), c_model_b=F("pair__response_b__model_name"),
+                         c_source=F("pair__prompt__source")))
+    if pair_ids is not None:
+        ratings = ratings.filter(pair_id__in=pair_ids.tolist() if isinstance(pair_ids, np.ndarray) else pair_ids)
+    frame = stream_frame(ratings, names=["pair_id", "c_swapped", "c_answer", "c_model_a", "c_model_b", "c_source"],
+                         json_columns={"c_answer"}, text_columns={"c_model_a", "c_model_b", "c_source"})
+    code = codes_from_json_text(variable, frame["c_answer"])
+    answered = code >= 0
+    return frame[answered], code[answered]
 
 
-def model_comparisons(*, campaigns: list[Campaign], pair_ids: np.ndarray | None = None) -> CampaignComparisons:
+def model_comparisons(*, campaigns: list[Campaign], pair_ids: np.ndarray | QuerySet | None = None) -> CampaignComparisons:
     """Every counted human preference of the campaigns as one comparison between the two responses' models.
 
-    ``pair_ids``, when given, limits the count to the ratings of those pairs (a release's own pairs).
+    ``pair_ids`` (ids, or a queryset of them), when given, limits the count to the ratings of those pairs
+    (a release's own pairs).
+    An answer outside the question's domain is left out, as in the agreement statistics.
     """
     a_names, b_names, outcomes, lefts, pairs, kinds, sources, without = [], [], [], [], [], [], [], []
     for campaign in campaigns:
@@ -53,26 +67,17 @@ def model_comparisons(*, campaigns: list[Campaign], pair_ids: np.ndarray | None 
         if question is None:
             without.append(campaign.slug)
             continue
-        facts = pair_facts(campaign=campaign)
-        table = rating_table(campaign=campaign, facts=facts)
-        variable = table.variables[question["id"]]
-        obs = table.observations[variable.qid]
-        counted = ~np.isin(facts.status[obs.unit], LEFT_OUT)
-        if pair_ids is not None:
-            counted &= np.isin(facts.pair_ids[obs.unit], pair_ids)
-        unit, code, row = obs.unit[counted], obs.code[counted], obs.row[counted]
+        variable = variables_of_schema(campaign.rating_schema.definition)[question["id"]]
+        frame, code = _campaign_preferences(campaign, variable, pair_ids)
         side = np.asarray(variable.side_of_code, dtype=np.int64)[code]
-        outcome = np.where(side == SIDE_A, WIN_A, np.where(side == SIDE_B, WIN_B, TIE))
-        swapped = table.swapped[row]
-        names = _model_names(campaign)
-        responses = facts.response_ids[unit]
-        a_names.extend(names.get(int(r), "") for r in responses[:, 0])
-        b_names.extend(names.get(int(r), "") for r in responses[:, 1])
-        outcomes.append(outcome)
+        swapped = frame["c_swapped"].to_numpy(dtype=np.int64)
+        a_names.extend(frame["c_model_a"].fillna("").tolist())
+        b_names.extend(frame["c_model_b"].fillna("").tolist())
+        outcomes.append(np.where(side == SIDE_A, WIN_A, np.where(side == SIDE_B, WIN_B, TIE)))
         lefts.append(np.where(swapped == 0, 1, np.where(swapped == 1, -1, 0)))
-        pairs.append(facts.pair_ids[unit])
-        kinds.extend([campaign.kind] * len(unit))
-        sources.append(facts.source[unit])
+        pairs.append(frame["pair_id"].to_numpy(dtype=np.int64))
+        kinds.extend([campaign.kind] * len(frame))
+        sources.append(frame["c_source"].fillna("").to_numpy(dtype=object))
 
     def joined(parts, dtype):
         return np.concatenate(parts).astype(dtype) if parts else np.zeros(0, dtype=dtype)
@@ -98,7 +103,7 @@ def leaderboard_campaigns(*, slugs: list[str] | None = None) -> list[Campaign]:
 
 
 def model_leaderboard(*, campaigns: list[Campaign], kind: str = "", source: str = "", bootstrap: int = 200,
-                      seed: int = 0, pair_ids: np.ndarray | None = None) -> dict:
+                      seed: int = 0, pair_ids: np.ndarray | QuerySet | None = None) -> dict:
     """The leaderboard of the campaigns' human preferences (optionally of one task kind or source benchmark).
 
     Also lists the task kinds and sources present, so a page can offer the split, and the campaigns

@@ -20,7 +20,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
 import pyarrow.parquet as pq
 from django.conf import settings
 from django.core.files.storage import default_storage
@@ -235,9 +234,8 @@ class _Item:
 
 def release_model_leaderboard(*, campaigns: list[Campaign]) -> dict | None:
     """The model leaderboard over the human ratings of the pairs the release holds (consensus kept)."""
-    kept = np.fromiter(ConsensusRecord.objects.filter(pair__campaign__in=campaigns, decision=ConsensusRecord.Decision.KEPT)
-                       .values_list("pair_id", flat=True), dtype=np.int64)
-    return model_leaderboard(campaigns=campaigns, pair_ids=kept, bootstrap=RELEASE_BOOTSTRAP)["leaderboard"]
+    kept = ConsensusRecord.objects.filter(pair__campaign__in=campaigns, decision=ConsensusRecord.Decision.KEPT)
+    return model_leaderboard(campaigns=campaigns, pair_ids=kept.values("pair_id"), bootstrap=RELEASE_BOOTSTRAP)["leaderboard"]
 
 
 def _build_and_store(release: Release, staging: Path) -> None:

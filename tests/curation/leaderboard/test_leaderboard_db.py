@@ -21,9 +21,11 @@ def test_every_counted_preference_is_one_comparison_with_its_side_shown_left():
     c = data.comparisons
     assert c.models == ["alpha", "beta", "gamma"]
     assert len(c) == 7
-    assert c.outcome.tolist() == [1.0, 1.0, 1.0, 0.0, 1.0, 1.0, 0.5]
-    assert c.left.tolist() == [1.0] + [-1.0] * 6
-    assert data.source.tolist() == ["oneig"] * 4 + ["wise"] * 3
+    # (pair, outcome for A, side shown left, source), whatever order the rows streamed in
+    first = campaign.pairs.get(external_id="lb-t2i-p0").pk
+    rows = sorted(zip((c.pair - first).tolist(), c.outcome.tolist(), c.left.tolist(), data.source.tolist(), strict=True))
+    assert [r[1:] for r in rows] == [(1.0, 1.0, "oneig"), (1.0, -1.0, "oneig"), (1.0, -1.0, "oneig"), (0.0, -1.0, "oneig"),
+                                     (1.0, -1.0, "wise"), (1.0, -1.0, "wise"), (0.5, -1.0, "wise")]
     assert set(data.kind.tolist()) == {"text-to-image"}
 
 
