@@ -2,7 +2,11 @@
 
 PostgreSQL only. Fills a campaign with N pairs (one prompt and two responses each) with SQL
 generate_series, judge verdicts on a fifth of them and three ratings on a third, then times each
-read path (median of repeated runs, warm cache) and prints one line per figure.
+read path (median of repeated runs, warm cache) and prints one line per figure. Each prompt reads
+"Draw a <word> number <n>" with <word> one of 100 (so a word matches 1% of the pairs; "draw" all
+of them) and each response shows one of ten stored images, so the browser's thumbnails, prompt text
+and model names are read as on real data. ``--browser-only`` skips the funnel and the figures;
+``--leaderboard`` also times the model leaderboard over every rating.
 
     createdb -h 127.0.0.1 -U postgres bench_console
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/bench_console DJANGO_SETTINGS_MODULE=config.settings.local \\
@@ -25,13 +29,16 @@ import django  # noqa: E402
 
 django.setup()
 
+from django.contrib.postgres.search import SearchQuery  # noqa: E402
 from django.core.management import call_command  # noqa: E402
 from django.db import connection  # noqa: E402
 
-from annotation.models import Campaign, Pair  # noqa: E402
+from annotation.models import Campaign, Pair, Prompt  # noqa: E402
 from annotation.services.campaigns import rating_schema_for_preset  # noqa: E402
 from curation.selectors.console import PairFilters, campaign_funnel, encode_cursor, pair_browse  # noqa: E402
 from curation.selectors.dashboards import FIGURES, dashboard_figure  # noqa: E402
+from curation.selectors.leaderboard import model_leaderboard  # noqa: E402
+from curation.selectors.pair_columns import PromptDocument  # noqa: E402
 
 SLUG = "bench-console"
 
@@ -39,7 +46,7 @@ SLUG = "bench-console"
 def fill(pairs: int) -> Campaign:
     """A campaign with ``pairs`` pairs, judged and rated in part; reused when it already has that many."""
     campaign = Campaign.objects.filter(slug=SLUG).first()
-    if campaign and campaign.pairs.count() == pairs:
+    if campaign and campaign.pairs.count() == pairs and campaign.prompts.filter(content__0__text__startswith="Draw a ").exists():
         return campaign
     if campaign:
         campaign.delete()
@@ -50,13 +57,24 @@ def fill(pairs: int) -> Campaign:
         cur.execute(
             """INSERT INTO annotation_prompt (campaign_id, external_id, source, source_task, content, metadata, created_at)
                SELECT %s, 'p' || g, (ARRAY['oneig','wise','genai','tiif','imgedit'])[1 + g %% 5], 't2i',
-                      jsonb_build_array(jsonb_build_object('type','text','text','Draw thing ' || g,'format','plain')), '{}', now()
+                      jsonb_build_array(jsonb_build_object('type','text','format','plain',
+                          'text','Draw a ' || (SELECT array_agg('w' || w) FROM generate_series(0, 99) w)[1 + g %% 100]
+                                 || ' number ' || g)), '{}', now()
                FROM generate_series(1, %s) g""",
             [campaign.pk, pairs],
         )
         cur.execute(
+            """INSERT INTO annotation_media (sha256, kind, mime_type, size, width, height, file, created_at)
+               SELECT md5('bench-image-' || i) || md5('bench-image-' || i), 'image', 'image/png', 100, 8, 8,
+                      'media/' || md5('bench-image-' || i) || md5('bench-image-' || i) || '.png', now()
+               FROM generate_series(0, 9) i ON CONFLICT (sha256) DO NOTHING"""
+        )
+        cur.execute(
             """INSERT INTO annotation_response (prompt_id, model_name, content, content_sha256, created_at)
-               SELECT p.id, 'model-' || side || '-' || (p.id %% 7), '[]', md5(p.id::text || side), now()
+               SELECT p.id, 'model-' || side || '-' || (p.id %% 7),
+                      jsonb_build_array(jsonb_build_object('type','image','alt','',
+                          'media', md5('bench-image-' || (p.id %% 10)) || md5('bench-image-' || (p.id %% 10)))),
+                      md5(p.id::text || side), now()
                FROM annotation_prompt p, (VALUES ('a'), ('b')) s(side) WHERE p.campaign_id = %s""",
             [campaign.pk],
         )
@@ -131,6 +149,8 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--pairs", type=int, default=300_000)
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--browser-only", action="store_true", help="time the pair browser only")
+    parser.add_argument("--leaderboard", action="store_true", help="also time the model leaderboard (200 resamples)")
     args = parser.parse_args()
     if connection.vendor != "postgresql":
         sys.exit("this benchmark needs PostgreSQL (set DATABASE_URL)")
@@ -153,6 +173,21 @@ def main() -> None:
     timed("pair_browse human_agreement = 1", lambda: pair_browse(
         campaign=campaign, filters=PairFilters(human_agreement_min=1.0)), r)
     timed("pair_browse gold (2% of pairs)", lambda: pair_browse(campaign=campaign, filters=PairFilters(gold=True)), r)
+    for word, share in (("w7", "1%"), ("draw", "100%")):
+        matching = list(Pair.objects.filter(campaign=campaign).filter(
+            prompt__in=Prompt.objects.filter(campaign=campaign).alias(doc=PromptDocument("content")).filter(
+                doc=SearchQuery(word, config="simple", search_type="websearch"))).order_by("id").values_list("id", flat=True))
+        at = matching[int(len(matching) * 0.9)]
+        deep_search = encode_cursor(sort="id", value=at, pk=at)
+        search = PairFilters(q=word)
+        timed(f"pair_browse q={word} ({share} of pairs), first page", lambda s=search: pair_browse(
+            campaign=campaign, filters=s), r)
+        timed(f"pair_browse q={word} ({share} of pairs), 90% depth", lambda s=search, c=deep_search: pair_browse(
+            campaign=campaign, filters=s, cursor=c), r)
+    if args.leaderboard:
+        timed("model_leaderboard (all ratings, 200 resamples)", lambda: model_leaderboard(campaigns=[campaign]), 1)
+    if args.browser_only:
+        return
     timed("campaign_funnel", lambda: campaign_funnel(campaign=campaign), r)
     for name in FIGURES:
         timed(f"figure {name}", lambda name=name: dashboard_figure(name=name, campaign=campaign), max(1, r // 2))

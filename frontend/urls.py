@@ -14,6 +14,8 @@ urlpatterns = [
     path("", include("frontend.urls_setup")),
     path("", include("frontend.urls_workspace")),
     path("", include("frontend.urls_console")),
+    path("", include("frontend.urls_leaderboard")),
+    path("", include("frontend.urls_agreement")),
     path("", include("frontend.urls_releases")),
     path("", include("frontend.urls_imports")),
 ]

@@ -37,6 +37,9 @@ def variable_agreement(table: RatingTable, variable: Variable, *, bootstrap: int
         "units": int(np.count_nonzero(rated)),
         "pairable_units": int(np.count_nonzero(rated >= 2)),
         "ratings": int(rated.sum()),
+        # How often each answer was given, over every rating of the question (domain order).
+        "distribution": [{"value": value, "ratings": int(n)} for value, n in zip(variable.domain, counts.sum(axis=0),
+                                                                                 strict=True)],
         "alpha": {},
         "alpha_ci95": {},
         "measured": measured(variable),

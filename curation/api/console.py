@@ -58,6 +58,8 @@ class PairBrowseApi(APIView):
         disputed = serializers.BooleanField(required=False, allow_null=True, default=None)
         gold = serializers.BooleanField(required=False, allow_null=True, default=None)
         sort = serializers.ChoiceField(choices=list(console_selectors.SORTS), required=False, default="id")
+        q = serializers.CharField(required=False, allow_blank=True, max_length=console_selectors.MAX_SEARCH,
+                                  help_text="Full-text search over the prompts (web-search syntax on PostgreSQL).")
         cursor = serializers.CharField(required=False, max_length=500)
         limit = serializers.IntegerField(required=False, min_value=1, max_value=console_selectors.MAX_PAGE_SIZE,
                                          default=console_selectors.PAGE_SIZE)
@@ -65,6 +67,11 @@ class PairBrowseApi(APIView):
     class PairRowSerializer(serializers.Serializer):
         id = serializers.IntegerField()
         external_id = serializers.CharField()
+        prompt_text = serializers.CharField(help_text="The prompt's first text block, at most 200 characters.")
+        model_a = serializers.CharField()
+        model_b = serializers.CharField()
+        thumbnail_a = serializers.CharField(allow_null=True, help_text="Media URL of response A's first image or video.")
+        thumbnail_b = serializers.CharField(allow_null=True)
         status = serializers.CharField()
         status_reason = serializers.CharField()
         source = serializers.CharField()

@@ -3,6 +3,7 @@ predictions upload and the leaderboard."""
 
 import json
 
+from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema, extend_schema_serializer
 from rest_framework import serializers, status
@@ -37,9 +38,13 @@ class ReleaseOutputSerializer(serializers.Serializer):
     job = serializers.IntegerField(source="job_id", allow_null=True)
     created_at = serializers.DateTimeField()
     published_at = serializers.DateTimeField(allow_null=True)
+    page = serializers.SerializerMethodField(help_text="The release's page in the console (downloads, leaderboard).")
 
     def get_campaigns(self, release) -> list[str]:
         return [c.slug for c in release.campaigns.all()]
+
+    def get_page(self, release) -> str:
+        return reverse("release-leaderboard", kwargs={"name": release.name, "version": release.version})
 
 
 class ReleaseListApi(APIView):

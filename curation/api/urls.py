@@ -7,4 +7,5 @@ urlpatterns = [
     path("", include("curation.api.urls_judges")),
     path("", include("curation.api.urls_releases")),
     path("", include("curation.api.urls_console")),
+    path("", include("curation.api.urls_leaderboard")),
 ]

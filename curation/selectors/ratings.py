@@ -159,7 +159,14 @@ def _rejected_sides(text: pd.Series) -> np.ndarray:
     return out
 
 
-def _ratings(campaign: Campaign) -> QuerySet:
+def swapped_code() -> Case:
+    """1 when B was shown on the left, 0 when A was, -1 when unknown (imported ratings)."""
+    return Case(When(shown_swapped=True, then=Value(1)), When(shown_swapped=False, then=Value(0)),
+                default=Value(-1), output_field=IntegerField())
+
+
+def campaign_ratings(campaign: Campaign) -> QuerySet:
+    """Every rating of the campaign: its annotations except adjudications (a curator's decision, not a rating)."""
     return Annotation.objects.filter(pair__campaign=campaign).exclude(source=Annotation.Source.ADJUDICATION)
 
 
@@ -227,14 +234,13 @@ def rating_table(*, campaign: Campaign, facts: PairFacts | None = None,
     base = {
         "r_pair": F("pair_id"),
         "r_annotator": F("annotator_id"),
-        "r_swapped": Case(When(shown_swapped=True, then=Value(1)), When(shown_swapped=False, then=Value(0)),
-                          default=Value(-1), output_field=IntegerField()),
+        "r_swapped": swapped_code(),
         "r_time": Coalesce("time_on_item_ms", Value(-1)),
         "r_period": Cast(ExtractIsoYear("created_at") * 100 + ExtractWeek("created_at"), IntegerField()),
     }
     names = [*base, *expressions, "rater_label"]
     text = {name for name, qid, _side in layout if not variables[qid].numeric}
-    frame = stream_frame(_ratings(campaign).annotate(**base, **expressions), names=names,
+    frame = stream_frame(campaign_ratings(campaign).annotate(**base, **expressions), names=names,
                          json_columns=set(expressions), text_columns=text | {"rater_label"}, progress=progress)
     pair_id = frame["r_pair"].to_numpy(dtype=np.int64)
     pair = np.searchsorted(facts.pair_ids, pair_id)

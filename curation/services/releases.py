@@ -31,11 +31,13 @@ from annotation.models import Annotation, Campaign, Job, SourceDataset
 from annotation.services.jobs import job_create, job_fail, job_progress, job_start, job_succeed
 from config.hostile_input import json_loads_checked
 from config.text_checks import HostileInput
+from curation.leaderboard.card import leaderboard_card_section
 from curation.models import AgreementReport, JudgeEvaluation, Release, ReleaseFile
 from curation.releases import builder, card, licences, privacy, scoring
 from curation.releases.card import changelog_between, changelog_text, parse_version
 from curation.releases.storage import default_storage_kind, file_sha256, release_storage
 from curation.releases.writers import features
+from curation.selectors.leaderboard import model_leaderboard
 from curation.selectors.releases import release_previous
 from curation.services.consensus import ADJUDICATION_POLICY
 
@@ -43,6 +45,7 @@ NAME = re.compile(r"^[a-z0-9][a-z0-9-]{0,99}$")
 LOCK_CLASS = 7007
 UPLOAD_THREADS = 8
 MANIFEST = "manifest.json"
+RELEASE_BOOTSTRAP = 200
 CONTENT_TYPES = {".json": "application/json", ".jsonl": "application/x-ndjson", ".parquet": "application/vnd.apache.parquet",
                  ".md": "text/markdown; charset=utf-8"}
 
@@ -267,6 +270,12 @@ class _Item:
     staged: bool = False
 
 
+def release_model_leaderboard(*, campaigns: list[Campaign], pair_ids: list[int]) -> dict | None:
+    """The model leaderboard over the human ratings of the pairs the release holds (``pair_ids``: current kept
+    consensus, as the builder took them)."""
+    return model_leaderboard(campaigns=campaigns, pair_ids=pair_ids, bootstrap=RELEASE_BOOTSTRAP)["leaderboard"]
+
+
 def _build_and_store(release: Release, staging: Path) -> None:
     campaigns = list(release.campaigns.select_related("rating_schema").order_by("slug"))
     store = release_storage(release.storage)
@@ -311,12 +320,14 @@ def _build_and_store(release: Release, staging: Path) -> None:
     licence = release.params.get("licence") or {"licence": release.params["license"], "required": release.params["license"],
                                                 "forced": False}
     version = concord_version()
+    models = release_model_leaderboard(campaigns=campaigns, pair_ids=list(out.release_ids))
     (staging / "README.md").write_text(
         card.card_text(name=release.name, version=release.version, licence=licence, tasks=dict(out.per_task),
                        features=features(), prompt_sources=dict(out.per_source),
                        sources=[card.SourceDataset(**s) for s in sources], campaigns=facts, policies=policies,
                        human_agreement=human, agreement_reports=reports, concord_version=version,
-                       changelog=log.summary(), media_files=len(out.media), year=timezone.now().year, raters=raters),
+                       changelog=log.summary(), media_files=len(out.media), year=timezone.now().year, raters=raters)
+        + "\n" + leaderboard_card_section(models, scope="the released pairs"),
         encoding="utf-8",
     )
     items = []
@@ -344,6 +355,7 @@ def _build_and_store(release: Release, staging: Path) -> None:
                    "left_out": out.left_out},
         "raters": raters,
         "agreement": {"human_pairwise": human, "reports": reports},
+        "model_leaderboard": models,
         "changelog": log.summary(),
         "files": [{"path": i.path, "kind": i.kind, "sha256": i.sha256, "size": i.size}
                   for i in sorted(items, key=lambda i: i.path)],

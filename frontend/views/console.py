@@ -12,7 +12,6 @@ from pathlib import PurePosixPath
 from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.contrib.auth.mixins import LoginRequiredMixin, UserPassesTestMixin
-from django.db.models import Count
 from django.http import Http404, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
@@ -24,11 +23,13 @@ from annotation.errors import ApplicationError
 from annotation.models import Campaign, Media, Pair
 from annotation.selectors import media_url
 from curation import quality
+from curation.csv_cells import csv_safe
 from curation.selectors import console as console_selectors
 from curation.selectors.dashboards import FIGURES, annotator_quality, dashboard_figure, human_position_bias
 from curation.selectors.judges import judges_list
 from curation.services import curator_actions
 from curation.services.agreement import agreement_job_create
+from curation.services.bulk_actions import BULK_ACTIONS, pairs_bulk_apply
 from curation.services.consensus import ON_DISPUTE, consensus_job_create, pair_adjudicate
 from curation.services.prefilter import prefilter_start
 
@@ -50,8 +51,7 @@ class ConsoleHomeView(CuratorRequiredMixin, TemplateView):
     template_name = "frontend/console/home.html"
 
     def get_context_data(self, **kwargs):
-        campaigns = Campaign.objects.order_by("slug").annotate(pairs_count=Count("pairs"))
-        return {**super().get_context_data(**kwargs), "campaigns": campaigns}
+        return {**super().get_context_data(**kwargs), "campaigns": console_selectors.campaigns_with_progress()}
 
 
 class CampaignFunnelView(CuratorRequiredMixin, TemplateView):
@@ -109,7 +109,7 @@ class CampaignRunView(CuratorRequiredMixin, View):
 
 
 FILTER_FIELDS = ("status", "source", "judge_agreement_min", "judge_agreement_max", "human_agreement_min",
-                 "human_agreement_max", "disputed", "gold", "sort")
+                 "human_agreement_max", "disputed", "gold", "sort", "q")
 
 
 def filters_from_query(query) -> console_selectors.PairFilters:
@@ -147,6 +147,8 @@ class PairBrowserView(CuratorRequiredMixin, TemplateView):
             "sorts": list(console_selectors.SORTS),
             "sources": console_selectors.campaign_sources(campaign=campaign),
             "query": self.request.GET,
+            "bulk_actions": BULK_ACTIONS,
+            "back": self.request.GET.urlencode(),
         }
         try:
             filters = filters_from_query(self.request.GET)
@@ -167,6 +169,27 @@ class PairBrowserView(CuratorRequiredMixin, TemplateView):
     def render_to_response(self, context, **response_kwargs):
         response_kwargs.setdefault("status", getattr(self, "response_status", 200))
         return super().render_to_response(context, **response_kwargs)
+
+
+class PairBulkActionView(CuratorRequiredMixin, View):
+    """POST one action for the pairs ticked in the browser; back to the same page with what happened to each."""
+
+    def post(self, request, slug: str):
+        campaign = campaign_or_404(slug)
+        form = request.POST
+        back = reverse("console-pairs", args=[campaign.slug]) + (f"?{form['back']}" if form.get("back") else "")
+        try:
+            ids = [int(v) for v in form.getlist("pair") if v.isdigit()]
+            by = form.get("by", "1")
+            if not by.isdigit():
+                raise ApplicationError("extend the overlap by a whole number of at least 1", code="invalid_overlap")
+            result = pairs_bulk_apply(campaign=campaign, pair_ids=ids, action=form.get("action", ""), actor=request.user,
+                                      note=form.get("note", ""), by=int(by), side=form.get("side", ""))
+        except ApplicationError as exc:
+            messages.error(request, exc.message)
+        else:
+            (messages.warning if result.refused else messages.success)(request, result.summary())
+        return HttpResponseRedirect(back)
 
 
 def blocks_with_urls(blocks, media: dict[str, Media]) -> list[dict]:
@@ -299,15 +322,8 @@ class DashboardCsvView(CuratorRequiredMixin, View):
         writer = csv.DictWriter(response, fieldnames=result.columns, extrasaction="ignore")
         writer.writeheader()
         for row in result.rows:
-            writer.writerow({key: _csv_safe(value) for key, value in row.items()})
+            writer.writerow({key: csv_safe(value) for key, value in row.items()})
         return response
-
-
-def _csv_safe(value):
-    """Neutralise spreadsheet formulas in text cells (CSV injection): a leading = + - @ gets a quote."""
-    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
-        return "'" + value
-    return value
 
 
 class AnnotatorView(CuratorRequiredMixin, TemplateView):

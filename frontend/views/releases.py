@@ -12,7 +12,7 @@ from annotation.models import Campaign
 from curation.models import JudgeEvaluation, Release, ReleaseFile
 from curation.releases.storage import release_storage, unsign_download
 from curation.selectors.releases import release_get, release_leaderboard, release_list
-from curation.services.releases import MANIFEST, judge_evaluate
+from curation.services.releases import MANIFEST, judge_evaluate, release_download_links
 
 
 class CuratorOnly(LoginRequiredMixin, UserPassesTestMixin):
@@ -44,8 +44,13 @@ class ReleaseLeaderboardView(CuratorOnly, TemplateView):
             for judge in board["judges"]
         ]
         humans = [board["human_agreement"].get(task, {}).get("agreement") for task in board["tasks"]]
+        published = release.status == Release.Status.PUBLISHED
+        message = (f"Published {release}: {release.pairs_count} pairs, {release.files_count} files. Download them below."
+                   if published and self.request.GET.get("published") else "")
         return {**super().get_context_data(**kwargs), "release": release, "board": board, "rows": rows,
-                "humans": humans, "formats": JudgeEvaluation.Format.choices,
+                "humans": humans, "formats": JudgeEvaluation.Format.choices, "published_message": message,
+                "downloads": release_download_links(release=release) if published else None,
+                "media_files": release.files.filter(kind=ReleaseFile.Kind.MEDIA).count() if published else 0,
                 "error": kwargs.get("error"), "submitted": kwargs.get("submitted", {})}
 
     def post(self, request, name: str, version: str):

@@ -84,6 +84,7 @@ EXPECTED: dict[str, dict[str, dict]] = {
     "console/": {"GET": CURATOR_PAGE},
     "console/campaigns/<slug:slug>/": {"GET": CURATOR_PAGE},
     "console/campaigns/<slug:slug>/pairs/": {"GET": CURATOR_PAGE},
+    "console/campaigns/<slug:slug>/pairs/bulk/": {"POST": allowed(302, 403, 403, 302, 302)},
     "console/campaigns/<slug:slug>/run/<slug:kind>/": {"POST": allowed(302, 403, 403, 302, 302)},
     "console/pairs/<int:pair_id>/": {"GET": CURATOR_PAGE},
     "console/pairs/<int:pair_id>/<slug:action>/": {"POST": allowed(302, 403, 403, 302, 302)},
@@ -101,6 +102,13 @@ EXPECTED: dict[str, dict[str, dict]] = {
     "api/v1/console/pairs/<int:pair_id>/restore/": {"POST": curator_post(409)},
     "api/v1/console/dashboards/<slug:figure>/": {"GET": CURATOR_API},
     "api/v1/console/annotators/<int:user_id>/recent/": {"GET": CURATOR_API},
+    # Model leaderboard (issue 20): curators read it.
+    "console/leaderboard/": {"GET": CURATOR_PAGE},
+    "console/campaigns/<slug:slug>/agreement/": {"GET": CURATOR_PAGE},
+    "console/campaigns/<slug:slug>/agreement/<slug:section>.csv": {"GET": CURATOR_PAGE},
+    "console/leaderboard.csv": {"GET": CURATOR_PAGE},
+    "api/v1/leaderboard/models/": {"GET": CURATOR_API},
+    "api/v1/leaderboard/models/csv/": {"GET": CURATOR_API},
     # Imports (issue 2): curators upload.
     "imports/": {"GET": CURATOR_PAGE},
     "api/v1/imports/": {"POST": curator_post(415)},  # the walk sends JSON; uploads are multipart
@@ -232,7 +240,7 @@ def scene():
     people = {"alice": x.alice, "bob": y.bob, "curator": x.curator, "admin": x.admin}
     params = {
         "slug": y.campaign.slug, "pair_id": y.pairs["kept"].pk, "job_id": job.pk, "user_id": y.bob.pk,
-        "name": f"{media.sha256}.png", "figure": "annotators", "action": "restore", "kind": "prefilter",
+        "name": f"{media.sha256}.png", "figure": "annotators", "section": "annotators", "action": "restore", "kind": "prefilter",
         "object_id": y.pairs["kept"].pk, "id": y.bob.pk, "content_type_id": 1,
         "version": release.version, "token": "forged-download-token",
         "assignment_id": lease.pk, "username": y.bob.username,

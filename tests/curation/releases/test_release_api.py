@@ -190,3 +190,25 @@ def test_release_pages_are_for_curators_only(published, client):
     page = client.get(reverse("release-list")).content.decode()
     assert 'data-release="fox-bench@1.0.0"' in page and 'id="publish-form"' in page
     assert Job.objects.filter(kind="release").count() == 1
+
+
+def test_the_release_page_lists_signed_download_links_that_serve_each_file(published, client):
+    """A local release is downloadable from its page: every non-media file has a signed link serving its bytes."""
+    client.force_login(CuratorFactory())
+    page = client.get(reverse("release-leaderboard", kwargs={"name": "fox-bench", "version": "1.0.0"}), {"published": "1"})
+    html = page.content.decode()
+    assert "file://" not in html
+    assert "Published fox-bench@1.0.0: 4 pairs" in html
+    links = page.context["downloads"]["files"]
+    assert [link["path"] for link in links][:1] == ["manifest.json"] and len(links) > 3
+    for link in links:
+        assert f'href="{link["url"]}"' in html
+        answer = client.get(link["url"])
+        body = b"".join(answer.streaming_content)
+        assert hashlib.sha256(body).hexdigest() == (link["sha256"] or published.manifest_sha256)
+
+
+def test_the_release_api_names_the_release_page(published, curator):
+    """A client that published through the API can link the curator to the release's page."""
+    answer = curator.get("/api/v1/releases/fox-bench/1.0.0/").json()
+    assert answer["page"] == reverse("release-leaderboard", kwargs={"name": "fox-bench", "version": "1.0.0"})

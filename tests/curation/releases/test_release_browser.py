@@ -1,13 +1,16 @@
 """The releases page in headless Chromium: publish from the form and watch the live progress bar finish."""
 
+import hashlib
+from pathlib import Path
+
 import pytest
 
 from curation.models import Release
 from tests.browser import chromium, log_in
 from tests.factories import CuratorFactory
+from tests.frontend.console.browser import SHOTS, shot
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
 
 
 @pytest.fixture
@@ -27,10 +30,20 @@ def test_publishing_from_the_page_shows_progress_and_then_the_published_release(
     page.fill("input[name=version]", "1.0.0")
     page.check("input[value=t2i-wave]")
     page.click("#publish-form button[type=submit]")
-    page.wait_for_selector('tr[data-release="fox-bench@1.0.0"][data-status="published"]', timeout=30_000)
-    assert "fox-bench@1.0.0" in page.inner_text("#releases")
-    assert Release.objects.get(name="fox-bench").pairs_count == 3
+    # Publishing ends on the release's own page, which confirms it and offers its files.
+    page.wait_for_selector("#published-message", timeout=30_000)
+    assert page.inner_text("#published-message").startswith("Published fox-bench@1.0.0: 3 pairs")
+    release = Release.objects.get(name="fox-bench")
+    assert release.pairs_count == 3
+    with page.expect_download() as download:
+        page.click('#downloads tr[data-path="manifest.json"] a')
+    manifest = Path(download.value.path()).read_bytes()
+    assert hashlib.sha256(manifest).hexdigest() == release.manifest_sha256
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    shot(page, "release-published")
 
+    page.goto(f"{live_server.url}/releases/")
+    assert page.locator('tr[data-release="fox-bench@1.0.0"][data-status="published"]').count() == 1
     page.fill("input[name=name]", "fox-bench")
     page.fill("input[name=version]", "1.0.0")
     page.check("input[value=t2i-wave]")

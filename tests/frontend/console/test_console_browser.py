@@ -45,20 +45,20 @@ def test_a_curator_runs_the_console_end_to_end(live_server, transactional_db, br
     page.click("a[rel=first]")
     page.select_option("select[name=source]", "wise")
     page.click("form.filters button[type=submit]")
-    assert sorted(page.locator("table.pairs tbody tr td:first-child").all_inner_texts()) == [
+    assert sorted(page.locator("table.pairs tbody tr td.pair-id").all_inner_texts()) == [
         "console-t2i-dropped", "console-t2i-split",
     ]
     page.select_option("select[name=source]", "")
     page.fill("input[name=human_agreement_max]", "0.5")
     page.click("form.filters button[type=submit]")
-    assert page.locator("table.pairs tbody tr td:first-child").all_inner_texts() == ["console-t2i-split"]
+    assert page.locator("table.pairs tbody tr td.pair-id").all_inner_texts() == ["console-t2i-split"]
     shot(page, "pairs-filtered")
 
     page.click("text=console-t2i-split")
     assert page.locator("[data-testid=model-a]").inner_text() == "secret-model-split-a"
     assert page.locator("table.verdicts tbody tr").count() == 4
-    assert page.locator("table.annotations tbody tr").count() == 3
-    assert "rationale by console-t2i-bob" in page.locator("table.annotations").inner_text()
+    assert page.locator("#answer-table thead th").count() == 4
+    assert "rationale by console-t2i-bob" in page.locator(".rationales").inner_text()
     shot(page, "pair-detail")
 
     page.fill("form[action$='/mark-gold/'] input[name=note]", "clear after review")

@@ -81,7 +81,7 @@ def test_a_curator_imports_then_prefilters_and_sees_the_funnel_move(live_server,
     assert Pair.objects.filter(campaign=campaign, status=Pair.Status.DROPPED_EASY).count() == 2
 
     page.click("text=2 dropped as easy")
-    assert sorted(page.locator("table.pairs tbody tr td:first-child").all_inner_texts()) == ["easy1", "easy2"]
+    assert sorted(page.locator("table.pairs tbody tr td.pair-id").all_inner_texts()) == ["easy1", "easy2"]
     page.click("text=easy1")
     assert page.locator("[data-testid=pair-status]").inner_text() == "Dropped by pre-filter"
     assert "prefilter: easy" in page.locator("[data-testid=status-reason]").inner_text()
@@ -162,9 +162,11 @@ def test_a_curator_watches_annotation_then_runs_agreement_consensus_adjudication
     page.fill("input[name=version]", "1.0.0")
     page.check(f"input[value={world.campaign.slug}]")
     page.click("#publish-form button[type=submit]")
-    page.wait_for_selector('tr[data-release="flow-bench@1.0.0"][data-status="published"]', timeout=30_000)
+    # Publishing ends on the release's page, which confirms it and lists its downloads.
+    page.wait_for_selector("#published-message", timeout=30_000)
     release = Release.objects.get(name="flow-bench")
     assert release.pairs_count >= 2
+    assert page.locator('#downloads tr[data-path="manifest.json"] a').count() == 1
 
     page.goto(overview)
     released = page.locator("ol.funnel [data-stage=released]")

@@ -33,7 +33,8 @@ if (form) {
     progress.hidden = false;
     progress.dataset.jobProgress = answer.job;
     watchJob(progress, { onDone: (job) => {
-      if (job.status === "succeeded") window.location.reload();
+      // The release's own page confirms the publication and offers its files for download.
+      if (job.status === "succeeded") window.location.assign(`${answer.release.page}?published=1`);
       else form.querySelector("button[type=submit]").disabled = false;
     } });
   });

@@ -1,0 +1,1 @@
+"""Ranking the compared models from human preferences."""

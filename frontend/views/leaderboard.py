@@ -1,0 +1,69 @@
+"""The model leaderboard page: which model the human raters prefer, with intervals, win rates and a CSV."""
+
+from __future__ import annotations
+
+from django.http import HttpResponse
+from django.views import View
+from django.views.generic import TemplateView
+
+from annotation.errors import ApplicationError
+from annotation.models import Campaign, TaskKind
+from curation.selectors.leaderboard import leaderboard_campaigns, leaderboard_csv, model_leaderboard
+from frontend.views.console import SLUG, CuratorRequiredMixin
+
+PAGE_BOOTSTRAP = 200
+
+
+def _scope(query) -> dict:
+    """The campaign, task kind and source a request asks for; unknown values are refused, not ignored."""
+    slug, kind, source = query.get("campaign", ""), query.get("kind", ""), query.get("source", "")[:100]
+    if slug and not SLUG.fullmatch(slug):
+        raise ApplicationError("no such campaign", code="campaign_not_found", status_code=404)
+    if kind and kind not in TaskKind.values:
+        raise ApplicationError(f"unknown task kind {kind!r}", code="invalid_kind")
+    return {"slug": slug, "kind": kind, "source": source}
+
+
+def _report(scope: dict) -> dict:
+    campaigns = leaderboard_campaigns(slugs=[scope["slug"]] if scope["slug"] else None)
+    return model_leaderboard(campaigns=campaigns, kind=scope["kind"], source=scope["source"], bootstrap=PAGE_BOOTSTRAP)
+
+
+class ModelLeaderboardView(CuratorRequiredMixin, TemplateView):
+    template_name = "frontend/console/leaderboard.html"
+
+    def get(self, request, *args, **kwargs):
+        try:
+            scope = _scope(request.GET)
+            report = _report(scope)
+        except ApplicationError as exc:
+            return HttpResponse(exc.message, status=exc.status_code, content_type="text/plain; charset=utf-8")
+        board = report["leaderboard"]
+        matrix = []
+        if board:
+            names = board["win_rate"]["models"]
+            for i, name in enumerate(names):
+                cells = [{"rate": board["win_rate"]["rows"][i][j], "ci95": board["win_rate"]["ci95"][i][j],
+                          "n": board["pair_comparisons"]["rows"][i][j], "self": i == j} for j in range(len(names))]
+                matrix.append({"model": name, "cells": cells})
+        context = self.get_context_data(
+            scope=scope, report=report, board=board, matrix=matrix, query=request.GET.urlencode(),
+            campaigns=Campaign.objects.order_by("slug").only("slug", "name"), kinds=TaskKind.choices,
+            chart={"models": board["models"]} if board else None,
+        )
+        return self.render_to_response(context)
+
+
+class ModelLeaderboardCsvView(CuratorRequiredMixin, View):
+    """The page's leaderboard as CSV, named for its scope."""
+
+    def get(self, request):
+        try:
+            scope = _scope(request.GET)
+            report = _report(scope)
+        except ApplicationError as exc:
+            return HttpResponse(exc.message, status=exc.status_code, content_type="text/plain; charset=utf-8")
+        name = "-".join(part for part in ("model-leaderboard", scope["slug"] or "all", scope["kind"]) if part)
+        response = HttpResponse(leaderboard_csv(report), content_type="text/csv; charset=utf-8")
+        response["Content-Disposition"] = f'attachment; filename="{name}.csv"'
+        return response
