@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from pathlib import PurePosixPath
+from typing import TYPE_CHECKING
 
 from django.db import connection
 from django.db.models import Count, Q
@@ -14,8 +15,15 @@ from annotation.assignment_rules import median_or_none
 from annotation.errors import ApplicationError
 from annotation.models import Annotation, Assignment, Campaign, Media, Pair, Prompt, RatingSchema, Response
 
+if TYPE_CHECKING:
+    from datetime import datetime
 
-def media_visible_to(*, user, digest: str) -> Media | None:
+    from django.db.models import QuerySet
+
+    from annotation.models import Job, User
+
+
+def media_visible_to(*, user: User, digest: str) -> Media | None:
     """The media ``digest`` when ``user`` may see it: curators always, annotators through a pair they hold."""
     media = Media.objects.filter(sha256=digest).first()
     if media is None or user.is_curator:
@@ -28,7 +36,7 @@ def media_url(digest: str, extension: str) -> str:
     return f"/media/{digest}.{extension}"
 
 
-def campaigns_for_user(*, user):
+def campaigns_for_user(*, user: User) -> QuerySet[Campaign]:
     """Campaigns a user may see: all for curators, those they belong to for annotators."""
     qs = Campaign.objects.select_related("rating_schema").order_by("slug")
     if user.is_curator:
@@ -36,14 +44,14 @@ def campaigns_for_user(*, user):
     return qs.filter(members=user)
 
 
-def import_jobs_recent(*, limit: int = 20):
+def import_jobs_recent(*, limit: int = 20) -> QuerySet[Job]:
     """The latest upload imports, newest first, with their campaign."""
     from annotation.models import Job
 
     return Job.objects.filter(kind="import").select_related("campaign", "created_by").order_by("-created_at")[:limit]
 
 
-def assignment_for_annotator(*, assignment_id: int, annotator, for_display: bool = True) -> Assignment:
+def assignment_for_annotator(*, assignment_id: int, annotator: User, for_display: bool = True) -> Assignment:
     """The annotator's own assignment; 404 for anyone else's, as for a missing one.
 
     With ``for_display`` its campaign, schema, pair, prompt and responses come in the same query, as
@@ -110,7 +118,7 @@ def _display_pair(built: dict) -> Pair:
     return pair
 
 
-def attach_display_rows(assignment: Assignment, row) -> Assignment:
+def attach_display_rows(assignment: Assignment, row: tuple) -> Assignment:
     """Attach the pair, prompt, responses and schema selected with ``DISPLAY_PAIR_COLUMNS`` (``row``) to
     ``assignment``, whose campaign is loaded, as ``pair_display`` needs them."""
     built = rows.instances(row, DISPLAY_PAIR_PARTS)
@@ -237,7 +245,7 @@ def pair_display(*, assignment: Assignment) -> dict:
     }
 
 
-def annotator_stats(*, annotator, campaign: Campaign | None = None, now=None) -> dict:
+def annotator_stats(*, annotator: User, campaign: Campaign | None = None, now: datetime | None = None) -> dict:
     """What the annotator did today (in the site's time zone) and overall, and their progress per campaign."""
     now = now or timezone.now()
     day_start = timezone.localtime(now).replace(hour=0, minute=0, second=0, microsecond=0)

@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from django.contrib.auth import get_user_model
 from django.db import transaction
 
 from annotation import schemas
 from annotation.errors import ApplicationError
 from annotation.models import Campaign, RatingSchema, Role, TaskKind
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from annotation.models import User
 
 DEFAULT_PRESET_BY_KIND = {
     TaskKind.TEXT_TO_IMAGE: "mmrb2-generation",
@@ -113,11 +120,11 @@ def campaign_get_or_create(*, slug: str, kind: str | None, preset: str | None,
     return campaign_create(slug=slug, kind=kind, preset=preset, overlap=3 if overlap is None else overlap), True
 
 
-def campaign_add_members(*, campaign: Campaign, users) -> None:
+def campaign_add_members(*, campaign: Campaign, users: Iterable[User]) -> None:
     campaign.members.add(*users)
 
 
-def user_create(*, username: str, password: str, role: str = Role.ANNOTATOR, email: str = ""):
+def user_create(*, username: str, password: str, role: str = Role.ANNOTATOR, email: str = "") -> User:
     if role not in Role.values:
         raise ApplicationError(f"unknown role {role!r}", code="unknown_role")
     user = get_user_model()(username=username, email=email, role=role)

@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from django.db import transaction
 from django.utils import timezone
 
 from annotation.models import Job
 
+if TYPE_CHECKING:
+    from annotation.models import Campaign, User
 
-def job_create(*, kind: str, campaign=None, params: dict | None = None, created_by=None, total: int | None = None) -> Job:
+
+def job_create(*, kind: str, campaign: Campaign | None = None, params: dict | None = None, created_by: User | None = None,
+               total: int | None = None) -> Job:
     return Job.objects.create(
         kind=kind, campaign=campaign, params=params or {}, created_by=created_by, progress_total=total
     )

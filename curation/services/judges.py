@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from django.db import transaction
 
 from annotation.errors import ApplicationError
@@ -9,6 +11,9 @@ from curation.judges import registry
 from curation.judges.base import JudgeConfigError, PermanentJudgeError
 from curation.judges.python_callable import load_callable
 from curation.models import Judge
+
+if TYPE_CHECKING:
+    from annotation.models import User
 
 RESERVED_NAMES = {"create"}
 
@@ -32,7 +37,8 @@ def _validated(*, backend: str, settings, user) -> dict:
     return settings
 
 
-def judge_create(*, name: str, backend: str, settings: dict | None = None, enabled: bool = True, user=None) -> Judge:
+def judge_create(*, name: str, backend: str, settings: dict | None = None, enabled: bool = True,
+                 user: User | None = None) -> Judge:
     """A new judge; ``user`` (when given) must be an admin for the python backend."""
     settings = settings or {}
     if name in RESERVED_NAMES:
@@ -44,7 +50,7 @@ def judge_create(*, name: str, backend: str, settings: dict | None = None, enabl
 
 
 @transaction.atomic
-def judge_update(*, judge: Judge, user=None, backend: str | None = None, settings: dict | None = None,
+def judge_update(*, judge: Judge, user: User | None = None, backend: str | None = None, settings: dict | None = None,
                  enabled: bool | None = None) -> Judge:
     """Change a judge; verdicts already stored keep the settings they were made with."""
     judge = Judge.objects.select_for_update().get(pk=judge.pk)

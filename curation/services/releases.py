@@ -19,6 +19,7 @@ from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pyarrow.parquet as pq
 from django.conf import settings
@@ -36,6 +37,9 @@ from curation.releases.card import card_text, changelog_between, changelog_text,
 from curation.releases.storage import default_storage_kind, file_sha256, release_storage
 from curation.selectors.releases import release_previous
 from curation.services.consensus import ADJUDICATION_POLICY
+
+if TYPE_CHECKING:
+    from annotation.models import User
 
 NAME = re.compile(r"^[a-z0-9][a-z0-9-]{0,99}$")
 LOCK_CLASS = 7007
@@ -94,7 +98,8 @@ def _frozen_policies(campaigns: list[Campaign]) -> dict[str, dict]:
 
 
 @transaction.atomic
-def release_request(*, name: str, version: str, campaign_slugs: list[str], license: str = "", created_by=None) -> Release:
+def release_request(*, name: str, version: str, campaign_slugs: list[str], license: str = "",
+                    created_by: User | None = None) -> Release:
     """A release ready to build, with its job: new, or a failed or abandoned attempt of the same NAME@VERSION.
 
     Refuses a published NAME@VERSION (releases are immutable), one being built right now, and a retry
@@ -388,7 +393,8 @@ def _published_choices(release: Release) -> dict[str, str]:
     return chosen
 
 
-def release_publish(*, name: str, version: str, campaign_slugs: list[str], license: str = "", created_by=None) -> Release:
+def release_publish(*, name: str, version: str, campaign_slugs: list[str], license: str = "",
+                    created_by: User | None = None) -> Release:
     """Request and build NAME@VERSION in this process (the CLI); a failed attempt of it is retried."""
     release = release_request(name=name, version=version, campaign_slugs=campaign_slugs, license=license,
                               created_by=created_by)
@@ -396,7 +402,7 @@ def release_publish(*, name: str, version: str, campaign_slugs: list[str], licen
 
 
 def release_publish_async(*, name: str, version: str, campaign_slugs: list[str], license: str = "",
-                          created_by=None) -> Release:
+                          created_by: User | None = None) -> Release:
     """Request NAME@VERSION and build it on a worker once this transaction commits."""
     from curation.tasks import release_build_task
 
@@ -500,7 +506,8 @@ def release_gold(*, release: Release) -> list[scoring.GoldPair]:
     return gold
 
 
-def judge_evaluate(*, release: Release, judge_name: str, predictions: bytes, format: str, created_by=None) -> JudgeEvaluation:
+def judge_evaluate(*, release: Release, judge_name: str, predictions: bytes, format: str,
+                   created_by: User | None = None) -> JudgeEvaluation:
     """Score a judge's predictions (JSON bytes) against a published release and keep the scores.
 
     ApplicationError for an unpublished release, an unknown format, oversized or malformed predictions.
