@@ -27,6 +27,6 @@ USER concord
 EXPOSE 8000
 
 # gthread keeps clients' connections alive; on two cores three processes of two threads each carried the most
-# claim → submit cycles per second (interleaved against 8 × 1: bench/README_assignment.md, eighth round).
+# claim → submit cycles per second (interleaved against 8 × 1: docs/decisions/gunicorn-gthread-3x2.md).
 CMD ["gunicorn", "config.wsgi:application", "--bind", "0.0.0.0:8000", "--worker-class", "gthread", "--workers", "3", \
      "--threads", "2", "--timeout", "120", "--access-logfile", "-"]

@@ -1,12 +1,21 @@
-# Concord: `make demo` serves a realistic demo, `make test` runs the whole suite.
+# Concord: `make demo` serves a realistic demo, `make test` runs the whole suite (lint, migrations, types, tests),
+# `make test-sqlite` runs the work-queue and import suites again on SQLite, the embedded default.
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 HOST ?= 127.0.0.1:8000
 
-.PHONY: venv demo serve test lint worker bench clean
+# The SQLite leg: the work queue (claim, lease, submit, their concurrency) and the imports, on a file database.
+SQLITE_SUITES ?= $(wildcard tests/annotation/test_assignment*.py tests/annotation/test_import_*.py \
+	tests/annotation/test_bulk.py tests/annotation/test_lookups.py tests/annotation/test_rows.py)
+SQLITE_DB ?= $(CURDIR)/var/sqlite-leg.sqlite3
+# What the Docker image can run with requirements.txt alone: production settings, the embedded default, the WSGI app.
+SMOKE_TESTS ?= tests/config/test_deploy.py tests/config/test_local_default.py tests/config/test_wsgi.py
 
-venv: $(VENV)/.installed
+.PHONY: venv run-venv demo serve test test-sqlite smoke typecheck lint worker bench clean
+
+# `make demo` and `make serve` need only what Concord runs on; `make test` adds the test and development tools.
+run-venv: $(VENV)/.installed
 
 $(VENV)/.installed: requirements.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -14,26 +23,42 @@ $(VENV)/.installed: requirements.txt
 	$(PY) -m pip install --quiet -r requirements.txt
 	touch $@
 
+venv: $(VENV)/.installed-dev
+
+$(VENV)/.installed-dev: $(VENV)/.installed requirements-dev.txt
+	$(PY) -m pip install --quiet -r requirements-dev.txt
+	touch $@
+
 # The demo runs a real Celery worker beside the web server on kombu's filesystem transport (no Redis), so
 # background jobs run outside the request and their progress bars move as in production.
-demo: venv
+demo: run-venv
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py seed_demo
 	CONCORD_EMBEDDED_WORKER=1 $(PY) manage.py serve $(HOST)
 
-serve: venv
+serve: run-venv
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py runserver $(HOST)
 
-test: venv
-	$(PY) -m ruff check .
+test: lint typecheck
 	$(PY) manage.py makemigrations --check --dry-run --settings=config.settings.test
 	$(PY) -m pytest $(PYTEST_ARGS)
+
+test-sqlite: venv
+	mkdir -p $(dir $(SQLITE_DB))
+	DATABASE_URL=sqlite:///$(SQLITE_DB) $(PY) -m pytest --create-db $(PYTEST_ARGS) $(SQLITE_SUITES)
+
+smoke: run-venv
+	$(PY) -m pytest $(PYTEST_ARGS) $(SMOKE_TESTS)
+
+# mypy with django-stubs over the services and selectors (the files are listed in pyproject.toml).
+typecheck: venv
+	$(PY) -m mypy
 
 lint: venv
 	$(PY) -m ruff check .
 
-worker: venv
+worker: run-venv
 	$(VENV)/bin/celery -A config worker -l info -Q celery,imports,judges,analytics,releases
 
 clean:

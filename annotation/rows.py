@@ -12,7 +12,7 @@ the two equal). A model that needs more (a receiver of ``pre_init`` or ``post_in
 or ``from_db``, a field whose descriptor does work on assignment) goes through ``from_db`` unchanged.
 ``loaded`` does the same for an instance the caller has just read or written, from the values it holds.
 A claim → submit cycle builds 16 instances: with ``Model.__init__`` they took about a sixth of its Python CPU
-(``bench/README_assignment.md``, tenth round).
+(``docs/decisions/model-instances-without-init.md``).
 """
 
 from __future__ import annotations

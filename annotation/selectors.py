@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from pathlib import PurePosixPath
+from typing import TYPE_CHECKING
 
 from django.core.cache import cache
 from django.db import connection
@@ -15,6 +16,10 @@ from annotation.assignment_rules import median_or_none
 from annotation.errors import ApplicationError
 from annotation.models import Annotation, Assignment, Campaign, Media, Pair, Prompt, RatingSchema, Response
 
+if TYPE_CHECKING:
+    from datetime import datetime
+
+    from annotation.models import User
 
 def media_visible_to(*, user, digest: str) -> Media | None:
     """The media ``digest`` when ``user`` may see it: curators always, annotators through a pair they hold or were
@@ -167,7 +172,7 @@ def _display_pair(built: dict) -> Pair:
     return pair
 
 
-def attach_display_rows(assignment: Assignment, row) -> Assignment:
+def attach_display_rows(assignment: Assignment, row: tuple) -> Assignment:
     """Attach the pair, prompt, responses and schema selected with ``DISPLAY_PAIR_COLUMNS`` (``row``) to
     ``assignment``, whose campaign is loaded, as ``pair_display`` needs them."""
     built = rows.instances(row, DISPLAY_PAIR_PARTS)
@@ -301,7 +306,7 @@ def pair_display(*, assignment: Assignment) -> dict:
     }
 
 
-def annotator_stats(*, annotator, campaign: Campaign | None = None, now=None) -> dict:
+def annotator_stats(*, annotator: User, campaign: Campaign | None = None, now: datetime | None = None) -> dict:
     """What the annotator did today (in the site's time zone) and overall, and their progress per campaign."""
     now = now or timezone.now()
     day_start = timezone.localtime(now).replace(hour=0, minute=0, second=0, microsecond=0)

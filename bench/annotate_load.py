@@ -16,7 +16,7 @@ Steps (everything on 127.0.0.1, in the separate database ``concord_bench``, drop
    and the in-process claim latency (the service alone, no HTTP) on each pool, so the pool-size
    effect is seen without HTTP noise. ``--pairs 0`` runs the small pool only.
 
-Never part of ``make test``. Figures and their command go in ``bench/README_assignment.md``.
+Never part of ``make test``. Figures and their command go in ``bench/README.md``.
 """
 
 from __future__ import annotations

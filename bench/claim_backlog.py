@@ -10,7 +10,7 @@ backlog size it prints the claim's latency in process (p50/p95 over ``--probes``
 submitted) and the claim statement's EXPLAIN ANALYZE: execution time and buffers touched (its cost,
 free of the machine's noise). ``--json`` prints one JSON object instead.
 
-Never part of ``make test``. Figures and their command go in ``bench/README_assignment.md``.
+Never part of ``make test``. Figures and their command go in ``bench/README.md``.
 """
 
 from __future__ import annotations

@@ -23,6 +23,7 @@ import random
 from collections import Counter
 from contextlib import nullcontext
 from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
 
 from django.db import IntegrityError, connection, transaction
 from django.db.models import Case, Exists, F, OuterRef, Q, Subquery, Value, When
@@ -43,6 +44,11 @@ from annotation.models import (
 )
 from annotation.selectors import STILL_MEMBER, still_member
 from annotation.sessions import Companion
+
+if TYPE_CHECKING:
+    from django.db.models import QuerySet
+
+    from annotation.models import User
 
 LAZY_EXPIRY_BATCH = 20
 EXPIRY_BATCH = 500
@@ -95,7 +101,8 @@ def membership_companion(*, slug: str, now: datetime) -> Companion:
     return Companion(_MEMBERSHIP_COMPANION_SQL, {"campaign": slug, "now": now})
 
 
-def assignment_claim(*, campaign: Campaign, annotator, now: datetime | None = None, rng: random.Random | None = None):
+def assignment_claim(*, campaign: Campaign, annotator: User, now: datetime | None = None,
+                     rng: random.Random | None = None) -> Assignment | None:
     """The annotator's current lease in ``campaign`` if it is still valid, else a new lease on the next pair.
 
     Returns None when the campaign is not active or no pair is left for this annotator. Only members
@@ -112,8 +119,8 @@ def assignment_claim(*, campaign: Campaign, annotator, now: datetime | None = No
 
 
 def assignment_claim_by_slug(
-    *, slug: str, annotator, now: datetime | None = None, rng: random.Random | None = None, read: tuple | None = None
-):
+    *, slug: str, annotator: User, now: datetime | None = None, rng: random.Random | None = None, read: tuple | None = None
+) -> Assignment | None:
     """``assignment_claim`` for the campaign ``slug`` (ApplicationError 404 when there is none).
 
     On PostgreSQL the campaign is read in the membership statement: one round trip less per claim. ``read`` is
@@ -307,7 +314,7 @@ def claim_sql() -> str:
     return _claim_sql(CLAIM_HEAD)
 
 
-def claim_params(*, campaign: Campaign, annotator, gold: bool, now: datetime) -> dict:
+def claim_params(*, campaign: Campaign, annotator: User, gold: bool, now: datetime) -> dict:
     """The claim statement's parameters (the bench and the tests EXPLAIN it with them)."""
     return {
         "campaign": campaign.pk,
@@ -360,7 +367,7 @@ def _lease_portable(*, campaign: Campaign, annotator, gold: bool, now: datetime)
     return selectors.assignment_for_annotator(assignment_id=assignment.pk, annotator=annotator)
 
 
-def claimable_pairs(*, campaign: Campaign, annotator, gold: bool):
+def claimable_pairs(*, campaign: Campaign, annotator: User, gold: bool) -> QuerySet[Pair]:
     """The claim's candidates in ``pair_claim_idx`` order, locked with SKIP LOCKED where the database can.
 
     Precondition: inside a transaction.
@@ -529,7 +536,7 @@ def _locked_for_submit(
 
 
 @transaction.atomic
-def assignment_save_draft(*, assignment: Assignment, annotator, values: dict, now: datetime | None = None) -> Assignment:
+def assignment_save_draft(*, assignment: Assignment, annotator: User, values: dict, now: datetime | None = None) -> Assignment:
     """Store answers as shown on screen (partial answers allowed); a live lease is renewed by the work."""
     now = now or timezone.now()
     locked = _locked_own(assignment, annotator)
@@ -580,7 +587,7 @@ class _AssignmentChanged(Exception):
 def annotation_submit(
     *,
     assignment: Assignment,
-    annotator,
+    annotator: User,
     values: dict,
     time_on_item_ms: int | None,
     idempotency_key: str,
@@ -768,7 +775,7 @@ def _store_portable(*, assignment: Assignment, annotator, fields: dict, was_expi
 
 
 @transaction.atomic
-def assignment_skip(*, assignment: Assignment, annotator, reason: str, now: datetime | None = None) -> Assignment:
+def assignment_skip(*, assignment: Assignment, annotator: User, reason: str, now: datetime | None = None) -> Assignment:
     """Give the pair back with a reason; its slot goes to someone else. Skipping twice changes nothing more."""
     now = now or timezone.now()
     reason = reason.strip() if isinstance(reason, str) else ""

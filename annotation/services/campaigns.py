@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from django.contrib.auth import get_user_model
 from django.db import transaction
@@ -11,6 +12,11 @@ from django.db import transaction
 from annotation import schemas
 from annotation.errors import ApplicationError
 from annotation.models import Campaign, RatingSchema, TaskKind
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from annotation.models import User
 
 DEFAULT_PRESET_BY_KIND = {
     TaskKind.TEXT_TO_IMAGE: "mmrb2-generation",
@@ -233,7 +239,7 @@ def campaign_get_or_create(*, slug: str, kind: str | None, preset: str | None,
     return campaign_create(slug=slug, kind=kind, preset=preset, overlap=3 if overlap is None else overlap), True
 
 
-def campaign_add_members(*, campaign: Campaign, users) -> None:
+def campaign_add_members(*, campaign: Campaign, users: Iterable[User]) -> None:
     campaign.members.add(*users)
 
 

@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from django.conf import settings
 from django.db import connections
@@ -33,6 +33,9 @@ from annotation.importers import rows
 from annotation.importers.streams import CountingReader
 from annotation.services.bulk import Json
 from annotation.services.media import MediaError, resolve_under, sniff, sniff_by_head
+
+if TYPE_CHECKING:
+    from types import ModuleType
 
 CACHE_ENTRIES = 100_000
 HASH_CHUNK = 1024 * 1024
@@ -118,7 +121,7 @@ class Lru(OrderedDict):
             self.popitem(last=False)
 
 
-def prepared_batches(*, fmt, reader: CountingReader, options: rows.ParseOptions, media_root: Path | None,
+def prepared_batches(*, fmt: ModuleType, reader: CountingReader, options: rows.ParseOptions, media_root: Path | None,
                      schema: dict, batch_size: int) -> Iterator[PreparedBatch]:
     """Every record of the file, parsed and checked, in batches of at most ``batch_size`` rows or errors."""
     inspector = MediaInspector(root=media_root, prompt_key=options.prompt_key)
@@ -139,7 +142,7 @@ def prepared_batches(*, fmt, reader: CountingReader, options: rows.ParseOptions,
     yield PreparedBatch(inspector.check_batch(parsed, schema), errors, reader.bytes_read)
 
 
-def row_blocks(row) -> list[tuple[str, list[dict]]]:
+def row_blocks(row: rows.PairRow | rows.ResponseOnlyRow) -> list[tuple[str, list[dict]]]:
     if isinstance(row, rows.PairRow):
         return [("prompt.content", row.prompt.content), ("response_a.content", row.response_a.content),
                 ("response_b.content", row.response_b.content)]
@@ -299,7 +302,7 @@ os.register_at_fork(after_in_child=pool.cache_clear)
 
 
 @contextlib.contextmanager
-def fewer_collections():
+def fewer_collections() -> Iterator[None]:
     """Collect garbage less often while a batch job runs.
 
     An import allocates millions of short-lived objects without cycles (reference counting frees

@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future
 from dataclasses import asdict, dataclass, field
 from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING
 
 from django.conf import settings
 from django.core.files import File
@@ -48,6 +49,13 @@ from annotation.services.import_reader import (
 from annotation.services.media import storage_name, storage_put
 from annotation.services.pairs import BatchOutcome, pairs_create_many
 from annotation.services.sources import source_dataset_link
+
+if TYPE_CHECKING:
+    from typing import BinaryIO
+
+    from django.core.files.uploadedfile import UploadedFile
+
+    from annotation.models import User
 
 BATCH_SIZE = 2000
 SAVE_CHUNK = 50  # files per task of the saving threads: few enough tasks, enough of them to run side by side
@@ -293,7 +301,7 @@ class _Importer:
 def pairs_import(
     *,
     campaign: Campaign,
-    stream,
+    stream: BinaryIO,
     fmt: str,
     media_root: Path | None = None,
     with_annotations: bool = False,
@@ -352,8 +360,8 @@ def pairs_import(
 
 def import_job_create(
     *,
-    user,
-    upload,
+    user: User,
+    upload: UploadedFile,
     campaign_slug: str,
     fmt: str,
     task: str | None = None,

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from django.db import transaction
 from django.utils import timezone
 
 from annotation.models import Job
+
+if TYPE_CHECKING:
+    from annotation.models import Campaign, User
 
 # What each kind of job counts in progress_done / progress_total, so a bar names its own units.
 JOB_UNITS = {"import": "bytes", "prefilter": "verdicts", "agreement": "steps", "consensus": "pairs", "release": "rows"}
@@ -15,7 +20,8 @@ def job_unit(kind: str) -> str:
     return JOB_UNITS.get(kind, "items")
 
 
-def job_create(*, kind: str, campaign=None, params: dict | None = None, created_by=None, total: int | None = None) -> Job:
+def job_create(*, kind: str, campaign: Campaign | None = None, params: dict | None = None, created_by: User | None = None,
+               total: int | None = None) -> Job:
     return Job.objects.create(
         kind=kind, campaign=campaign, params=params or {}, created_by=created_by, progress_total=total
     )

@@ -7,6 +7,7 @@ import io
 import warnings
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING
 
 from django.conf import settings
 from django.core.files.base import ContentFile
@@ -16,6 +17,9 @@ from PIL import Image, UnidentifiedImageError
 
 from annotation.errors import ApplicationError
 from annotation.models import Media
+
+if TYPE_CHECKING:
+    from django.core.files import File
 
 
 class MediaError(ApplicationError):
@@ -109,7 +113,7 @@ def storage_name(digest: str, extension: str) -> str:
     return f"media/{digest[:2]}/{digest}.{extension}"
 
 
-def storage_put(name: str, content) -> None:
+def storage_put(name: str, content: File) -> None:
     """Save ``content`` under ``name``, a content-derived name: when the name is taken (a concurrent writer,
     an earlier attempt) the storage saves under another name, and that copy is deleted, keeping one."""
     saved = default_storage.save(name, content)

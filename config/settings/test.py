@@ -41,8 +41,13 @@ if not env("DATABASE_URL", default=""):
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":  # noqa: F405
     # A file, not Django's shared-cache in-memory database: there concurrent writers fail at once ("database table
     # is locked"), while a file's wait for the write lock, so the live server's threads claim as in production.
+    # With DATABASE_URL=sqlite:///DIR/NAME (the SQLite leg, `make test-sqlite`) the test database is DIR/test-NAME.
+    _name = str(DATABASES["default"]["NAME"])  # noqa: F405
     DATABASES["default"].setdefault("TEST", {}).setdefault(  # noqa: F405
-        "NAME", os.path.join(tempfile.gettempdir(), "concord-test-db.sqlite3")
+        "NAME",
+        os.path.join(os.path.dirname(_name), "test-" + os.path.basename(_name))
+        if env("DATABASE_URL", default="")
+        else os.path.join(tempfile.gettempdir(), "concord-test-db.sqlite3"),
     )
 
 DEBUG = False

@@ -135,7 +135,7 @@ class ClientPool:
 
     httpcore scans every connection of its pool on each request, so one pool of N connections costs
     O(N) per call; slots of one connection each keep the cost flat at high concurrency (measured in
-    bench/README_judges.md). Free slots are reused last-in first-out, so a light load keeps few
+    docs/decisions/judge-http-clients.md). Free slots are reused last-in first-out, so a light load keeps few
     connections warm.
     """
 

@@ -169,7 +169,7 @@ class PairPage:
     filters: PairFilters
 
 
-def encode_cursor(*, sort: str, value, pk: int) -> str:
+def encode_cursor(*, sort: str, value: object, pk: int) -> str:
     raw = json.dumps({"s": sort, "v": value, "id": pk}, separators=(",", ":")).encode()
     return base64.urlsafe_b64encode(raw).decode().rstrip("=")
 
@@ -226,7 +226,7 @@ def _any(conditions) -> Q:
 JUDGE_LABELS = {label: Q(verdict=label) for label in ("A", "B", "tie")}
 
 
-def judge_agreement_expression():
+def judge_agreement_expression() -> Subquery:
     """Share of a pair's valid judge votes (A, B or tie; both orders) that the majority label holds."""
     return _majority_share(JudgeVerdict.objects.filter(pair=OuterRef("pk")).order_by(), JUDGE_LABELS)
 
@@ -258,7 +258,7 @@ def _human_side_conditions(definition: dict) -> dict[str, Q] | None:
     return None
 
 
-def human_agreement_expression(definition: dict):
+def human_agreement_expression(definition: dict) -> Subquery | None:
     """Share of a pair's annotations whose preferred side is the most common one (None without annotations)."""
     conditions = _human_side_conditions(definition)
     if conditions is None:

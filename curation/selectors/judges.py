@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from django.shortcuts import get_object_or_404
 
 from annotation.models import Job, Pair
 from curation.models import Judge, JudgeVerdict
 from curation.prefilter import JOB_KIND
 
+if TYPE_CHECKING:
+    from django.db.models import QuerySet
 
-def judges_list():
+
+def judges_list() -> QuerySet[Judge]:
     return Judge.objects.order_by("name")
 
 
@@ -17,7 +22,7 @@ def judge_get(*, name: str) -> Judge:
     return get_object_or_404(Judge, name=name)
 
 
-def pair_verdicts(*, pair: Pair):
+def pair_verdicts(*, pair: Pair) -> QuerySet[JudgeVerdict]:
     """Every verdict on ``pair``, grouped by judge name then order, with the judge loaded."""
     return JudgeVerdict.objects.filter(pair=pair).select_related("judge").order_by("judge__name", "order")
 

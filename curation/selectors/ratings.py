@@ -13,6 +13,7 @@ import io
 import json
 import time
 from collections.abc import Callable
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from itertools import islice
 
@@ -45,8 +46,8 @@ def copy_available() -> bool:
     return connection.vendor == "postgresql"
 
 
-def stream_frame(queryset: QuerySet, *, names: list[str], json_columns: set[str] = frozenset(),
-                 text_columns: set[str] = frozenset(), progress: Callable[[int], None] | None = None) -> pd.DataFrame:
+def stream_frame(queryset: QuerySet, *, names: list[str], json_columns: AbstractSet[str] = frozenset(),
+                 text_columns: AbstractSet[str] = frozenset(), progress: Callable[[int], None] | None = None) -> pd.DataFrame:
     """Run ``queryset.values_list(*names)`` as one streamed query into a DataFrame.
 
     ``json_columns`` hold JSON values: on PostgreSQL a column of plain numbers arrives as floats, any

@@ -6,6 +6,7 @@ import math
 import traceback
 from collections.abc import Callable
 from datetime import timedelta
+from typing import TYPE_CHECKING
 
 import numpy as np
 from django.db import transaction
@@ -21,6 +22,9 @@ from curation.models import AgreementReport
 from curation.selectors.agreement import HEADLINE
 from curation.selectors.ratings import PairFacts, pair_facts, rating_table
 
+if TYPE_CHECKING:
+    from annotation.models import User
+
 JOB_KIND = "agreement"
 MAX_RESAMPLES = 100_000
 SLICE_KEY_LENGTH = 200
@@ -31,7 +35,7 @@ class JobCancelled(Exception):
     """The curator cancelled the job; stop without storing anything."""
 
 
-def validate_parameters(*, bootstrap, seed, quality: dict | None = None) -> dict:
+def validate_parameters(*, bootstrap: object, seed: object, quality: dict | None = None) -> dict:
     """The report parameters, checked; ApplicationError names the bad one."""
     if isinstance(bootstrap, bool) or not isinstance(bootstrap, int) or not 0 <= bootstrap <= MAX_RESAMPLES:
         raise ApplicationError(f"bootstrap must be a whole number of resamples from 0 to {MAX_RESAMPLES:,}",
@@ -117,7 +121,7 @@ def headline(report: dict) -> dict:
     return {key: report.get(key) for key in HEADLINE}
 
 
-def agreement_job_create(*, campaign: Campaign, created_by=None, bootstrap: int = 1000, seed: int = 0,
+def agreement_job_create(*, campaign: Campaign, created_by: User | None = None, bootstrap: int = 1000, seed: int = 0,
                          quality: dict | None = None) -> Job:
     """A queued agreement job; its task is enqueued once the surrounding transaction commits."""
     parameters = validate_parameters(bootstrap=bootstrap, seed=seed, quality=quality)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import traceback
 from collections import Counter
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import numpy as np
 from django.db import transaction
@@ -20,6 +21,9 @@ from curation.consensus import DISPUTE_REASONS, ConsensusPolicy, PolicyError, ge
 from curation.consensus.base import DISPUTED, KEPT, PairRatings, pair_ratings_from_table
 from curation.models import ConsensusRecord
 from curation.selectors.ratings import pair_facts, rating_table
+
+if TYPE_CHECKING:
+    from annotation.models import User
 
 JOB_KIND = "consensus"
 ADJUDICATION_POLICY = "adjudication"
@@ -183,7 +187,8 @@ def _write(*, campaign, decisions, facts, ready, policy, params, dispute, progre
     }
 
 
-def consensus_job_create(*, campaign: Campaign, created_by=None, policy: str | None = None, params: dict | None = None,
+def consensus_job_create(*, campaign: Campaign, created_by: User | None = None, policy: str | None = None,
+                         params: dict | None = None,
                          on_dispute: str | None = None) -> Job:
     """A queued consensus job with validated settings; its task is enqueued once the transaction commits."""
     chosen, full, dispute = consensus_settings(campaign=campaign, policy=policy, params=params, on_dispute=on_dispute)
@@ -230,7 +235,7 @@ def consensus_invalidate(*, pair_id: int, reason: str) -> int:
 
 
 @transaction.atomic
-def pair_adjudicate(*, pair_id: int, curator, chosen: str | None, note: str) -> ConsensusRecord:
+def pair_adjudicate(*, pair_id: int, curator: User, chosen: str | None, note: str) -> ConsensusRecord:
     """Record a curator's final decision on a pair awaiting adjudication: keep it with ``chosen`` A or B (or
     tie, where the campaign's schema offers a tie), or drop it (``chosen`` None). Holds a row lock on the
     pair, so two curators cannot both decide it."""

@@ -8,12 +8,17 @@ so no release takes a decision the curator has since overruled.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from django.db import transaction
 from django.utils import timezone
 
 from annotation.errors import ApplicationError
 from annotation.models import Pair
 from curation.services.consensus import consensus_invalidate
+
+if TYPE_CHECKING:
+    from annotation.models import User
 
 MAX_NOTE = 150
 ANNOTATION_STATUSES = (Pair.Status.QUEUED, Pair.Status.COMPLETE, Pair.Status.ADJUDICATION)
@@ -39,7 +44,7 @@ def _status_after_annotation(pair: Pair) -> str:
 
 
 @transaction.atomic
-def pair_extend_overlap(*, pair_id: int, by: int = 1, actor=None, note: str = "") -> Pair:
+def pair_extend_overlap(*, pair_id: int, by: int = 1, actor: User | None = None, note: str = "") -> Pair:
     """Ask for ``by`` more annotations on a pair; it goes back to the queue.
 
     Preconditions: the pair is in annotation (queued, complete or awaiting adjudication) and the new
@@ -70,7 +75,7 @@ def pair_extend_overlap(*, pair_id: int, by: int = 1, actor=None, note: str = ""
 
 
 @transaction.atomic
-def pair_send_to_adjudication(*, pair_id: int, actor=None, note: str = "") -> Pair:
+def pair_send_to_adjudication(*, pair_id: int, actor: User | None = None, note: str = "") -> Pair:
     """Put a pair in the adjudication queue, where a curator decides it by hand.
 
     Precondition: the pair is queued or complete (annotation has started or finished).
@@ -90,7 +95,7 @@ def pair_send_to_adjudication(*, pair_id: int, actor=None, note: str = "") -> Pa
 
 
 @transaction.atomic
-def pair_mark_gold(*, pair_id: int, side: str, actor=None, note: str = "") -> Pair:
+def pair_mark_gold(*, pair_id: int, side: str, actor: User | None = None, note: str = "") -> Pair:
     """Make a pair a gold question whose expected answer prefers ``side`` ("A" or "B", canonical).
 
     Gold answers are what annotators are scored against, so a tie is refused: it cannot be right or wrong.
@@ -112,7 +117,7 @@ def pair_mark_gold(*, pair_id: int, side: str, actor=None, note: str = "") -> Pa
 
 
 @transaction.atomic
-def pair_unmark_gold(*, pair_id: int, actor=None) -> Pair:
+def pair_unmark_gold(*, pair_id: int, actor: User | None = None) -> Pair:
     """Stop using a pair as gold; its expected answer is forgotten."""
     pair = _locked(pair_id)
     if not pair.is_gold:
@@ -124,7 +129,7 @@ def pair_unmark_gold(*, pair_id: int, actor=None) -> Pair:
 
 
 @transaction.atomic
-def pair_exclude(*, pair_id: int, reason: str, actor=None) -> Pair:
+def pair_exclude(*, pair_id: int, reason: str, actor: User | None = None) -> Pair:
     """Take a pair out of annotation, consensus and releases; a reason is required.
 
     Annotations already made are kept (restoring the pair brings them back into play).
@@ -142,7 +147,7 @@ def pair_exclude(*, pair_id: int, reason: str, actor=None) -> Pair:
 
 
 @transaction.atomic
-def pair_restore(*, pair_id: int, actor=None, note: str = "") -> Pair:
+def pair_restore(*, pair_id: int, actor: User | None = None, note: str = "") -> Pair:
     """Bring back a pair the pre-filter dropped as easy, or one a curator excluded.
 
     A restored pair goes to the annotation queue, or straight to complete when it already has

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING
 
 from django.db import transaction
 
@@ -14,6 +15,9 @@ from curation.judges.base import JudgeCall, JudgeConfigError, MediaStore, Perman
 from curation.judges.python_callable import load_callable
 from curation.judges.runner import JudgeRunner, WorkItem
 from curation.models import Judge, JudgeVerdict
+
+if TYPE_CHECKING:
+    from annotation.models import User
 
 RESERVED_NAMES = {"create"}
 
@@ -37,7 +41,8 @@ def _validated(*, backend: str, settings, user) -> dict:
     return settings
 
 
-def judge_create(*, name: str, backend: str, settings: dict | None = None, enabled: bool = True, user=None) -> Judge:
+def judge_create(*, name: str, backend: str, settings: dict | None = None, enabled: bool = True,
+                 user: User | None = None) -> Judge:
     """A new judge; ``user`` (when given) must be an admin for the python backend."""
     settings = settings or {}
     if name in RESERVED_NAMES:
@@ -49,7 +54,7 @@ def judge_create(*, name: str, backend: str, settings: dict | None = None, enabl
 
 
 @transaction.atomic
-def judge_update(*, judge: Judge, user=None, backend: str | None = None, settings: dict | None = None,
+def judge_update(*, judge: Judge, user: User | None = None, backend: str | None = None, settings: dict | None = None,
                  enabled: bool | None = None) -> Judge:
     """Change a judge; verdicts already stored keep the settings they were made with."""
     judge = Judge.objects.select_for_update().get(pk=judge.pk)

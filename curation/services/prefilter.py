@@ -16,6 +16,7 @@ import time
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from django.conf import settings as django_settings
 from django.core.files.storage import default_storage
@@ -32,6 +33,11 @@ from curation.judges.base import JudgeCall, JudgeConfigError, JudgeRequest, Medi
 from curation.judges.runner import JudgeRunner, WorkItem
 from curation.models import Judge, JudgeVerdict
 from curation.prefilter import JOB_KIND, metrics, rules
+
+if TYPE_CHECKING:
+    from django.db.models import QuerySet
+
+    from annotation.models import User
 
 ORDERS = (JudgeVerdict.Order.FORWARD, JudgeVerdict.Order.SWAPPED)
 REASON_PREFIX = "prefilter:"
@@ -89,7 +95,7 @@ def prefilter_job_create(
     judge_names: list[str] | None = None,
     threshold: float | None = None,
     force: bool = False,
-    created_by=None,
+    created_by: User | None = None,
 ) -> Job:
     """A queued pre-filter run with its judges and rule frozen; nothing is enqueued.
 
@@ -116,7 +122,7 @@ def prefilter_start(
     judge_names: list[str] | None = None,
     threshold: float | None = None,
     force: bool = False,
-    created_by=None,
+    created_by: User | None = None,
 ) -> Job:
     """Create a run and hand it to the workers once the caller's transaction commits."""
     from curation.tasks import prefilter_dispatch_task
@@ -149,7 +155,7 @@ def prefilter_resume(*, job: Job) -> Job:
 # --- candidates and preparation -------------------------------------------------------------------
 
 
-def candidate_pairs(*, campaign: Campaign):
+def candidate_pairs(*, campaign: Campaign) -> QuerySet[Pair]:
     """Pairs a run may (re)decide: awaiting the pre-filter, dropped by it, or queued by it and untouched.
 
     A pair a curator restored, or one an annotator has claimed, is never moved by a run.
@@ -530,7 +536,7 @@ def prefilter_run_inline(
 
 
 @transaction.atomic
-def pair_restore(*, pair: Pair, user) -> Pair:
+def pair_restore(*, pair: Pair, user: User) -> Pair:
     """Put a pair the pre-filter dropped back into the annotation queue; later runs leave it there."""
     pair = Pair.objects.select_for_update().get(pk=pair.pk)
     if pair.status != Pair.Status.DROPPED_EASY:

@@ -18,6 +18,7 @@ from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pyarrow.parquet as pq
 from django.conf import settings
@@ -40,6 +41,9 @@ from curation.releases.writers import features
 from curation.selectors.leaderboard import model_leaderboard
 from curation.selectors.releases import release_previous
 from curation.services.consensus import ADJUDICATION_POLICY
+
+if TYPE_CHECKING:
+    from annotation.models import User
 
 NAME = re.compile(r"^[a-z0-9][a-z0-9-]{0,99}$")
 LOCK_CLASS = 7007
@@ -582,7 +586,8 @@ def release_gold(*, release: Release) -> list[scoring.GoldPair]:
     return gold
 
 
-def judge_evaluate(*, release: Release, judge_name: str, predictions: bytes, format: str, created_by=None) -> JudgeEvaluation:
+def judge_evaluate(*, release: Release, judge_name: str, predictions: bytes, format: str,
+                   created_by: User | None = None) -> JudgeEvaluation:
     """Score a judge's predictions (JSON bytes) against a published release and keep the scores.
 
     ApplicationError for an unpublished release, an unknown format, oversized or malformed predictions.

@@ -1,4 +1,5 @@
-"""Claims under real concurrency: PostgreSQL with 50 annotators on their own connections, SQLite in processes."""
+"""Claims under real concurrency: 50 annotators on their own connections (PostgreSQL, and SQLite on the SQLite leg,
+`make test-sqlite`), SQLite in processes; tests of PostgreSQL's own statements and plans are marked postgres_only."""
 
 import json
 import os
@@ -61,7 +62,7 @@ def race(raters, campaign, *, now=None, abandon=frozenset()) -> tuple[dict, list
 
 @pytest.mark.slow
 @pytest.mark.django_db(transaction=True)
-def test_fifty_annotators_racing_on_postgresql_never_exceed_overlap_or_lose_a_claim(postgres_only):
+def test_fifty_annotators_racing_never_exceed_overlap_or_lose_a_claim():
     campaign, raters, pairs = ab_tie_campaign(overlap=OVERLAP, pairs=PAIRS, members=ANNOTATORS, lease_minutes=30)
     abandon = frozenset(r.pk for r in raters[::10])
 
@@ -97,7 +98,7 @@ def test_fifty_annotators_racing_on_postgresql_never_exceed_overlap_or_lose_a_cl
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_claim_waits_for_leases_another_transaction_is_expiring_instead_of_answering_nothing_left(postgres_only):
+def test_a_claim_waits_for_leases_another_transaction_is_expiring_instead_of_answering_nothing_left():
     """The last slot is held by a due lease that another transaction has locked and is expiring: bob gets it."""
     campaign, (alice, bob), (pair,) = ab_tie_campaign(overlap=1, pairs=1, members=2, lease_minutes=30)
     assert assignment_claim(campaign=campaign, annotator=alice).pair_id == pair.pk
@@ -235,7 +236,7 @@ def test_the_claim_statement_is_planned_once_per_connection_not_on_every_claim(p
 
 
 @pytest.mark.django_db(transaction=True)
-def test_outside_a_transaction_a_repeat_returns_the_annotation_and_a_reused_key_writes_nothing(postgres_only):
+def test_outside_a_transaction_a_repeat_returns_the_annotation_and_a_reused_key_writes_nothing():
     campaign, (rater, *_), _ = ab_tie_campaign(pairs=2, overlap=1)
     first = assignment_claim(campaign=campaign, annotator=rater)
     stored = submit(first, key="same")
@@ -339,7 +340,7 @@ def test_a_skip_between_the_read_and_the_write_wins_and_nothing_is_stored(postgr
 
 
 @pytest.mark.django_db(transaction=True)
-def test_eight_simultaneous_submits_of_one_assignment_store_one_annotation(postgres_only):
+def test_eight_simultaneous_submits_of_one_assignment_store_one_annotation():
     campaign, (rater, *_), (pair,) = ab_tie_campaign(pairs=1)
     assignment = assignment_claim(campaign=campaign, annotator=rater)
     barrier, answers, errors = threading.Barrier(8), [], []

@@ -135,10 +135,12 @@ def test_an_unknown_task_kind_is_refused(tmp_path):
 
 
 def test_a_row_the_database_refuses_does_not_take_its_batch_down(tmp_path):
-    """The batch is retried row by row; the refused row leaves no prompt or response behind."""
+    """The batch is retried row by row; the refused row leaves no prompt or response behind.
+
+    The refused row breaks a NOT NULL column, which both engines enforce (SQLite ignores varchar lengths)."""
     campaign = CampaignFactory()
 
-    def row(n: int, source: str = "bench") -> rows.PairRow:
+    def row(n: int, source: str | None = "bench") -> rows.PairRow:
         return rows.PairRow(
             line=n, external_id=f"p{n}",
             prompt=rows.PromptRow(external_id=f"prompt-{n}", source=source, source_task="", metadata={}, content=[]),
@@ -146,7 +148,7 @@ def test_a_row_the_database_refuses_does_not_take_its_batch_down(tmp_path):
             response_b=rows.ResponseRow("m2", [{"type": "text", "text": f"b{n}", "format": "plain"}]),
         )
 
-    outcome = pairs_create_many(campaign=campaign, batch=[row(1), row(2, source="s" * 500), row(3)], media_ids={})
+    outcome = pairs_create_many(campaign=campaign, batch=[row(1), row(2, source=None), row(3)], media_ids={})
     assert outcome.created == 2
     assert [line for line, _ in outcome.errors] == [2]
     assert "the database refused the row" in outcome.errors[0][1]

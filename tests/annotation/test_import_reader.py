@@ -8,6 +8,7 @@ import pytest
 from annotation.models import Pair, Prompt
 from annotation.services.import_reader import ReaderFailed, in_child
 from tests.annotation.import_helpers import concord_pair, run_import_json, write_jsonl
+from tests.conftest import skip_unless_postgresql
 from tests.factories import CampaignFactory
 
 
@@ -83,7 +84,7 @@ def test_metadata_with_integers_beyond_64_bits_is_stored_exactly(tmp_path):
 
 
 @pytest.mark.django_db(transaction=True)
-def test_two_imports_of_one_file_at_once_store_each_pair_and_file_once(tmp_path):
+def test_two_imports_of_one_file_at_once_store_each_pair_and_file_once(tmp_path, request):
     """Both writers see the pairs as new; the unique constraint and the row-by-row retry sort it out."""
     from concurrent.futures import ThreadPoolExecutor
 
@@ -93,8 +94,7 @@ def test_two_imports_of_one_file_at_once_store_each_pair_and_file_once(tmp_path)
     from annotation.services.imports import pairs_import
     from tests.annotation.import_helpers import png_bytes
 
-    if connection.vendor != "postgresql":
-        pytest.skip("SQLite serialises writers; the race needs PostgreSQL")
+    skip_unless_postgresql(request.node, "SQLite serialises writers; the race needs PostgreSQL")
     campaign = CampaignFactory(slug="race", kind="text-to-image")
     (tmp_path / "img").mkdir()
     for i in range(40):

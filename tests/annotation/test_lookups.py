@@ -1,9 +1,9 @@
 """``field__any``: the same rows as ``field__in``, whatever the values, on PostgreSQL and SQLite alike."""
 
 import pytest
-from django.db import connection
 
 from annotation.models import Pair, Prompt
+from tests.conftest import skip_unless_postgresql
 from tests.factories import CampaignFactory, PairFactory
 
 pytestmark = pytest.mark.django_db
@@ -27,9 +27,8 @@ def test_any_of_nothing_matches_nothing():
     assert not Pair.objects.filter(external_id__any=set()).exists()
 
 
-def test_on_postgresql_the_list_travels_as_one_parameter():
-    if connection.vendor != "postgresql":
-        pytest.skip("the single-parameter form is PostgreSQL's")
+def test_on_postgresql_the_list_travels_as_one_parameter(request):
+    skip_unless_postgresql(request.node, "the single-parameter form is PostgreSQL's")
     sql, params = Pair.objects.filter(external_id__any={str(i) for i in range(3000)}).query.sql_with_params()
     assert "jsonb_array_elements_text" in sql
     assert len(params) == 1
