@@ -7,6 +7,7 @@ import re
 import secrets
 from dataclasses import dataclass
 from datetime import timedelta
+from typing import TYPE_CHECKING
 
 from django.contrib.auth import get_user_model, password_validation
 from django.core.exceptions import ValidationError
@@ -16,6 +17,9 @@ from django.utils import timezone
 
 from annotation.errors import ApplicationError
 from annotation.models import Invitation, Role
+
+if TYPE_CHECKING:
+    from annotation.models import User
 
 USERNAME = re.compile(r"^[\w.@+-]{1,150}$")
 INVITATION_HOURS = 72
@@ -36,7 +40,7 @@ def _checked_password(password: str, user=None) -> str:
 
 @transaction.atomic
 def user_create(*, username: str, password: str | None = None, role: str = Role.ANNOTATOR, email: str = "",
-                check_strength: bool = True):
+                check_strength: bool = True) -> User:
     """A new account; without a password it cannot sign in until an invitation sets one.
 
     ``check_strength=False`` is for the demo's published passwords only.
@@ -66,7 +70,7 @@ def user_create(*, username: str, password: str | None = None, role: str = Role.
     return user
 
 
-def account_role_check(*, actor, role: str) -> None:
+def account_role_check(*, actor: User, role: str) -> None:
     """Curators create annotator accounts; only admins create curators and admins."""
     if role not in Role.values:
         raise ApplicationError(f"unknown role {role!r}; choose one of {', '.join(Role.values)}", code="unknown_role")
@@ -82,7 +86,7 @@ class IssuedInvitation:
     token: str
 
 
-def invitation_create(*, user, created_by=None, hours: int = INVITATION_HOURS) -> IssuedInvitation:
+def invitation_create(*, user: User, created_by: User | None = None, hours: int = INVITATION_HOURS) -> IssuedInvitation:
     """A new single-use link for ``user``; links issued before for the same account stop working."""
     if isinstance(hours, bool) or not isinstance(hours, int) or not 1 <= hours <= MAX_INVITATION_HOURS:
         raise ApplicationError(f"an invitation lasts 1 to {MAX_INVITATION_HOURS} hours, not {hours!r}",
@@ -116,7 +120,7 @@ def invitation_get(*, token: str) -> Invitation:
 
 
 @transaction.atomic
-def invitation_accept(*, token: str, password: str, password_again: str):
+def invitation_accept(*, token: str, password: str, password_again: str) -> User:
     """Set the invited account's password and spend the link; returns the user."""
     invitation = invitation_get(token=token)
     invitation = Invitation.objects.select_for_update().select_related("user").get(pk=invitation.pk)
@@ -134,7 +138,7 @@ def invitation_accept(*, token: str, password: str, password_again: str):
 
 
 @transaction.atomic
-def user_invite(*, username: str, role: str = Role.ANNOTATOR, email: str = "", created_by=None,
+def user_invite(*, username: str, role: str = Role.ANNOTATOR, email: str = "", created_by: User | None = None,
                 hours: int = INVITATION_HOURS) -> tuple:
     """A new account without a password and its invitation link: both, or neither when either is refused."""
     user = user_create(username=username, password=None, role=role, email=email)
@@ -142,7 +146,7 @@ def user_invite(*, username: str, role: str = Role.ANNOTATOR, email: str = "", c
 
 
 @transaction.atomic
-def user_set_role(*, user, role: str):
+def user_set_role(*, user: User, role: str) -> User:
     """Change an account's role; admins are staff and superusers, the others neither."""
     if role not in Role.values:
         raise ApplicationError(f"unknown role {role!r}; choose one of {', '.join(Role.values)}", code="unknown_role")

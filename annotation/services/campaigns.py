@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from django.contrib.auth import get_user_model
 from django.db import transaction
@@ -54,7 +54,7 @@ def rating_schema_create(*, slug: str, definition: dict) -> RatingSchema:
     return RatingSchema.objects.create(slug=slug, version=(current.version + 1) if current else 1, definition=definition)
 
 
-STATUS_MOVES = {
+STATUS_MOVES: dict[str, set[str]] = {
     Campaign.Status.DRAFT: {Campaign.Status.ACTIVE, Campaign.Status.ARCHIVED},
     Campaign.Status.ACTIVE: {Campaign.Status.PAUSED, Campaign.Status.ARCHIVED},
     Campaign.Status.PAUSED: {Campaign.Status.ACTIVE, Campaign.Status.ARCHIVED},
@@ -173,7 +173,7 @@ EDITABLE = ("name", "overlap", "gold_rate", "lease_minutes", "instructions", "re
 
 @transaction.atomic
 def campaign_update(*, campaign: Campaign, schema_definition: dict | None = None, preset: str | None = None,
-                    prefilter_rule: dict | None = None, status: str | None = None, **changes) -> Campaign:
+                    prefilter_rule: dict | None = None, status: str | None = None, **changes: Any) -> Campaign:
     """Change a campaign's settings. A new schema is a new version, allowed until the first claim or rating.
 
     The kind is fixed once the campaign exists. A status moves draft → active ⇄ paused → archived.
@@ -254,7 +254,7 @@ class MembersChange:
 
 
 @transaction.atomic
-def campaign_members_change(*, campaign: Campaign, add: list[str] = (), remove: list[str] = ()) -> MembersChange:
+def campaign_members_change(*, campaign: Campaign, add: Iterable[str] = (), remove: Iterable[str] = ()) -> MembersChange:
     """Add and remove members by username; an unknown name changes nothing and names every unknown one.
 
     Removing a member keeps their ratings and ends none of their open leases (they expire as usual).

@@ -7,6 +7,7 @@ import json
 import secrets
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
@@ -15,6 +16,9 @@ from annotation.errors import ApplicationError
 from annotation.models import Campaign, Role
 from annotation.services.accounts import user_create
 from annotation.services.campaigns import campaign_add_members, campaign_create
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 DEMO_ACCOUNTS = (
     ("annotator1", "demo-annotator1", Role.ANNOTATOR),
@@ -66,7 +70,7 @@ def demo_judges_ensure() -> list[str]:
 DEMO_PREFILTER_RULE = {"rule": "majority-of-valid", "threshold": 0.9, "min_votes": 2}
 
 
-def demo_prefilter_run(*, campaign: Campaign, judges: list[str], on_progress=None) -> dict | None:
+def demo_prefilter_run(*, campaign: Campaign, judges: list[str], on_progress: Callable[[int], None] | None = None) -> dict | None:
     """Run the pre-filter on the campaign's pairs still awaiting it, in this process; None when none await it."""
     from annotation.models import Pair
     from curation.services.prefilter import prefilter_job_create, prefilter_run_inline
@@ -99,7 +103,7 @@ def demo_accounts_ensure(*, random_passwords: bool = False) -> list[DemoAccount]
     return accounts
 
 
-def demo_seed(*, out_dir: Path, on_progress=None,
+def demo_seed(*, out_dir: Path, on_progress: Callable[[int], None] | None = None,
               random_passwords: bool = False) -> tuple[list[DemoAccount], list[DemoCampaignResult]]:
     """Generate the demo files under ``out_dir``, import them, make the annotators members of every campaign, and
     run the heuristic judges' pre-filter on the campaigns that need it.

@@ -10,6 +10,8 @@ from the work queue: the claim and submit paths are unchanged.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from django.core.cache import cache
 from django.db.models import Exists, F, OuterRef
 
@@ -17,6 +19,9 @@ from annotation import content
 from annotation.assignment_rules import orientation_swapped
 from annotation.models import PAIR_CLAIMABLE, PAIR_SLOTS_TAKEN, Assignment, Campaign, Pair
 from annotation.selectors import pair_display
+
+if TYPE_CHECKING:
+    from annotation.models import User
 
 PREVIEW_SECONDS = 15 * 60
 
@@ -26,7 +31,7 @@ def preview_key(user_id: int, digest: str) -> str:
     return f"media-preview:{user_id}:{digest}"
 
 
-def pair_preview_next(*, campaign: Campaign, annotator) -> dict | None:
+def pair_preview_next(*, campaign: Campaign, annotator: User) -> dict | None:
     """The blind display of the pair ``annotator`` most likely gets on their next claim in ``campaign``, with
     ``assignment`` and ``expires_at`` empty; None when nothing is left or the campaign is not active.
 
@@ -45,7 +50,9 @@ def pair_preview_next(*, campaign: Campaign, annotator) -> dict | None:
     )
     if pair is None:
         return None
-    assignment = Assignment(pair=pair, campaign=campaign, annotator=annotator, status="preview", draft={}, expires_at=None,
+    # Never saved: it only orients the display as the claim will (expires_at is required of a stored one).
+    assignment = Assignment(pair=pair, campaign=campaign, annotator=annotator, status="preview", draft={},  # type: ignore[misc]
+                            expires_at=None,
                             swapped=orientation_swapped(campaign.orientation_seed, pair.pk, annotator.pk))
     display = pair_display(assignment=assignment)
     digests = {d for blocks in (pair.prompt.content, pair.response_a.content, pair.response_b.content)

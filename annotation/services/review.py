@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from django.db import transaction
 from django.db.models import F
@@ -23,6 +24,9 @@ from annotation import consistency, schemas
 from annotation.assignment_rules import gold_matches
 from annotation.errors import ApplicationError
 from annotation.models import Annotation, AnnotationRevision, Assignment, AssignmentEvent, Pair
+
+if TYPE_CHECKING:
+    from annotation.models import User
 
 RATIONALE_ID = "rationale"
 
@@ -72,7 +76,7 @@ class Correction:
 
 
 @transaction.atomic
-def annotation_correct(*, assignment_id: int, annotator, values: dict, now: datetime | None = None) -> Correction:
+def annotation_correct(*, assignment_id: int, annotator: User, values: dict, now: datetime | None = None) -> Correction:
     """Replace the annotator's answer (``values`` as shown: left = "A") and keep the one replaced as a revision.
 
     Refused with 409 once the pair has gone into consensus, or after a withdrawal; 400 for answers the schema
@@ -99,7 +103,7 @@ def annotation_correct(*, assignment_id: int, annotator, values: dict, now: date
 
 
 @transaction.atomic
-def annotation_withdraw(*, assignment_id: int, annotator, now: datetime | None = None) -> Assignment:
+def annotation_withdraw(*, assignment_id: int, annotator: User, now: datetime | None = None) -> Assignment:
     """Take the annotator's answer back: the annotation is removed (its versions stay as revisions, the last one
     a withdrawal), the pair needs one more rating and returns to the queue if it was complete. Refused with 409
     once the pair has gone into consensus; withdrawing twice is refused the same way (nothing left to withdraw).

@@ -469,7 +469,7 @@ def _option_label(question: dict, value) -> str:
     return str(value)
 
 
-def format_answer(question: dict, value) -> str:
+def format_answer(question: dict, value: object) -> str:
     """One answer as a curator reads it, in canonical orientation: an option's label beside its value,
     per-response answers as ``A: … · B: …``, criteria as ``criterion → label``; ``—`` when not answered."""
     if value is None or value == "" or value == []:
@@ -527,7 +527,7 @@ def campaigns_with_progress() -> list[Campaign]:
     ``progress`` (done over required, 0–1, None when nothing is in annotation).
     """
     in_annotation = Q(pairs__status__in=ANNOTATION_STATUSES)
-    campaigns = list(
+    campaigns: list[Campaign] = list(
         Campaign.objects.order_by("slug").annotate(
             pairs_count=Count("pairs"),
             in_annotation=Count("pairs", filter=in_annotation),

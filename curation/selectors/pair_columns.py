@@ -3,9 +3,14 @@ and each response's first image, on PostgreSQL (jsonpath) and SQLite (json_each)
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from django.contrib.postgres.search import SearchQuery, SearchVectorField
 from django.db import connection
 from django.db.models import CharField, F, Func, Q
+
+if TYPE_CHECKING:
+    from django.db.models import QuerySet
 
 PROMPT_PREVIEW_CHARS = 200
 
@@ -62,7 +67,7 @@ def prompt_search(text: str, path: str = "prompt__content") -> Q:
     return Q(**{f"{path}__icontains": text})
 
 
-def with_prompt_document(queryset, path: str = "prompt__content"):
+def with_prompt_document(queryset: QuerySet, path: str = "prompt__content") -> QuerySet:
     """The queryset with the search document aliased (not selected) where ``prompt_search`` needs it."""
     if connection.vendor == "postgresql":
         return queryset.alias(prompt_document=PromptDocument(F(path)))

@@ -8,10 +8,14 @@ action does not apply to is refused with that service's own message and the othe
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from annotation.errors import ApplicationError
 from annotation.models import Campaign, Pair
 from curation.services import curator_actions
+
+if TYPE_CHECKING:
+    from annotation.models import User
 
 BULK_ACTIONS = ("exclude", "restore", "send-to-adjudication", "extend-overlap", "mark-gold")
 MAX_SELECTION = 200
@@ -45,8 +49,8 @@ def _apply(action: str, pair_id: int, *, actor, note: str, by: int, side: str) -
         curator_actions.pair_mark_gold(pair_id=pair_id, side=side, note=note, actor=actor)
 
 
-def pairs_bulk_apply(*, campaign: Campaign, pair_ids: list[int], action: str, actor=None, note: str = "", by: int = 1,
-                     side: str = "") -> BulkResult:
+def pairs_bulk_apply(*, campaign: Campaign, pair_ids: list[int], action: str, actor: User | None = None, note: str = "",
+                     by: int = 1, side: str = "") -> BulkResult:
     """Apply ``action`` to each selected pair of the campaign through its single-pair service.
 
     Preconditions: ``action`` is one of BULK_ACTIONS and the selection holds 1 to MAX_SELECTION pairs;

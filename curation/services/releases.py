@@ -130,7 +130,7 @@ def _licence(campaigns: list[Campaign], license: str, force_license: bool) -> tu
 
 @transaction.atomic
 def release_request(*, name: str, version: str, campaign_slugs: list[str], license: str = "", force_license: bool = False,
-                    created_by=None) -> Release:
+                    created_by: User | None = None) -> Release:
     """A release ready to build, with its job: new, or a failed or abandoned attempt of the same NAME@VERSION.
 
     Refuses a published NAME@VERSION (releases are immutable), one being built right now, a retry whose
@@ -471,7 +471,7 @@ def _published_choices(release: Release) -> dict[str, str]:
 
 
 def release_publish(*, name: str, version: str, campaign_slugs: list[str], license: str = "", force_license: bool = False,
-                    created_by=None) -> Release:
+                    created_by: User | None = None) -> Release:
     """Request and build NAME@VERSION in this process (the CLI); a failed attempt of it is retried."""
     release = release_request(name=name, version=version, campaign_slugs=campaign_slugs, license=license,
                               force_license=force_license, created_by=created_by)
@@ -479,7 +479,7 @@ def release_publish(*, name: str, version: str, campaign_slugs: list[str], licen
 
 
 def release_publish_async(*, name: str, version: str, campaign_slugs: list[str], license: str = "",
-                          force_license: bool = False, created_by=None) -> Release:
+                          force_license: bool = False, created_by: User | None = None) -> Release:
     """Request NAME@VERSION and build it on a worker once this transaction commits."""
     from curation.tasks import release_build_task
 
