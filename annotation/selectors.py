@@ -17,11 +17,15 @@ from annotation.errors import ApplicationError
 from annotation.models import Annotation, Assignment, Campaign, Media, Pair, Prompt, RatingSchema, Response
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
     from datetime import datetime
 
-    from annotation.models import User
+    from django.db.models import QuerySet
 
-def media_visible_to(*, user, digest: str) -> Media | None:
+    from annotation.models import Job, User
+
+
+def media_visible_to(*, user: User, digest: str) -> Media | None:
     """The media ``digest`` when ``user`` may see it: curators always, annotators through a pair they hold or were
     shown ahead of their next claim (``annotation.services.preview``)."""
     media = Media.objects.filter(sha256=digest).first()
@@ -38,7 +42,7 @@ def media_url(digest: str, extension: str) -> str:
     return f"/media/{digest}.{extension}"
 
 
-def media_sources(rows) -> dict[str, dict]:
+def media_sources(rows: Iterable[tuple]) -> dict[str, dict]:
     """What an annotator's page requests for each media, from rows of (sha256, file, kind, mime type, width,
     render error): ``url`` (an image's ``full`` rendition, else the file's ``clean`` one) and, for images,
     ``srcset`` (the sized WebP renditions, then the full one at its width). A file that cannot be rendered or
@@ -56,7 +60,7 @@ def media_sources(rows) -> dict[str, dict]:
     return sources
 
 
-def campaigns_for_user(*, user):
+def campaigns_for_user(*, user: User) -> QuerySet[Campaign]:
     """Campaigns a user may see: all for curators, those they belong to for annotators."""
     qs = Campaign.objects.select_related("rating_schema").order_by("slug")
     if user.is_curator:
@@ -64,14 +68,14 @@ def campaigns_for_user(*, user):
     return qs.filter(members=user)
 
 
-def accounts_list(*, limit: int = 1000):
+def accounts_list(*, limit: int = 1000) -> QuerySet[User]:
     """Accounts by username, with what the people page shows."""
     from django.contrib.auth import get_user_model
 
     return get_user_model().objects.order_by("username").only("username", "email", "role", "password", "last_login")[:limit]
 
 
-def campaign_members(*, campaign: Campaign):
+def campaign_members(*, campaign: Campaign) -> QuerySet[User]:
     return campaign.members.order_by("username").only("username", "role")
 
 
@@ -83,7 +87,7 @@ def campaign_member_candidates(*, campaign: Campaign, limit: int = 500) -> list[
                 .values_list("username", flat=True)[:limit])
 
 
-def import_jobs_recent(*, limit: int = 20):
+def import_jobs_recent(*, limit: int = 20) -> QuerySet[Job]:
     """The latest upload imports, newest first, with their campaign."""
     from annotation.models import Job
 
@@ -104,7 +108,7 @@ def still_member() -> Exists:
                                                           user_id=OuterRef("annotator_id")))
 
 
-def assignment_for_annotator(*, assignment_id: int, annotator, for_display: bool = True) -> Assignment:
+def assignment_for_annotator(*, assignment_id: int, annotator: User, for_display: bool = True) -> Assignment:
     """The annotator's own assignment in a campaign they are still a member of; 404 otherwise, as for a missing one.
 
     With ``for_display`` its campaign, schema, pair, prompt and responses come in the same query, as
@@ -389,7 +393,7 @@ def _shown_answer_label(definition: dict, shown: dict) -> str:
     return labels.get(value, str(value))
 
 
-def my_work(*, annotator, limit: int = 200) -> list[dict]:
+def my_work(*, annotator: User, limit: int = 200) -> list[dict]:
     """The annotator's submitted and withdrawn pairs, newest first (one query): when, in which campaign, their overall
     answer as they saw it, how many times they changed it, and whether it can still be changed (its pair has not
     gone into consensus)."""
@@ -418,7 +422,7 @@ def my_work(*, annotator, limit: int = 200) -> list[dict]:
     return out
 
 
-def review_display(*, assignment_id: int, annotator) -> dict:
+def review_display(*, assignment_id: int, annotator: User) -> dict:
     """``pair_display`` of a submitted (or withdrawn) assignment with the latest answer in the orientation shown
     (as ``draft``, which the form fills in), its revisions, whether it can still be changed, and the soft warnings
     for the answer as it stands. 404 for anyone else's assignment; 409 for one not submitted yet."""
@@ -440,7 +444,7 @@ def review_display(*, assignment_id: int, annotator) -> dict:
     }
 
 
-def campaign_has_work_for(*, campaign: Campaign, annotator) -> bool:
+def campaign_has_work_for(*, campaign: Campaign, annotator: User) -> bool:
     """Whether ``annotator`` may find a pair to rate in ``campaign``: it is active and a queued pair they never held
     still needs ratings (its slots may all be leased to others right now; a claim then finds nothing yet)."""
     if campaign.status != Campaign.Status.ACTIVE:
