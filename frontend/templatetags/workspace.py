@@ -87,6 +87,9 @@ def highlight_code(code: str, language: str = "text") -> SafeString:
     return mark_safe(_highlighted(code or "", language or "text"))  # Pygments escapes
 
 
+COMPACT_ARGUMENTS_CHARS = 72
+
+
 def tool_arguments(arguments) -> list[dict]:
     """A tool call's arguments as display parts: code arguments highlighted as code, the rest as JSON."""
     if isinstance(arguments, str):
@@ -98,7 +101,10 @@ def tool_arguments(arguments) -> list[dict]:
         parts.append({"label": "code", "html": highlight_code(arguments["code"], language)})
         rest = {k: v for k, v in arguments.items() if k not in ("code", "language")}
     if rest or not parts:
-        text = json.dumps(rest, indent=2, ensure_ascii=False, sort_keys=True)
+        # Short arguments on one line ({"timeout": 5}); only a long or nested value takes a line per key.
+        text = json.dumps(rest, ensure_ascii=False, sort_keys=True)
+        if len(text) > COMPACT_ARGUMENTS_CHARS:
+            text = json.dumps(rest, indent=2, ensure_ascii=False, sort_keys=True)
         html = mark_safe(_highlighted(text, "json"))  # Pygments escapes
         parts.append({"label": "arguments" if parts else "", "html": html})
     return parts

@@ -122,10 +122,21 @@ def test_reasoning_trace_numbers_steps_highlights_code_shows_tools_and_sets_the_
     assert html.count("<details") == 2 and "data-steps-toggle" in html
     assert '<span class="kn">import</span>' in html  # the code block, highlighted
     assert '<span class="n">crop</span>' in html  # the tool call's code argument, highlighted as Python
-    assert '<span class="nt">"timeout"</span>' in html  # the other arguments, as JSON
+    assert '<span class="nt">"timeout"</span>' in html  # the other arguments, as JSON …
+    assert '<span class="p">{</span><span class="nt">"timeout"</span>' in html  # … on one line when short
     assert f'src="{url("tool")}"' in html
     assert html.count("data-final-answer") == 2
     assert "<strong>42</strong>" in html
+
+
+def test_long_tool_call_arguments_take_a_line_per_key_and_short_ones_one_line():
+    from frontend.templatetags.workspace import tool_arguments
+
+    short = tool_arguments({"x": 10, "y": 20, "zoom": 2})
+    long = tool_arguments({"query": "a" * 80, "region": {"x": 1, "y": 2}})
+    lines = [line for line in short[0]["html"].split("\n") if line]
+    assert len(lines) == 2 and '<span class="nt">"zoom"</span>' in lines[0], "one line of JSON, then </pre></div>"
+    assert long[0]["html"].count("\n") > 4
 
 
 def test_video_audio_and_3d_use_native_players_and_a_download_link():
