@@ -328,19 +328,25 @@ def import_job_create(
     limit = settings.CONCORD_MAX_UPLOAD_BYTES
     if upload.size > limit:
         raise ApplicationError(f"the upload is {upload.size:,} bytes; the limit is {limit:,}", code="upload_too_large")
-    with transaction.atomic():
-        campaign, _ = campaign_get_or_create(slug=campaign_slug, kind=task or None, preset=schema or None)
-        stored = default_storage.save(f"imports/{uuid.uuid4().hex}{suffix}", upload)
-        job = jobs.job_create(
-            kind=IMPORT_JOB,
-            campaign=campaign,
-            created_by=user,
-            params={"upload": stored, "filename": PurePosixPath(upload.name).name[:200], "format": fmt,
-                    "with_annotations": with_annotations, "strict": strict},
-        )
-        from annotation.tasks import import_pairs_task
+    from annotation.tasks import import_pairs_task
 
-        transaction.on_commit(lambda: import_pairs_task.delay(job.pk))
+    stored = ""
+    try:
+        with transaction.atomic():
+            campaign, _ = campaign_get_or_create(slug=campaign_slug, kind=task or None, preset=schema or None)
+            stored = default_storage.save(f"imports/{uuid.uuid4().hex}{suffix}", upload)
+            job = jobs.job_create(
+                kind=IMPORT_JOB,
+                campaign=campaign,
+                created_by=user,
+                params={"upload": stored, "filename": PurePosixPath(upload.name).name[:200], "format": fmt,
+                        "with_annotations": with_annotations, "strict": strict},
+            )
+            jobs.job_dispatch(job=job, task=import_pairs_task, args=[job.pk])
+    except jobs.JobNotQueued:
+        # The job is failed and will never read its upload.
+        default_storage.delete(stored)
+        raise
     return job
 
 

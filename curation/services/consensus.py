@@ -12,7 +12,15 @@ from django.db.models import F
 
 from annotation.errors import ApplicationError
 from annotation.models import Campaign, Job, Pair
-from annotation.services.jobs import job_create, job_fail, job_is_cancelled, job_progress, job_start, job_succeed
+from annotation.services.jobs import (
+    job_create,
+    job_dispatch,
+    job_fail,
+    job_is_cancelled,
+    job_progress,
+    job_start,
+    job_succeed,
+)
 from curation.agreement.variables import Variable, primary_variable
 from curation.consensus import DISPUTE_REASONS, ConsensusPolicy, PolicyError, get_policy
 from curation.consensus.base import DISPUTED, KEPT, PairRatings, pair_ratings_from_table
@@ -169,7 +177,7 @@ def consensus_job_create(*, campaign: Campaign, created_by=None, policy: str | N
                      params={"policy": chosen.name, "params": full, "on_dispute": dispute})
     from curation.tasks import consensus_apply as task
 
-    transaction.on_commit(lambda: task.delay(job.pk))
+    job_dispatch(job=job, task=task, args=[job.pk])
     return job
 
 

@@ -29,7 +29,15 @@ from django.utils import timezone
 
 from annotation.errors import ApplicationError
 from annotation.models import Campaign, Job
-from annotation.services.jobs import job_create, job_fail, job_progress, job_start, job_succeed
+from annotation.services.jobs import (
+    JobNotQueued,
+    job_create,
+    job_dispatch,
+    job_fail,
+    job_progress,
+    job_start,
+    job_succeed,
+)
 from curation.models import AgreementReport, ConsensusRecord, JudgeEvaluation, Release, ReleaseFile
 from curation.releases import builder, scoring
 from curation.releases.card import card_text, changelog_between, changelog_text, parse_version
@@ -393,10 +401,15 @@ def release_publish_async(*, name: str, version: str, campaign_slugs: list[str],
     """Request NAME@VERSION and build it on a worker once this transaction commits."""
     from curation.tasks import release_build_task
 
-    with transaction.atomic():
-        release = release_request(name=name, version=version, campaign_slugs=campaign_slugs, license=license,
-                                  created_by=created_by)
-        transaction.on_commit(lambda: release_build_task.delay(release.pk))
+    try:
+        with transaction.atomic():
+            release = release_request(name=name, version=version, campaign_slugs=campaign_slugs, license=license,
+                                      created_by=created_by)
+            job_dispatch(job=release.job, task=release_build_task, args=[release.pk])
+    except JobNotQueued as exc:
+        Release.objects.filter(name=name, version=version, status=Release.Status.BUILDING).update(
+            status=Release.Status.FAILED, error=exc.message)
+        raise
     return release
 
 
