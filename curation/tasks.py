@@ -48,6 +48,15 @@ def release_build_task(release_id: int) -> None:
         return
 
 
+@shared_task(name="curation.release_verify", queue=Queue.RELEASES, acks_late=True, soft_time_limit=3600, time_limit=3660)
+def release_verify_task(job_id: int) -> None:
+    """Re-read a published release's files against its manifest; the job holds the result, so a rerun only repeats it."""
+    from annotation.services.jobs import job_leased
+    from curation.services.releases import release_verify_job_run
+
+    job_leased(release_verify_job_run, job_id=job_id)
+
+
 @shared_task(name="curation.jobs_reap", queue=Queue.DEFAULT, acks_late=True, soft_time_limit=240, time_limit=300)
 def jobs_reap_task() -> dict:
     """Send again or fail the jobs whose task was lost or whose worker died; a second run finds nothing more."""

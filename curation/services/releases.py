@@ -13,13 +13,15 @@ import io
 import json
 import re
 import shutil
+import time
 import tomllib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 from django.conf import settings
 from django.core.files.storage import default_storage
@@ -49,6 +51,8 @@ NAME = re.compile(r"^[a-z0-9][a-z0-9-]{0,99}$")
 LOCK_CLASS = 7007
 UPLOAD_THREADS = 8
 MANIFEST = "manifest.json"
+VERIFY_JOB = "release_verify"
+PROGRESS_EVERY_S = 0.5
 CONTENT_TYPES = {".json": "application/json", ".jsonl": "application/x-ndjson", ".parquet": "application/vnd.apache.parquet",
                  ".md": "text/markdown; charset=utf-8"}
 
@@ -250,7 +254,12 @@ def _build_and_store(release: Release, staging: Path) -> None:
 
     out = builder.build(campaigns=campaigns, staging=staging, progress=rows_done)
     previous = release_previous(release)
-    log = changelog_between(str(previous) if previous else None, _published_choices(previous) if previous else {}, out.chosen)
+    log = changelog_between(str(previous) if previous else None, {}, out.chosen)
+    if previous:
+        try:
+            log = changelog_between(str(previous), _published_choices(previous), out.chosen)
+        except (OSError, ValueError, pa.ArrowException) as exc:  # gone or corrupt; a store that is down fails the build
+            log.unreadable = f"{type(exc).__name__}: {exc}"[:500]
     (staging / "CHANGELOG.md").write_text(
         changelog_text(name=release.name, version=release.version, log=log, total=out.pairs), encoding="utf-8"
     )
@@ -428,11 +437,44 @@ def release_reap_stalled() -> int:
     return reaped
 
 
-def release_verify(*, release: Release) -> dict:
+def release_verify_start(*, release: Release, created_by=None) -> Job:
+    """A queued job that verifies a published release on a worker (a large release takes minutes)."""
+    from curation.tasks import release_verify_task
+
+    if release.status != Release.Status.PUBLISHED:
+        raise ApplicationError(f"{release} is {release.status}; only a published release can be verified",
+                               code="release_not_published", status_code=409)
+    campaigns = list(release.campaigns.all()[:2])
+    job = job_create(kind=VERIFY_JOB, campaign=campaigns[0] if len(campaigns) == 1 else None, created_by=created_by,
+                     params={"release": str(release), "name": release.name, "version": release.version})
+    job_dispatch(job=job, task=release_verify_task, args=[job.pk])
+    return job
+
+
+def release_verify_job_run(*, job_id: int) -> None:
+    """Run a queued verify job; its result is ``release_verify``'s. A finished or cancelled job is left as it is."""
+    job = job_start(job_id=job_id)
+    if job.status != Job.Status.RUNNING:
+        return
+    try:
+        release = Release.objects.get(name=job.params["name"], version=job.params["version"])
+        result = release_verify(release=release, progress=lambda done, total: job_progress(job_id=job_id, done=done,
+                                                                                             total=total))
+    except ApplicationError as exc:
+        job_fail(job_id=job_id, error=exc.message)
+        return
+    except Exception as exc:
+        job_fail(job_id=job_id, error=f"{type(exc).__name__}: {exc}")
+        raise
+    job_succeed(job_id=job_id, result=result)
+
+
+def release_verify(*, release: Release, progress: Callable[[int, int], None] | None = None) -> dict:
     """Re-read every stored file of a published release and check it against its manifest.
 
     Returns ``{"ok", "files_checked", "mismatches": [{"path", "problem", ...}]}``; the manifest itself is
     checked against the sha256 recorded at publication, and the manifest's file list against the database.
+    ``progress(files checked, files)`` hears about every half second.
     """
     if release.status != Release.Status.PUBLISHED:
         raise ApplicationError(f"{release} is {release.status}; only a published release can be verified",
@@ -470,9 +512,16 @@ def release_verify(*, release: Release) -> dict:
                     "actual_sha256": digest.hexdigest(), "expected_size": entry["size"], "actual_size": size}
         return None
 
+    total, reported = 1 + len(listed), time.monotonic()
+    found = []
     with ThreadPoolExecutor(max_workers=UPLOAD_THREADS) as pool:
-        mismatches += [m for m in pool.map(check, [listed[p] for p in sorted(listed)]) if m is not None]
-    return {"ok": not mismatches, "files_checked": 1 + len(listed), "mismatches": mismatches}
+        for done, mismatch in enumerate(pool.map(check, [listed[p] for p in sorted(listed)]), start=2):
+            found.append(mismatch)
+            if progress is not None and (done == total or time.monotonic() - reported >= PROGRESS_EVERY_S):
+                progress(done, total)
+                reported = time.monotonic()
+    mismatches += [m for m in found if m is not None]
+    return {"ok": not mismatches, "files_checked": total, "mismatches": mismatches}
 
 
 def release_download_links(*, release: Release, include_media: bool = False, expires: int | None = None) -> dict:
