@@ -15,7 +15,8 @@ redis-server on a free port as broker, result store and cache:
    and a consensus job every ``--job-every`` seconds;
 4. every ``--kill-every`` seconds the worker's process group gets SIGKILL and a new worker starts 2 s later; at
    ``--redis-restart-at`` seconds Redis is killed and a new, empty one starts ``--redis-down`` seconds later
-   (queued messages, chord counters and cached counts are gone: the harshest restart);
+   (queued messages, chord counters and cached counts are gone: the harshest restart); raters keep signing in
+   while it is down;
 5. after the load, waits up to ``--settle`` seconds for the jobs to finish, then prints: submits, over-assignment
    (pairs with more annotations than they require), duplicates (two annotations by one rater of one pair), lost
    submissions (acknowledged but not stored), 5xx answers (by request), stuck jobs (still queued or running), and
@@ -130,20 +131,26 @@ class Tally:
             self.counts[key] += n
 
 
-def signed_in(base: str, username: str) -> httpx.Client:
+def signed_in(base: str, username: str, timeout: float) -> httpx.Client:
     """A client with a session from the log-in page (CSRF token and all); raises on anything but a redirect."""
-    client = httpx.Client(base_url=base, timeout=30)
+    client = httpx.Client(base_url=base, timeout=timeout)
     client.get("/login/")
     answer = client.post("/login/", data={"username": username, "password": PASSWORD,
                                           "csrfmiddlewaretoken": client.cookies["csrftoken"]})
     if answer.status_code != 302:
         client.close()
+        if answer.status_code >= 500:
+            raise ServerError(f"log-in answered {answer.status_code}")
         raise RuntimeError(f"log-in answered {answer.status_code}")
     client.headers["X-CSRFToken"] = client.cookies["csrftoken"]
     return client
 
 
-def rater_loop(base: str, username: str, end: float, tally: Tally) -> None:
+class ServerError(RuntimeError):
+    """A 5xx where a log-in expected its redirect."""
+
+
+def rater_loop(base: str, username: str, end: float, tally: Tally, redis_down: threading.Event, timeout: float) -> None:
     client, signed_at = None, 0.0
     while time.monotonic() < end:
         try:
@@ -152,8 +159,9 @@ def rater_loop(base: str, username: str, end: float, tally: Tally) -> None:
                     client.post("/logout/")
                     client.close()
                 client, signed_at = None, time.monotonic()
-                client = signed_in(base, username)
-                tally.add("log-ins")
+                down = redis_down.is_set()
+                client = signed_in(base, username, timeout)
+                tally.add("log-ins while Redis was down" if down and redis_down.is_set() else "log-ins")
             claim = client.post(f"/api/v1/campaigns/{SLUG}/claim/")
             _count(tally, "claim", claim.status_code)
             if claim.status_code == 204:
@@ -161,20 +169,11 @@ def rater_loop(base: str, username: str, end: float, tally: Tally) -> None:
                 continue
             if claim.status_code != 200:
                 continue
-            assignment = claim.json()["assignment"]
-            key = str(uuid.uuid4())
-            for _attempt in range(5):
-                submit = client.post(f"/api/v1/assignments/{assignment}/submit/", headers={"Idempotency-Key": key},
-                                     json={"values": {"preference": "A"}, "time_on_item_ms": 1000})
-                _count(tally, "submit", submit.status_code)
-                if submit.status_code < 500:
-                    break
-                time.sleep(0.5)
-            if submit.status_code in (200, 201):
-                with tally.lock:
-                    tally.acknowledged.add(assignment)
+            submit_with_retries(client, claim.json()["assignment"], tally)
         except (httpx.HTTPError, RuntimeError) as exc:
-            tally.add(f"client error {type(exc).__name__}: {str(exc)[:80]}")
+            tally.add(f"client error {type(exc).__name__}")
+            if isinstance(exc, ServerError):
+                tally.add("5xx")
             if client is not None:
                 client.close()
             client = None
@@ -183,17 +182,37 @@ def rater_loop(base: str, username: str, end: float, tally: Tally) -> None:
         client.close()
 
 
+def submit_with_retries(client: httpx.Client, assignment: int, tally: Tally) -> None:
+    """Submit, sending the same Idempotency-Key again after a 5xx or a timeout, as the workspace does."""
+    key = str(uuid.uuid4())
+    for _attempt in range(5):
+        try:
+            submit = client.post(f"/api/v1/assignments/{assignment}/submit/", headers={"Idempotency-Key": key},
+                                 json={"values": {"preference": "A"}, "time_on_item_ms": 1000})
+        except httpx.TimeoutException:
+            tally.add("submit timed out, sent again")
+            continue
+        _count(tally, "submit", submit.status_code)
+        if submit.status_code in (200, 201):
+            with tally.lock:
+                tally.acknowledged.add(assignment)
+        if submit.status_code < 500:
+            return
+        time.sleep(0.5)
+
+
 def _count(tally: Tally, what: str, status: int) -> None:
     tally.add(f"{what} {status}")
     if status >= 500:
         tally.add("5xx")
 
 
-def curator_loop(base: str, end: float, every: float, tally: Tally, redis_down: threading.Event) -> None:
+def curator_loop(base: str, end: float, every: float, tally: Tally, redis_down: threading.Event,
+                 timeout: float) -> None:
     client = None
     while time.monotonic() < end:
         try:
-            client = client or signed_in(base, "soak-curator")
+            client = client or signed_in(base, "soak-curator", timeout)
             for kind, path in (("agreement", f"/api/v1/campaigns/{SLUG}/agreement/jobs/"),
                                ("consensus", f"/api/v1/campaigns/{SLUG}/consensus/jobs/")):
                 answer = client.post(path, json={"bootstrap": 50} if kind == "agreement" else {})
@@ -201,8 +220,10 @@ def curator_loop(base: str, end: float, every: float, tally: Tally, redis_down: 
                     tally.add("job starts refused (503) while Redis was down")
                 else:
                     _count(tally, f"{kind} start", answer.status_code)
-        except httpx.HTTPError as exc:
+        except (httpx.HTTPError, RuntimeError) as exc:
             tally.add(f"client error {type(exc).__name__}")
+            if isinstance(exc, ServerError):
+                tally.add("5xx")
             client = None
         time.sleep(every)
 
@@ -242,6 +263,8 @@ def figures(tally: Tally, stuck: int, started: float) -> dict:
         "5xx": tally.counts.get("5xx", 0),
         "stuck_jobs": stuck,
         "job_starts_refused_while_redis_down": tally.counts.get("job starts refused (503) while Redis was down", 0),
+        "log_ins_while_redis_down": tally.counts.get("log-ins while Redis was down", 0),
+        "jobs_resent_by_the_reaper": Job.objects.filter(dispatches__gt=1).count(),
         "jobs": dict(sorted(jobs.items())),
         "failed_job_reasons": dict(reasons.most_common(5)),
         "requests": dict(sorted((k, v) for k, v in tally.counts.items() if k != "5xx")),
@@ -255,7 +278,8 @@ def main() -> None:
     parser.add_argument("--minutes", type=float, default=10)
     parser.add_argument("--kill-every", type=float, default=120)
     parser.add_argument("--redis-restart-at", type=float, default=300)
-    parser.add_argument("--redis-down", type=float, default=5)
+    parser.add_argument("--redis-down", type=float, default=20)
+    parser.add_argument("--client-timeout", type=float, default=120)
     parser.add_argument("--job-every", type=float, default=20)
     parser.add_argument("--stall", type=int, default=30, help="the reaper's stall and queued thresholds (seconds)")
     parser.add_argument("--settle", type=float, default=300)
@@ -286,10 +310,12 @@ def main() -> None:
     redis_down = threading.Event()
     started = time.monotonic()
     end = started + args.minutes * 60
-    threads = [threading.Thread(target=rater_loop, args=(base, f"bench-rater-{i}", end, tally), daemon=True)
+    threads = [threading.Thread(target=rater_loop, daemon=True,
+                                args=(base, f"bench-rater-{i}", end, tally, redis_down, args.client_timeout))
                for i in range(args.raters)]
-    threads.append(threading.Thread(target=curator_loop, args=(base, end, args.job_every, tally, redis_down),
-                                    daemon=True))
+    threads.append(threading.Thread(target=curator_loop, daemon=True,
+                                    args=(base, end, args.job_every, tally, redis_down, args.client_timeout)))
+    load_before = os.getloadavg()
     for thread in threads:
         thread.start()
     next_kill, redis_restarted, kills = started + args.kill_every, False, 0
@@ -319,7 +345,8 @@ def main() -> None:
               file=sys.stderr)
         stuck = settle(args.settle)
         result = {**figures(tally, stuck, started), "worker_kills": kills, "redis_restarts": int(redis_restarted),
-                  "raters": args.raters, "minutes": args.minutes, "logs": str(folder)}
+                  "raters": args.raters, "minutes": args.minutes, "load_average_before_after": [
+                      round(load_before[0], 1), round(os.getloadavg()[0], 1)], "logs": str(folder)}
     finally:
         for process in (web, worker, beat):
             kill_group(process, signal.SIGTERM if process is web else signal.SIGKILL)
