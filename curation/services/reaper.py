@@ -22,6 +22,7 @@ from django.utils import timezone
 
 from annotation.models import Job
 from annotation.services.jobs import JobNotQueued, job_fail, job_publish, jobs_leased
+from curation.models import Release
 from curation.services.releases import release_reap_stalled
 
 REAPER_LOCK = (7012, 0)
@@ -120,17 +121,23 @@ def _stall_for(job: Job, stall: timedelta) -> timedelta:
     return max(stall, timedelta(seconds=getattr(task, "time_limit", None) or 0))
 
 
+def _fail(job: Job, message: str, reaped: Reaped) -> None:
+    """Fail the job, and the release it builds, if any, so the release list does not show it building."""
+    job_fail(job_id=job.pk, error=message)
+    if job.kind == RELEASE_KIND:
+        Release.objects.filter(job_id=job.pk, status=Release.Status.BUILDING).update(status=Release.Status.FAILED,
+                                                                                   error=message)
+    reaped.failed.append(job.pk)
+
+
 def _resume_or_fail(job: Job, lost: str, reaped: Reaped) -> None:
     limit = settings.CONCORD_JOB_MAX_DISPATCHES
     if not job.task_name:
-        job_fail(job_id=job.pk, error=f"{lost} and it cannot be sent again (it was not started by a worker); "
-                                      "start it again")
-        reaped.failed.append(job.pk)
+        _fail(job, f"{lost} and it cannot be sent again (it was not started by a worker); start it again", reaped)
         return
     if job.dispatches >= limit:
-        job_fail(job_id=job.pk, error=f"{lost}; it was sent {job.dispatches} times, the limit "
-                                      f"(CONCORD_JOB_MAX_DISPATCHES) is {limit}. Start it again.")
-        reaped.failed.append(job.pk)
+        _fail(job, f"{lost}; it was sent {job.dispatches} times, the limit (CONCORD_JOB_MAX_DISPATCHES) is {limit}. "
+                   "Start it again.", reaped)
         return
     try:
         job_publish(job_id=job.pk)

@@ -112,3 +112,17 @@ def test_the_reaper_is_in_the_one_schedule_with_an_expiry_and_a_registered_task(
 
     entry = django_settings.CELERY_BEAT_SCHEDULE["jobs-reap"]
     assert entry["task"] in app.tasks and 0 < entry["options"]["expires"] < entry["schedule"]
+
+
+def test_a_release_whose_publishing_process_died_before_it_started_is_failed_with_its_job(broker, campaign):
+    from curation.models import Release
+    from curation.services.releases import release_request
+    from tests.curation.releases.conftest import kept
+
+    for pair in campaign.pairs.all():
+        kept(pair, "A", policy={"policy": "mmrb2-generation", "params": {}})
+    release = release_request(name="hourly-bench", version="1.0.0", campaign_slugs=[campaign.slug])
+    Job.objects.filter(pk=release.job_id).update(created_at=timezone.now() - timedelta(minutes=10))
+    assert jobs_reap().failed == [release.job_id]
+    release.refresh_from_db()
+    assert release.status == Release.Status.FAILED and release.error.startswith("its task never reached a worker")
