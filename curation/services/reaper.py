@@ -1,8 +1,8 @@
 """The reaper: a job whose task never reached a worker, or whose worker died, is sent again or failed.
 
 It runs from the one beat schedule (``curation.jobs_reap``), over jobs of every kind. A queued job is
-waiting as long as its message is in the broker (or was sent less than CONCORD_JOB_QUEUED_SECONDS
-ago); a running job is alive while a process holds its lease or reported within
+waiting as long as its message is in the broker's queue, or was sent or delivered to a worker less
+than CONCORD_JOB_QUEUED_SECONDS ago; a running job is alive while a process holds its lease or reported within
 CONCORD_JOB_STALL_SECONDS. An abandoned job is sent again (every task resumes what its job left) until
 it has been sent CONCORD_JOB_MAX_DISPATCHES times, then failed with the reason, so nothing waits on it
 for ever (the hourly agreement schedule skips a campaign only while its job is queued or running). A
@@ -13,6 +13,7 @@ it again is the curator's decision.
 from __future__ import annotations
 
 import json
+import time
 from dataclasses import dataclass, field
 from datetime import timedelta
 
@@ -36,9 +37,14 @@ class Reaped:
     releases_failed: int = 0
 
 
-def broker_task_ids() -> set[str] | None:
-    """Ids of the tasks waiting in the Redis broker's queues or delivered and not yet acknowledged;
-    None for another broker, whose queues are not looked into."""
+def broker_task_ids(*, delivered_within: float) -> set[str] | None:
+    """Ids of the tasks waiting in the Redis broker's queues, or delivered to a worker less than
+    ``delivered_within`` seconds ago and not yet acknowledged; None for another broker, which is not looked into.
+
+    A worker reserves no more messages than it has processes (prefetch multiplier 1), so a message it received
+    and has not started by then belongs to a worker that died: Redis would hand it out again only after the
+    visibility timeout (hours).
+    """
     from config.celery import Queue, app
 
     with app.connection_for_read() as conn:
@@ -51,7 +57,9 @@ def broker_task_ids() -> set[str] | None:
         for name in names:
             for priority in channel.priority_steps:
                 ids.update(json.loads(raw)["headers"]["id"] for raw in client.lrange(channel._q_for_pri(name, priority), 0, -1))
-        ids.update(json.loads(raw)[0]["headers"]["id"] for raw in client.hvals(channel.unacked_key))
+        recent = client.zrangebyscore(channel.unacked_index_key, time.time() - delivered_within, "+inf")
+        if recent:
+            ids.update(json.loads(raw)[0]["headers"]["id"] for raw in client.hmget(channel.unacked_key, recent) if raw)
         return ids
 
 
@@ -100,7 +108,7 @@ def _reap(reaped: Reaped) -> None:
             if now - (job.dispatched_at or job.created_at) < queued_grace:
                 continue
             if waiting is None:
-                waiting = broker_task_ids() or set()
+                waiting = broker_task_ids(delivered_within=queued_grace.total_seconds()) or set()
             if job.task_id and job.task_id in waiting:
                 continue
             lost = "its task never reached a worker"
