@@ -125,6 +125,11 @@ class Tally:
         self.lock = threading.Lock()
         self.counts: Counter = Counter()
         self.acknowledged: set[int] = set()
+        self.slowest: Counter = Counter()
+
+    def took(self, key: str, seconds: float) -> None:
+        with self.lock:
+            self.slowest[key] = max(self.slowest[key], round(seconds, 2))
 
     def add(self, key: str, n: int = 1) -> None:
         with self.lock:
@@ -159,9 +164,13 @@ def rater_loop(base: str, username: str, end: float, tally: Tally, redis_down: t
                     client.post("/logout/")
                     client.close()
                 client, signed_at = None, time.monotonic()
-                down = redis_down.is_set()
+                down, began = redis_down.is_set(), time.monotonic()
                 client = signed_in(base, username, timeout)
-                tally.add("log-ins while Redis was down" if down and redis_down.is_set() else "log-ins")
+                if down and redis_down.is_set():
+                    tally.add("log-ins while Redis was down")
+                    tally.took("log-in while Redis was down", time.monotonic() - began)
+                else:
+                    tally.add("log-ins")
             claim = client.post(f"/api/v1/campaigns/{SLUG}/claim/")
             _count(tally, "claim", claim.status_code)
             if claim.status_code == 204:
@@ -215,9 +224,11 @@ def curator_loop(base: str, end: float, every: float, tally: Tally, redis_down: 
             client = client or signed_in(base, "soak-curator", timeout)
             for kind, path in (("agreement", f"/api/v1/campaigns/{SLUG}/agreement/jobs/"),
                                ("consensus", f"/api/v1/campaigns/{SLUG}/consensus/jobs/")):
+                began = time.monotonic()
                 answer = client.post(path, json={"bootstrap": 50} if kind == "agreement" else {})
                 if answer.status_code == 503 and redis_down.is_set():
                     tally.add("job starts refused (503) while Redis was down")
+                    tally.took("job start answered 503", time.monotonic() - began)
                 else:
                     _count(tally, f"{kind} start", answer.status_code)
         except (httpx.HTTPError, RuntimeError) as exc:
@@ -265,6 +276,7 @@ def figures(tally: Tally, stuck: int, started: float) -> dict:
         "job_starts_refused_while_redis_down": tally.counts.get("job starts refused (503) while Redis was down", 0),
         "log_ins_while_redis_down": tally.counts.get("log-ins while Redis was down", 0),
         "jobs_resent_by_the_reaper": Job.objects.filter(dispatches__gt=1).count(),
+        "slowest_seconds_while_redis_down": dict(tally.slowest),
         "jobs": dict(sorted(jobs.items())),
         "failed_job_reasons": dict(reasons.most_common(5)),
         "requests": dict(sorted((k, v) for k, v in tally.counts.items() if k != "5xx")),
