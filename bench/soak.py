@@ -11,8 +11,9 @@ redis-server on a free port as broker, result store and cache:
    worker (every queue, prefork) and Celery beat (the one schedule: the reaper every 2 minutes), with the reaper's
    thresholds at ``--stall`` seconds;
 3. each rater signs in through the log-in page, then loops claim → submit (a failed submit is sent again with the
-   same Idempotency-Key, as the workspace does) and signs in again every minute; the curator starts an agreement
-   and a consensus job every ``--job-every`` seconds;
+   same Idempotency-Key, as the workspace does) and signs in again every minute; the curator starts a pre-filter
+   run of ``--prefilter-pairs`` pairs whose judge answers in ``--judge-seconds`` (minutes of work, so worker kills
+   interrupt it), then an agreement and a consensus job every ``--job-every`` seconds;
 4. every ``--kill-every`` seconds the worker's process group gets SIGKILL and a new worker starts 2 s later; at
    ``--redis-restart-at`` seconds Redis is killed and a new, empty one starts ``--redis-down`` seconds later
    (queued messages, chord counters and cached counts are gone: the harshest restart); raters keep signing in
@@ -49,6 +50,7 @@ from annotate_load import PG, _free_port, _wait_for, copy_campaign, recreate_dat
 ROOT = Path(__file__).resolve().parent.parent
 DB = "concord_soak"
 SLUG = "soak"
+PREFILTER_SLUG = "soak-prefilter"
 PASSWORD = "soak-password-1"
 QUEUES = "celery,imports,judges,analytics,releases"
 
@@ -98,8 +100,8 @@ def kill_group(process: subprocess.Popen, sig=signal.SIGKILL) -> None:
         process.wait(timeout=60)
 
 
-def setup(raters: int, pairs: int) -> None:
-    """The database, the accounts and the campaign, written by this process."""
+def setup(raters: int, pairs: int, prefilter_pairs: int, judge_seconds: float) -> None:
+    """The database, the accounts, the raters' campaign, and a campaign of pairs awaiting a slow judge's pre-filter."""
     import django
 
     os.environ.update({"DJANGO_SETTINGS_MODULE": "config.settings.local", "DATABASE_URL": PG + DB,
@@ -118,6 +120,15 @@ def setup(raters: int, pairs: int) -> None:
                               for i in range(raters)])
     User.objects.create(username="soak-curator", role="curator", password=password)
     copy_campaign(SLUG, pairs)
+    if prefilter_pairs:
+        from annotation.models import Campaign, Pair
+        from curation.services.judges import judge_create
+
+        copy_campaign(PREFILTER_SLUG, prefilter_pairs)
+        Campaign.objects.filter(slug=PREFILTER_SLUG).update(requires_prefilter=True)
+        Pair.objects.filter(campaign__slug=PREFILTER_SLUG).update(status=Pair.Status.PENDING)
+        judge_create(name="soak-slow", backend="python", settings={
+            "callable": "bench.soak_judge.slow_judge", "options": {"seconds": judge_seconds}, "concurrency": 2})
 
 
 class Tally:
@@ -217,11 +228,15 @@ def _count(tally: Tally, what: str, status: int) -> None:
 
 
 def curator_loop(base: str, end: float, every: float, tally: Tally, redis_down: threading.Event,
-                 timeout: float) -> None:
+                 timeout: float, prefilter: bool) -> None:
     client = None
     while time.monotonic() < end:
         try:
             client = client or signed_in(base, "soak-curator", timeout)
+            if prefilter:
+                answer = client.post(f"/api/v1/prefilter/campaigns/{PREFILTER_SLUG}/start/", json={"judges": ["soak-slow"]})
+                _count(tally, "prefilter start", answer.status_code)
+                prefilter = answer.status_code != 202
             for kind, path in (("agreement", f"/api/v1/campaigns/{SLUG}/agreement/jobs/"),
                                ("consensus", f"/api/v1/campaigns/{SLUG}/consensus/jobs/")):
                 began = time.monotonic()
@@ -262,6 +277,9 @@ def figures(tally: Tally, stuck: int, started: float) -> dict:
     duplicates = (Annotation.objects.filter(pair__campaign__slug=SLUG).values("pair_id", "annotator_id")
                   .annotate(n=Count("id")).filter(n__gt=1).count())
     jobs = Counter(f"{kind} {status}" for kind, status in Job.objects.values_list("kind", "status"))
+    prefilter = [{"status": job.status, "attempts": job.params.get("attempt"), "sent": job.dispatches,
+                  "verdicts": (job.result or {}).get("verdicts"), "progress": [job.progress_done, job.progress_total]}
+                 for job in Job.objects.filter(kind="prefilter").order_by("pk")]
     reasons = Counter(error.split(";")[0][:90] for error in Job.objects.filter(status=Job.Status.FAILED)
                       .values_list("error", flat=True))
     return {
@@ -278,6 +296,7 @@ def figures(tally: Tally, stuck: int, started: float) -> dict:
         "jobs_resent_by_the_reaper": Job.objects.filter(dispatches__gt=1).count(),
         "slowest_seconds_while_redis_down": dict(tally.slowest),
         "jobs": dict(sorted(jobs.items())),
+        "prefilter_runs": prefilter,
         "failed_job_reasons": dict(reasons.most_common(5)),
         "requests": dict(sorted((k, v) for k, v in tally.counts.items() if k != "5xx")),
     }
@@ -296,6 +315,9 @@ def main() -> None:
     parser.add_argument("--stall", type=int, default=30, help="the reaper's stall and queued thresholds (seconds)")
     parser.add_argument("--settle", type=float, default=300)
     parser.add_argument("--web-workers", type=int, default=3)
+    parser.add_argument("--prefilter-pairs", type=int, default=300,
+                        help="pairs of a pre-filter run started at once, judged by a judge answering in --judge-seconds")
+    parser.add_argument("--judge-seconds", type=float, default=2.0)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     if shutil.which("redis-server") is None:
@@ -304,7 +326,7 @@ def main() -> None:
     folder = Path(tempfile.mkdtemp(prefix="concord-soak-"))
     redis = Redis(folder)
     redis.start()
-    setup(args.raters, args.pairs)
+    setup(args.raters, args.pairs, args.prefilter_pairs, args.judge_seconds)
     env = soak_env(redis, args.stall)
     port = _free_port()
     python = sys.executable
@@ -326,7 +348,8 @@ def main() -> None:
                                 args=(base, f"bench-rater-{i}", end, tally, redis_down, args.client_timeout))
                for i in range(args.raters)]
     threads.append(threading.Thread(target=curator_loop, daemon=True,
-                                    args=(base, end, args.job_every, tally, redis_down, args.client_timeout)))
+                                    args=(base, end, args.job_every, tally, redis_down, args.client_timeout,
+                                          bool(args.prefilter_pairs))))
     load_before = os.getloadavg()
     for thread in threads:
         thread.start()
