@@ -136,11 +136,21 @@ class Tally:
         self.lock = threading.Lock()
         self.counts: Counter = Counter()
         self.acknowledged: set[int] = set()
-        self.slowest: Counter = Counter()
+        self.durations: dict[str, list[float]] = {}
 
     def took(self, key: str, seconds: float) -> None:
         with self.lock:
-            self.slowest[key] = max(self.slowest[key], round(seconds, 2))
+            self.durations.setdefault(key, []).append(seconds)
+
+    def spread(self) -> dict:
+        """Median, 95th percentile and slowest seconds of each timed kind of request."""
+        out = {}
+        for key, values in sorted(self.durations.items()):
+            ordered = sorted(values)
+            out[key] = {"n": len(ordered), "p50": round(ordered[len(ordered) // 2], 2),
+                        "p95": round(ordered[min(len(ordered) - 1, int(len(ordered) * 0.95))], 2),
+                        "max": round(ordered[-1], 2)}
+        return out
 
     def add(self, key: str, n: int = 1) -> None:
         with self.lock:
@@ -182,6 +192,7 @@ def rater_loop(base: str, username: str, end: float, tally: Tally, redis_down: t
                     tally.took("log-in while Redis was down", time.monotonic() - began)
                 else:
                     tally.add("log-ins")
+                    tally.took("log-in", time.monotonic() - began)
             claim = client.post(f"/api/v1/campaigns/{SLUG}/claim/")
             _count(tally, "claim", claim.status_code)
             if claim.status_code == 204:
@@ -283,7 +294,7 @@ def figures(tally: Tally, stuck: int, started: float) -> dict:
     reasons = Counter(error.split(";")[0][:90] for error in Job.objects.filter(status=Job.Status.FAILED)
                       .values_list("error", flat=True))
     return {
-        "seconds": round(time.monotonic() - started),
+        "elapsed_seconds": round(time.monotonic() - started),
         "submits": Annotation.objects.filter(pair__campaign__slug=SLUG).count(),
         "submits_acknowledged": len(tally.acknowledged),
         "over_assignment": over,
@@ -294,7 +305,7 @@ def figures(tally: Tally, stuck: int, started: float) -> dict:
         "job_starts_refused_while_redis_down": tally.counts.get("job starts refused (503) while Redis was down", 0),
         "log_ins_while_redis_down": tally.counts.get("log-ins while Redis was down", 0),
         "jobs_resent_by_the_reaper": Job.objects.filter(dispatches__gt=1).count(),
-        "slowest_seconds_while_redis_down": dict(tally.slowest),
+        "seconds": tally.spread(),
         "jobs": dict(sorted(jobs.items())),
         "prefilter_runs": prefilter,
         "failed_job_reasons": dict(reasons.most_common(5)),
