@@ -106,3 +106,15 @@ def test_a_job_started_with_the_broker_up_records_its_dispatch_and_its_message_w
         assert (job.status, job.task_name, job.task_args, job.dispatches) == (
             Job.Status.QUEUED, "curation.agreement_compute", [job.pk], 1)
         assert job.task_id in broker_task_ids(delivered_within=60)
+
+
+def test_the_console_page_says_why_a_job_could_not_start_with_the_broker_stopped(client, campaign, private_redis):
+    client.force_login(CuratorFactory(username="console-curator"))
+    private_redis.stop()
+    with broker_at(private_redis.url()):
+        started = client.post(reverse("console-campaign-run", args=[campaign.slug, "agreement"]))
+    assert started.status_code == 302
+    job = Job.objects.get()
+    assert job.status == Job.Status.FAILED
+    page = client.get(started["Location"]).content.decode()
+    assert f"the task queue did not take job {job.pk}" in page and "Start it again once the queue (Redis) is back." in page
