@@ -277,6 +277,19 @@ def settle(seconds: float) -> int:
         time.sleep(5)
 
 
+def database_waits() -> list[dict]:
+    """What the soak database's other sessions are doing (for stuck jobs): state, wait, query, seconds."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pid, state, wait_event_type, wait_event, left(query, 120), "
+            "extract(epoch FROM now() - coalesce(xact_start, query_start))::int FROM pg_stat_activity "
+            "WHERE datname = current_database() AND pid <> pg_backend_pid() AND state <> 'idle'")
+        columns = ("pid", "state", "wait_type", "wait", "query", "seconds")
+        return [dict(zip(columns, row, strict=True)) for row in cursor.fetchall()]
+
+
 def figures(tally: Tally, stuck: int, started: float) -> dict:
     from django.db.models import Count, F
 
@@ -390,9 +403,11 @@ def main() -> None:
         print(f"[{time.monotonic() - started:5.0f} s] load over; waiting up to {args.settle:.0f} s for the jobs",
               file=sys.stderr)
         stuck = settle(args.settle)
+        waits = database_waits() if stuck else []
         result = {**figures(tally, stuck, started), "worker_kills": kills, "redis_restarts": int(redis_restarted),
                   "raters": args.raters, "minutes": args.minutes, "load_average_before_after": [
-                      round(load_before[0], 1), round(os.getloadavg()[0], 1)], "logs": str(folder)}
+                      round(load_before[0], 1), round(os.getloadavg()[0], 1)], "logs": str(folder),
+                  "database_sessions_when_stuck": waits}
     finally:
         for process in (web, worker, beat):
             kill_group(process, signal.SIGTERM if process is web else signal.SIGKILL)
