@@ -476,9 +476,35 @@ class Job(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    # The dispatch: the Celery task that runs the job and its arguments, so the reaper can send it again.
+    task_name = models.CharField(max_length=100, blank=True)
+    task_args = models.JSONField(default=list, blank=True)
+    task_id = models.CharField(max_length=64, blank=True)
+    dispatches = models.PositiveSmallIntegerField(default=0)
+    dispatched_at = models.DateTimeField(null=True, blank=True)
+    # The last sign of life from the process working on the job (start, progress, a new attempt).
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
-        indexes = [models.Index(fields=["campaign", "kind", "-created_at"], name="job_campaign_kind_idx")]
+        indexes = [
+            models.Index(fields=["campaign", "kind", "-created_at"], name="job_campaign_kind_idx"),
+            models.Index(fields=["status"], name="job_unfinished_idx",
+                         condition=models.Q(status__in=["queued", "running"])),
+        ]
 
     def __str__(self):
         return f"{self.kind} job {self.pk} ({self.status})"
+
+
+class CacheEntry(models.Model):
+    """The table of Django's database cache, which serves the cache while Redis is unreachable (config.cache)."""
+
+    cache_key = models.CharField(max_length=255, primary_key=True)
+    value = models.TextField()
+    expires = models.DateTimeField(db_index=True)
+
+    class Meta:
+        db_table = "concord_cache"
+
+    def __str__(self):
+        return self.cache_key

@@ -10,8 +10,9 @@ from config.celery import Queue
 def import_pairs_task(job_id: int) -> None:
     """Import an uploaded file for job ``job_id``; a finished job is left as it is, so a redelivery is harmless."""
     from annotation.services.imports import import_job_run
+    from annotation.services.jobs import job_leased
 
-    import_job_run(job_id=job_id)
+    job_leased(import_job_run, job_id=job_id)
 
 
 @shared_task(name="annotation.assignments_expire", queue=Queue.DEFAULT, acks_late=True, soft_time_limit=240, time_limit=300)

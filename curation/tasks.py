@@ -9,18 +9,20 @@ from config.celery import Queue
              time_limit=3700)
 def agreement_compute(job_id: int) -> None:
     """Compute and store a campaign's agreement reports for a queued job."""
+    from annotation.services.jobs import job_leased
     from curation.services.agreement import agreement_job_run
 
-    agreement_job_run(job_id=job_id)
+    job_leased(agreement_job_run, job_id=job_id)
 
 
 @shared_task(name="curation.consensus_apply", queue=Queue.ANALYTICS, acks_late=True, soft_time_limit=3600,
              time_limit=3700)
 def consensus_apply(job_id: int) -> None:
     """Apply a campaign's consensus policy for a queued job."""
+    from annotation.services.jobs import job_leased
     from curation.services.consensus import consensus_job_run
 
-    consensus_job_run(job_id=job_id)
+    job_leased(consensus_job_run, job_id=job_id)
 
 
 @shared_task(name="curation.agreement_schedule", queue=Queue.ANALYTICS, acks_late=True, soft_time_limit=300,
@@ -46,30 +48,42 @@ def release_build_task(release_id: int) -> None:
         return
 
 
-@shared_task(name="curation.release_reap_stalled", queue=Queue.RELEASES, acks_late=True, time_limit=300)
-def release_reap_stalled_task() -> int:
-    """Mark failed the releases whose builder died, so they show their error and can be retried."""
-    from curation.services.releases import release_reap_stalled
+@shared_task(name="curation.release_verify", queue=Queue.RELEASES, acks_late=True, soft_time_limit=3600, time_limit=3660)
+def release_verify_task(job_id: int) -> None:
+    """Re-read a published release's files against its manifest; the job holds the result, so a rerun only repeats it."""
+    from annotation.services.jobs import job_leased
+    from curation.services.releases import release_verify_job_run
 
-    return release_reap_stalled()
+    job_leased(release_verify_job_run, job_id=job_id)
+
+
+@shared_task(name="curation.jobs_reap", queue=Queue.DEFAULT, acks_late=True, soft_time_limit=240, time_limit=300)
+def jobs_reap_task() -> dict:
+    """Send again or fail the jobs whose task was lost or whose worker died; a second run finds nothing more."""
+    from dataclasses import asdict
+
+    from curation.services.reaper import jobs_reap
+
+    return asdict(jobs_reap())
 
 
 @shared_task(name="curation.prefilter_dispatch", queue=Queue.JUDGES, acks_late=True, soft_time_limit=600, time_limit=660)
 def prefilter_dispatch_task(job_id: int) -> None:
     """Start or resume a pre-filter run: a new attempt fanned out as a chord of batch tasks."""
+    from annotation.services.jobs import job_leased
     from curation.services.prefilter import prefilter_dispatch
 
-    prefilter_dispatch(job_id=job_id)
+    job_leased(prefilter_dispatch, job_id=job_id, shared=True)
 
 
 @shared_task(name="curation.prefilter_batch", queue=Queue.JUDGES, acks_late=True, soft_time_limit=3_600, time_limit=3_660)
 def prefilter_batch_task(job_id: int, attempt: int, pair_ids: list[int]) -> dict:
     """Judge one batch of pairs; verdicts already stored are not called again, so a rerun is harmless."""
-    from annotation.services.jobs import job_fail
+    from annotation.services.jobs import job_fail, job_leased
     from curation.services.prefilter import prefilter_batch_run
 
     try:
-        return prefilter_batch_run(job_id=job_id, attempt=attempt, pair_ids=pair_ids)
+        return job_leased(prefilter_batch_run, job_id=job_id, shared=True, attempt=attempt, pair_ids=pair_ids)
     except Exception as exc:
         job_fail(job_id=job_id, error=f"a batch failed: {type(exc).__name__}: {exc}")
         raise
@@ -78,6 +92,7 @@ def prefilter_batch_task(job_id: int, attempt: int, pair_ids: list[int]) -> dict
 @shared_task(name="curation.prefilter_finish", queue=Queue.JUDGES, acks_late=True, soft_time_limit=1_800, time_limit=1_860)
 def prefilter_finish_task(job_id: int, attempt: int) -> dict | None:
     """Apply the rule to the judged pairs and store the run's report; a stale attempt does nothing."""
+    from annotation.services.jobs import job_leased
     from curation.services.prefilter import prefilter_finish
 
-    return prefilter_finish(job_id=job_id, attempt=attempt)
+    return job_leased(prefilter_finish, job_id=job_id, shared=True, attempt=attempt)

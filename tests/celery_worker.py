@@ -55,6 +55,21 @@ def filesystem_worker(*, folder, queues=("celery", "imports", "judges", "analyti
         _forget_connections(app)
 
 
+@contextmanager
+def broker_at(url: str):
+    """Publish to the broker at ``url`` (no worker, not eager) for the duration; restores the settings afterwards."""
+    from config.celery import app
+
+    saved = {key: app.conf[key] for key in ("broker_url", "task_always_eager", "result_backend")}
+    app.conf.update(broker_url=url, task_always_eager=False, result_backend=url)
+    _forget_connections(app)
+    try:
+        yield app
+    finally:
+        app.conf.update(saved)
+        _forget_connections(app)
+
+
 def _forget_connections(app) -> None:
     """Drop pooled broker connections made under the previous settings, as Celery does after a fork."""
     app._pool = None

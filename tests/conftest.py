@@ -70,3 +70,12 @@ def postgres_only(request, settings):
 def redis_url():
     require(port_open("127.0.0.1", 6379), "Redis on 127.0.0.1:6379")
     return os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
+
+
+@pytest.fixture
+def private_redis(tmp_path):
+    """A redis-server of the test's own, running; the test may stop and start it."""
+    from tests.redis_server import PrivateRedis
+
+    with PrivateRedis(tmp_path) as server:
+        yield server

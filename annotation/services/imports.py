@@ -384,10 +384,13 @@ def import_job_create(
     limit = settings.CONCORD_MAX_UPLOAD_BYTES
     if upload.size > limit:
         raise ApplicationError(f"the upload is {upload.size:,} bytes; the limit is {limit:,}", code="upload_too_large")
-    stored = default_storage.save(f"imports/{uuid.uuid4().hex}{suffix}", upload)
+    from annotation.tasks import import_pairs_task
+
+    stored = ""
     try:
         with transaction.atomic():
             campaign, _ = campaign_get_or_create(slug=campaign_slug, kind=task or None, preset=schema or None)
+            stored = default_storage.save(f"imports/{uuid.uuid4().hex}{suffix}", upload)
             job = jobs.job_create(
                 kind=IMPORT_JOB,
                 campaign=campaign,
@@ -396,12 +399,12 @@ def import_job_create(
                         "with_annotations": with_annotations, "strict": strict, "prompt_key": prompt_key,
                         "source": asdict(source) if source is not None else None},
             )
-            from annotation.tasks import import_pairs_task
-
-            transaction.on_commit(lambda: import_pairs_task.delay(job.pk))
+            jobs.job_dispatch(job=job, task=import_pairs_task, args=[job.pk])
     except BaseException:
-        # No job will ever read it: the stored file goes with the transaction that would have named it.
-        default_storage.delete(stored)
+        # No job will ever read the upload: the campaign was refused, the broker did not take the job (which is
+        # then failed with the reason), or anything else went wrong.
+        if stored:
+            default_storage.delete(stored)
         raise
     return job
 

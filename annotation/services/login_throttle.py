@@ -23,6 +23,7 @@ from typing import Literal
 
 from django.conf import settings
 from django.core.cache import cache
+from redis.exceptions import RedisError
 
 # A try in flight that never finished (its process died) stops counting after this long.
 _IN_FLIGHT_SECONDS = 60
@@ -108,7 +109,12 @@ def _counters(op: str, scopes: list[_Scope]) -> int:
     if client is not None:
         keys = [key for scope in scopes for key in (scope.failures_key, scope.in_flight_key)]
         args = [op, window, _IN_FLIGHT_SECONDS, *(scope.limit for scope in scopes)]
-        return int(client.eval(_LUA, len(keys), *keys, *args))
+        try:
+            return int(client.eval(_LUA, len(keys), *keys, *args))
+        except RedisError:
+            # Redis is down: count through the cache, which falls back to the database (config.cache), under this
+            # process's lock. Log-ins keep working; the counts are atomic per process until Redis is back.
+            pass
     with _local_lock:
         return _counters_local(op, scopes, window)
 

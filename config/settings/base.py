@@ -170,8 +170,10 @@ FILE_UPLOAD_HANDLERS = [
 # every web process shares the counts; the embedded default keeps them in process memory.
 CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 if env("CACHE_URL", default="") or env("REDIS_URL", default=""):
+    # Short timeouts: while Redis is down the cache serves from the database (config.cache) at once.
     CACHES = {"default": {"BACKEND": "config.cache.RedisCache",
-                          "LOCATION": env("CACHE_URL", default="") or env("REDIS_URL")}}
+                          "LOCATION": env("CACHE_URL", default="") or env("REDIS_URL"),
+                          "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 2}}}
 # Sessions in the database, each read together with its user's row in one statement (annotation.sessions).
 SESSION_ENGINE = "annotation.sessions"
 # Failed log-ins per window: an account from one address, an account from anywhere, any account from one
@@ -211,6 +213,20 @@ CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+# acks_late: a message is acknowledged when its task ends, so one whose worker died is delivered again once
+# Redis's visibility timeout passes. The timeout must outlast the longest task (an import: 6 h plus the
+# 5-minute grace of its hard time limit), or a task still running would be delivered a second time; the
+# reaper (below) resumes an abandoned job long before that.
+if CELERY_BROKER_URL != "filesystem://":  # the embedded transport keeps its folders (above) instead
+    CELERY_BROKER_TRANSPORT_OPTIONS = {
+        "visibility_timeout": env.int("CELERY_VISIBILITY_TIMEOUT", default=7 * 3600),
+        # A broker that does not answer fails a publish in seconds: the page says so, the job is marked failed.
+        "socket_connect_timeout": 2,
+        "socket_timeout": 5,
+    }
+CELERY_BROKER_CONNECTION_TIMEOUT = 2
+CELERY_REDIS_SOCKET_CONNECT_TIMEOUT = 2
+CELERY_REDIS_SOCKET_TIMEOUT = 5
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TIMEZONE = "UTC"
@@ -219,6 +235,11 @@ CELERY_TIMEZONE = "UTC"
 # addresses or networks, and "*" for any public address. Private, loopback and link-local addresses (a vLLM
 # server on the compose network, say) are reached only when listed.
 CONCORD_JUDGE_ALLOWED_HOSTS = env.list("CONCORD_JUDGE_ALLOWED_HOSTS", default=["*"])
+# The reaper: a queued job whose message is not in the broker this long after it was sent, or a running job
+# with no process holding its lease and no progress this long, is sent again, at most this many times.
+CONCORD_JOB_QUEUED_SECONDS = env.int("CONCORD_JOB_QUEUED_SECONDS", default=300)
+CONCORD_JOB_STALL_SECONDS = env.int("CONCORD_JOB_STALL_SECONDS", default=300)
+CONCORD_JOB_MAX_DISPATCHES = env.int("CONCORD_JOB_MAX_DISPATCHES", default=3)
 
 # Pre-filter: pairs per Celery batch task (each task judges its pairs × judges × 2 orders concurrently).
 CONCORD_PREFILTER_BATCH_PAIRS = env.int("CONCORD_PREFILTER_BATCH_PAIRS", default=50)
@@ -277,11 +298,14 @@ CELERY_BEAT_SCHEDULE["curation.agreement_schedule"] = {
     "options": {"expires": 3000},
 }
 
-# A release whose worker died mid-build stays "building" until marked failed with a retry hint.
-CELERY_BEAT_SCHEDULE["release-reap-stalled"] = {
-    "task": "curation.release_reap_stalled",
-    "schedule": 600.0,
-    "options": {"expires": 300},
+# Jobs of every kind whose task was lost on the way to a worker, or whose worker died, would stay queued or
+# running for ever (and the agreement schedule would skip their campaign): they are sent again (a worker
+# resumes what the job left) or, after CONCORD_JOB_MAX_DISPATCHES sends, failed with the reason; a release
+# whose builder died is failed with a retry hint. A missed run is covered by the next one.
+CELERY_BEAT_SCHEDULE["jobs-reap"] = {
+    "task": "curation.jobs_reap",
+    "schedule": 120.0,
+    "options": {"expires": 100},
 }
 # Expired leases give their slot back; claims also do this lazily, so this only keeps counters fresh
 # for dashboards when nobody is claiming. A missed run is worthless once the next one is due.

@@ -10,6 +10,7 @@ from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from annotation.api.jobs import JobOutputSerializer
 from annotation.api.permissions import IsCurator
 from annotation.errors import ApplicationError
 from config.hostile_input import StrictFormParser, StrictJSONParser, StrictMultiPartParser
@@ -19,7 +20,7 @@ from curation.services.releases import (
     judge_evaluate,
     release_download_links,
     release_publish_async,
-    release_verify,
+    release_verify_start,
 )
 
 
@@ -88,13 +89,17 @@ class ReleaseDetailApi(APIView):
 
 
 class ReleaseVerifyApi(APIView):
-    """Re-read every stored file of the release and compare it with the manifest."""
+    """Start re-reading every stored file of the release against its manifest → 202 with the job to follow; the
+    finished job's result holds ``ok``, ``files_checked`` and ``mismatches``."""
 
     permission_classes = [IsCurator]
 
-    @extend_schema(request=None, responses=OpenApiTypes.OBJECT)
+    @extend_schema(request=None, responses={202: JobOutputSerializer})
     def post(self, request, name: str, version: str):
-        return Response(release_verify(release=release_get(name=name, version=version, published=True)))
+        job = release_verify_start(release=release_get(name=name, version=version, published=True),
+                                   created_by=request.user)
+        job.refresh_from_db()
+        return Response(JobOutputSerializer(job).data, status=status.HTTP_202_ACCEPTED)
 
 
 class ReleaseDownloadApi(APIView):

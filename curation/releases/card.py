@@ -50,8 +50,12 @@ class Changelog:
     added: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
     chosen_changed: list[tuple[str, str, str]] = field(default_factory=list)
+    # Why the previous version's files could not be read; then no pair-level change is known.
+    unreadable: str = ""
 
     def summary(self) -> dict:
+        if self.unreadable:
+            return {"previous": self.previous, "previous_unreadable": self.unreadable}
         return {"previous": self.previous, "added": len(self.added), "removed": len(self.removed),
                 "chosen_changed": len(self.chosen_changed)}
 
@@ -70,6 +74,10 @@ def changelog_text(*, name: str, version: str, log: Changelog, total: int) -> st
     if log.previous is None:
         lines += [f"First release of {name}: {total} pairs.", ""]
         return "\n".join(lines)
+    if log.unreadable:
+        lines += [f"The previous version, {log.previous}, could not be read ({log.unreadable}), so the pairs added, "
+                  f"removed or with a changed chosen side since then are not known; {total} pairs in all.", ""]
+        return "\n".join(lines)
     lines += [
         f"Compared with {log.previous}: {len(log.added)} pairs added, {len(log.removed)} removed, "
         f"{len(log.chosen_changed)} with a changed chosen side; {total} pairs in all.",
@@ -80,6 +88,14 @@ def changelog_text(*, name: str, version: str, log: Changelog, total: int) -> st
     lines += [f"### Chosen side changed ({len(log.chosen_changed)})", ""]
     lines += [f"- {pid}: {old} → {new}" for pid, old, new in log.chosen_changed] + [""]
     return "\n".join(lines)
+
+
+def _changes_line(changelog: dict) -> str:
+    if changelog.get("previous_unreadable"):
+        return (f"Changes since {changelog['previous']} are not known: its files could not be read "
+                f"({changelog['previous_unreadable']}).")
+    return (f"Changes since {changelog['previous']}: {changelog['added']} added, {changelog['removed']} removed, "
+            f"{changelog['chosen_changed']} with a changed chosen side.")
 
 
 def _percent(value) -> str:
@@ -290,8 +306,7 @@ def card_text(*, name: str, version: str, licence: dict, tasks: dict[str, int], 
         "",
         "### Maintenance",
         f"Built by Concord {concord_version}. "
-        + (f"Changes since {changelog['previous']}: {changelog['added']} added, {changelog['removed']} removed, "
-           f"{changelog['chosen_changed']} with a changed chosen side." if changelog.get("previous") else "First version."),
+        + (_changes_line(changelog) if changelog.get("previous") else "First version."),
         "",
         "## Citation",
         "",

@@ -30,7 +30,6 @@ from curation.agreement.table import RatingTable, gold_codes, observations_from_
 from curation.agreement.variables import Variable, variables_of_schema
 
 CHUNK = 20_000
-PROGRESS_ROWS = 50_000
 SIDES = ("A", "B")
 # Pair.metadata key under which importers list the responses rejected for a wrong final answer (MMRB2).
 REJECTED_KEY = "rejected_wrong_answer"
@@ -52,23 +51,21 @@ def stream_frame(queryset: QuerySet, *, names: list[str], json_columns: Abstract
 
     ``json_columns`` hold JSON values: on PostgreSQL a column of plain numbers arrives as floats, any
     other as JSON text; elsewhere always as JSON text. ``text_columns`` arrive as strings. SQL NULL is
-    NaN. ``progress(rows_read)`` is called as the stream advances.
+    NaN. ``progress(rows_read)`` is called as the stream advances (on PostgreSQL once the COPY has been read),
+    never while the connection is busy, so it may use the database.
     """
     values = queryset.values_list(*names)
     if copy_available():
         sql, params = values.query.sql_with_params()
         statement = f"COPY ({sql}) TO STDOUT WITH (FORMAT csv)"
         buffer = io.BytesIO()
-        rows, reported = 0, 0
         started = time.monotonic()
         connection.ensure_connection()
+        # No progress call during the COPY: the connection is busy until it ends, and a callback that writes a
+        # job's progress through it would wait for ever on psycopg's connection lock (a worker hung on 60,000 ratings).
         with connection.connection.cursor() as cursor, cursor.copy(statement, params) as copy:
             for block in copy:
                 buffer.write(block)
-                rows += 1
-                if progress and rows - reported >= PROGRESS_ROWS:
-                    progress(rows)
-                    reported = rows
         if connection.queries_logged:
             # COPY bypasses Django's cursor wrapper; log it as that wrapper would, so query counts stay honest.
             connection.queries_log.append({"sql": f"{statement} -- params {params!r}",

@@ -15,7 +15,15 @@ from django.utils import timezone
 
 from annotation.errors import ApplicationError
 from annotation.models import Annotation, Campaign, Job
-from annotation.services.jobs import job_create, job_fail, job_is_cancelled, job_progress, job_start, job_succeed
+from annotation.services.jobs import (
+    job_create,
+    job_dispatch,
+    job_fail,
+    job_is_cancelled,
+    job_progress,
+    job_start,
+    job_succeed,
+)
 from curation.agreement.report import agreement_report, alpha_steps
 from curation.agreement.table import RatingTable
 from curation.models import AgreementReport
@@ -128,7 +136,7 @@ def agreement_job_create(*, campaign: Campaign, created_by: User | None = None, 
     job = job_create(kind=JOB_KIND, campaign=campaign, params=parameters, created_by=created_by)
     from curation.tasks import agreement_compute as task
 
-    transaction.on_commit(lambda: task.delay(job.pk))
+    job_dispatch(job=job, task=task, args=[job.pk])
     return job
 
 

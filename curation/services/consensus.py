@@ -14,7 +14,15 @@ from django.db.models import F
 from annotation import schemas
 from annotation.errors import ApplicationError
 from annotation.models import Campaign, Job, Pair
-from annotation.services.jobs import job_create, job_fail, job_is_cancelled, job_progress, job_start, job_succeed
+from annotation.services.jobs import (
+    job_create,
+    job_dispatch,
+    job_fail,
+    job_is_cancelled,
+    job_progress,
+    job_start,
+    job_succeed,
+)
 from curation.agreement.report import ANONYMOUS_WHY
 from curation.agreement.variables import Variable, primary_variable
 from curation.consensus import DISPUTE_REASONS, ConsensusPolicy, PolicyError, get_policy
@@ -196,7 +204,7 @@ def consensus_job_create(*, campaign: Campaign, created_by: User | None = None, 
                      params={"policy": chosen.name, "params": full, "on_dispute": dispute})
     from curation.tasks import consensus_apply as task
 
-    transaction.on_commit(lambda: task.delay(job.pk))
+    job_dispatch(job=job, task=task, args=[job.pk])
     return job
 
 

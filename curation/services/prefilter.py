@@ -27,7 +27,7 @@ from django.utils import timezone
 from annotation.content import MEDIA_TYPES, iter_media
 from annotation.errors import ApplicationError
 from annotation.models import Assignment, Campaign, Job, Media, Pair
-from annotation.services.jobs import job_create, job_fail, job_succeed
+from annotation.services.jobs import job_create, job_dispatch, job_fail, job_lease, job_succeed
 from curation.judges import parsing, registry
 from curation.judges.base import JudgeCall, JudgeConfigError, JudgeRequest, MediaFile, MediaStore
 from curation.judges.runner import JudgeRunner, WorkItem
@@ -130,7 +130,7 @@ def prefilter_start(
     job = prefilter_job_create(
         campaign=campaign, judge_names=judge_names, threshold=threshold, force=force, created_by=created_by
     )
-    transaction.on_commit(lambda: prefilter_dispatch_task.delay(job.pk))
+    job_dispatch(job=job, task=prefilter_dispatch_task, args=[job.pk])
     return job
 
 
@@ -148,7 +148,7 @@ def prefilter_resume(*, job: Job) -> Job:
             )
         job.status, job.finished_at, job.error = Job.Status.QUEUED, None, ""
         job.save(update_fields=["status", "finished_at", "error"])
-    transaction.on_commit(lambda: prefilter_dispatch_task.delay(job.pk))
+    job_dispatch(job=job, task=prefilter_dispatch_task, args=[job.pk])
     return job
 
 
@@ -348,7 +348,8 @@ class _Writer:
 
     def flush(self) -> None:
         if self.unreported:
-            Job.objects.filter(pk=self.job_id).update(progress_done=F("progress_done") + self.unreported)
+            Job.objects.filter(pk=self.job_id).update(progress_done=F("progress_done") + self.unreported,
+                                                      heartbeat_at=timezone.now())
             self.unreported = 0
         self.last_report = time.monotonic()
 
@@ -516,17 +517,18 @@ def prefilter_run_inline(
     ``on_plan(total, done)`` hears how many verdicts the run needs and how many are already stored.
     """
     try:
-        plan = prefilter_prepare(job_id=job_id)
-        if plan is None:
-            return None
-        if on_plan is not None:
-            job = Job.objects.get(pk=job_id)
-            on_plan(job.progress_total, job.progress_done)
-        for batch in plan.batches:
-            if not _attempt_is_current(job_id, plan.attempt):
+        with job_lease(job_id=job_id, shared=True):
+            plan = prefilter_prepare(job_id=job_id)
+            if plan is None:
                 return None
-            prefilter_batch_run(job_id=job_id, attempt=plan.attempt, pair_ids=batch, on_progress=on_progress)
-        return prefilter_finish(job_id=job_id, attempt=plan.attempt)
+            if on_plan is not None:
+                job = Job.objects.get(pk=job_id)
+                on_plan(job.progress_total, job.progress_done)
+            for batch in plan.batches:
+                if not _attempt_is_current(job_id, plan.attempt):
+                    return None
+                prefilter_batch_run(job_id=job_id, attempt=plan.attempt, pair_ids=batch, on_progress=on_progress)
+            return prefilter_finish(job_id=job_id, attempt=plan.attempt)
     except Exception as exc:
         job_fail(job_id=job_id, error=f"{type(exc).__name__}: {exc}")
         raise

@@ -12,14 +12,16 @@ import hashlib
 import json
 import re
 import shutil
+import time
 import tomllib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 from django.conf import settings
 from django.core.files.storage import default_storage
@@ -29,7 +31,15 @@ from django.utils import timezone
 
 from annotation.errors import ApplicationError
 from annotation.models import Annotation, Campaign, Job, SourceDataset
-from annotation.services.jobs import job_create, job_fail, job_progress, job_start, job_succeed
+from annotation.services.jobs import (
+    JobNotQueued,
+    job_create,
+    job_dispatch,
+    job_fail,
+    job_progress,
+    job_start,
+    job_succeed,
+)
 from config.hostile_input import json_loads_checked
 from config.text_checks import HostileInput
 from curation.leaderboard.card import leaderboard_card_section
@@ -50,6 +60,8 @@ LOCK_CLASS = 7007
 UPLOAD_THREADS = 8
 MANIFEST = "manifest.json"
 RELEASE_BOOTSTRAP = 200
+VERIFY_JOB = "release_verify"
+PROGRESS_EVERY_S = 0.5
 CONTENT_TYPES = {".json": "application/json", ".jsonl": "application/x-ndjson", ".parquet": "application/vnd.apache.parquet",
                  ".md": "text/markdown; charset=utf-8"}
 
@@ -293,7 +305,12 @@ def _build_and_store(release: Release, staging: Path) -> None:
 
     out = builder.build(campaigns=campaigns, staging=staging, progress=rows_done)
     previous = release_previous(release)
-    log = changelog_between(str(previous) if previous else None, _published_choices(previous) if previous else {}, out.chosen)
+    log = changelog_between(str(previous) if previous else None, {}, out.chosen)
+    if previous:
+        try:
+            log = changelog_between(str(previous), _published_choices(previous), out.chosen)
+        except (OSError, ValueError, pa.ArrowException) as exc:  # gone or corrupt; a store that is down fails the build
+            log.unreadable = f"{type(exc).__name__}: {exc}"[:500]
     (staging / "CHANGELOG.md").write_text(
         changelog_text(name=release.name, version=release.version, log=log, total=out.pairs), encoding="utf-8"
     )
@@ -483,10 +500,15 @@ def release_publish_async(*, name: str, version: str, campaign_slugs: list[str],
     """Request NAME@VERSION and build it on a worker once this transaction commits."""
     from curation.tasks import release_build_task
 
-    with transaction.atomic():
-        release = release_request(name=name, version=version, campaign_slugs=campaign_slugs, license=license,
-                                  force_license=force_license, created_by=created_by)
-        transaction.on_commit(lambda: release_build_task.delay(release.pk))
+    try:
+        with transaction.atomic():
+            release = release_request(name=name, version=version, campaign_slugs=campaign_slugs, license=license,
+                                      force_license=force_license, created_by=created_by)
+            job_dispatch(job=release.job, task=release_build_task, args=[release.pk])
+    except JobNotQueued as exc:
+        Release.objects.filter(name=name, version=version, status=Release.Status.BUILDING).update(
+            status=Release.Status.FAILED, error=exc.message)
+        raise
     return release
 
 
@@ -505,12 +527,45 @@ def release_reap_stalled() -> int:
     return reaped
 
 
-def release_verify(*, release: Release) -> dict:
+def release_verify_start(*, release: Release, created_by: User | None = None) -> Job:
+    """A queued job that verifies a published release on a worker (a large release takes minutes)."""
+    from curation.tasks import release_verify_task
+
+    if release.status != Release.Status.PUBLISHED:
+        raise ApplicationError(f"{release} is {release.status}; only a published release can be verified",
+                               code="release_not_published", status_code=409)
+    campaigns = list(release.campaigns.all()[:2])
+    job = job_create(kind=VERIFY_JOB, campaign=campaigns[0] if len(campaigns) == 1 else None, created_by=created_by,
+                     params={"release": str(release), "name": release.name, "version": release.version})
+    job_dispatch(job=job, task=release_verify_task, args=[job.pk])
+    return job
+
+
+def release_verify_job_run(*, job_id: int) -> None:
+    """Run a queued verify job; its result is ``release_verify``'s. A finished or cancelled job is left as it is."""
+    job = job_start(job_id=job_id)
+    if job.status != Job.Status.RUNNING:
+        return
+    try:
+        release = Release.objects.get(name=job.params["name"], version=job.params["version"])
+        result = release_verify(release=release, progress=lambda done, total: job_progress(job_id=job_id, done=done,
+                                                                                             total=total))
+    except ApplicationError as exc:
+        job_fail(job_id=job_id, error=exc.message)
+        return
+    except Exception as exc:
+        job_fail(job_id=job_id, error=f"{type(exc).__name__}: {exc}")
+        raise
+    job_succeed(job_id=job_id, result=result)
+
+
+def release_verify(*, release: Release, progress: Callable[[int, int], None] | None = None) -> dict:
     """Re-read every stored file of a published release and check it against its manifest.
 
     Returns ``{"ok", "files_checked", "mismatches": [{"path", "problem", ...}]}`` (problems: ``missing``,
     ``checksum``, ``extra`` for a stored file the manifest does not list); the manifest itself is checked
     against the sha256 recorded at publication, and the manifest's file list against the database.
+    ``progress(files checked, files)`` hears about every half second.
     """
     if release.status != Release.Status.PUBLISHED:
         raise ApplicationError(f"{release} is {release.status}; only a published release can be verified",
@@ -548,11 +603,18 @@ def release_verify(*, release: Release) -> dict:
                     "actual_sha256": digest.hexdigest(), "expected_size": entry["size"], "actual_size": size}
         return None
 
+    total, reported = 1 + len(listed), time.monotonic()
+    found = []
     with ThreadPoolExecutor(max_workers=UPLOAD_THREADS) as pool:
-        mismatches += [m for m in pool.map(check, [listed[p] for p in sorted(listed)]) if m is not None]
+        for done, mismatch in enumerate(pool.map(check, [listed[p] for p in sorted(listed)]), start=2):
+            found.append(mismatch)
+            if progress is not None and (done == total or time.monotonic() - reported >= PROGRESS_EVERY_S):
+                progress(done, total)
+                reported = time.monotonic()
+    mismatches += [m for m in found if m is not None]
     extra = sorted(set(store.keys(prefix)) - set(listed) - {MANIFEST})
     mismatches += [{"path": path, "problem": "extra"} for path in extra]
-    return {"ok": not mismatches, "files_checked": 1 + len(listed), "mismatches": mismatches}
+    return {"ok": not mismatches, "files_checked": total, "mismatches": mismatches}
 
 
 def release_download_links(*, release: Release, include_media: bool = False, expires: int | None = None) -> dict:

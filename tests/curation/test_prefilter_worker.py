@@ -1,4 +1,5 @@
-"""A real Celery worker killed with SIGKILL mid-run: after a restart every verdict exists exactly once."""
+"""A real Celery worker killed with SIGKILL mid-run, or its Redis killed and restarted empty: the reaper resumes the
+run by itself, and every verdict exists exactly once."""
 
 import os
 import signal
@@ -8,12 +9,14 @@ import time
 from pathlib import Path
 
 import pytest
-from celery import Celery
 from django.db import connection
 
 from annotation.models import Job, Pair
+from annotation.services.jobs import jobs_leased
 from curation.models import JudgeVerdict
-from curation.services.prefilter import prefilter_job_create
+from curation.services.prefilter import prefilter_start
+from curation.services.reaper import jobs_reap
+from tests.celery_worker import broker_at
 from tests.conftest import port_open, require
 from tests.curation import prefilter_support as support
 from tests.curation.judge_server import JudgeServer, Reply, votes_script
@@ -24,12 +27,12 @@ PAIRS, JUDGES = 20, 3
 TOTAL = PAIRS * JUDGES * 2
 
 
-def start_worker(settings, log: Path) -> subprocess.Popen:
+def start_worker(settings, log: Path, redis_url: str = REDIS_URL) -> subprocess.Popen:
     env = {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "config.settings.test",
         "DATABASE_URL": f"postgres://postgres@127.0.0.1:5432/{connection.settings_dict['NAME']}",
-        "REDIS_URL": REDIS_URL,
+        "REDIS_URL": redis_url,
         "CELERY_TASK_ALWAYS_EAGER": "false",
         "DJANGO_MEDIA_ROOT": str(settings.MEDIA_ROOT),
         "CONCORD_PREFILTER_BATCH_PAIRS": "5",
@@ -57,25 +60,53 @@ def wait_for(condition, *, timeout: float, what: str, worker: subprocess.Popen, 
     pytest.fail(f"timed out waiting for {what}")
 
 
+def reap_once_abandoned(job_id: int) -> list[int]:
+    """Call the reaper, as beat would, until it resends the run once (no lease, no heartbeat for the stall time)."""
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        if not jobs_leased([job_id]):
+            resumed = jobs_reap().resumed
+            if resumed:
+                return resumed
+        time.sleep(0.5)
+    return []
+
+
+@pytest.fixture
+def run_settings(settings):
+    settings.CONCORD_JOB_STALL_SECONDS = 1
+    return settings
+
+
+def assert_every_verdict_once(job_id: int, campaign, *, attempts: int):
+    job = Job.objects.get(pk=job_id)
+    keys = list(JudgeVerdict.objects.values_list("pair_id", "judge_id", "order"))
+    assert len(keys) == len(set(keys)) == TOTAL
+    assert job.progress_done == job.progress_total == TOTAL and job.params["attempt"] == attempts
+    assert job.result["verdicts"] == TOTAL and job.result["dropped_easy"] == PAIRS
+    assert set(Pair.objects.filter(campaign=campaign).values_list("status", flat=True)) == {"dropped_easy"}
+
+
 @pytest.mark.slow
 @pytest.mark.django_db(transaction=True)
-def test_a_worker_killed_mid_run_loses_no_verdict_and_duplicates_none(postgres_only, settings, tmp_path):
+def test_a_worker_killed_mid_run_is_resumed_by_the_reaper_losing_no_verdict_and_duplicating_none(
+    postgres_only, run_settings, tmp_path
+):
     require(port_open("127.0.0.1", 6379), "Redis on 127.0.0.1:6379")
     import redis
 
     redis.Redis.from_url(REDIS_URL).flushdb()
     log = tmp_path / "worker.log"
-    sender = Celery("judges-test", broker=REDIS_URL, backend=REDIS_URL)
-    with JudgeServer(lambda seen: Reply(content=votes_script({})(seen).content, delay=0.2)) as server:
+    with JudgeServer(lambda seen: Reply(content=votes_script({})(seen).content, delay=0.2)) as server, \
+            broker_at(REDIS_URL):
         campaign = support.campaign()
         for i in range(PAIRS):
             support.marked_pair(campaign, f"w{i}")
         support.chat_judges(server, [f"j{i}" for i in range(JUDGES)], concurrency=2)
-        job = prefilter_job_create(campaign=campaign)
 
-        worker = start_worker(settings, log)
+        worker = start_worker(run_settings, log)
         try:
-            sender.send_task("curation.prefilter_dispatch", args=[job.pk], queue="judges")
+            job = prefilter_start(campaign=campaign)
             wait_for(lambda: JudgeVerdict.objects.count() >= 25, timeout=120, what="the first verdicts", worker=worker, log=log)
         finally:
             kill(worker)
@@ -85,19 +116,44 @@ def test_a_worker_killed_mid_run_loses_no_verdict_and_duplicates_none(postgres_o
         assert Job.objects.get(pk=job.pk).status == "running"
         server.reset()
 
-        worker = start_worker(settings, log)
+        assert reap_once_abandoned(job.pk) == [job.pk]
+        worker = start_worker(run_settings, log)
         try:
-            sender.send_task("curation.prefilter_dispatch", args=[job.pk], queue="judges")
             wait_for(lambda: Job.objects.get(pk=job.pk).status == "succeeded", timeout=180, what="the resumed run",
                      worker=worker, log=log)
         finally:
             kill(worker)
         calls_after_restart = server.count()
 
-    job.refresh_from_db()
-    keys = list(JudgeVerdict.objects.values_list("pair_id", "judge_id", "order"))
-    assert len(keys) == len(set(keys)) == TOTAL
     assert calls_after_restart == TOTAL - stored_at_kill
-    assert job.progress_done == job.progress_total == TOTAL and job.params["attempt"] == 2
-    assert job.result["verdicts"] == TOTAL and job.result["dropped_easy"] == PAIRS
-    assert set(Pair.objects.filter(campaign=campaign).values_list("status", flat=True)) == {"dropped_easy"}
+    assert_every_verdict_once(job.pk, campaign, attempts=2)
+
+
+@pytest.mark.slow
+@pytest.mark.django_db(transaction=True)
+def test_a_run_whose_redis_was_killed_and_restarted_empty_is_resumed_by_the_reaper(
+    postgres_only, run_settings, tmp_path, private_redis
+):
+    log = tmp_path / "worker.log"
+    with JudgeServer(lambda seen: Reply(content=votes_script({})(seen).content, delay=0.2)) as server, \
+            broker_at(private_redis.url()):
+        campaign = support.campaign()
+        for i in range(PAIRS):
+            support.marked_pair(campaign, f"w{i}")
+        support.chat_judges(server, [f"j{i}" for i in range(JUDGES)], concurrency=2)
+
+        worker = start_worker(run_settings, log, redis_url=private_redis.url())
+        try:
+            job = prefilter_start(campaign=campaign)
+            wait_for(lambda: JudgeVerdict.objects.count() >= 25, timeout=120, what="the first verdicts", worker=worker, log=log)
+            private_redis.stop()
+            time.sleep(2)
+            private_redis.start()
+            assert Job.objects.get(pk=job.pk).status == "running"
+            assert reap_once_abandoned(job.pk) == [job.pk]
+            wait_for(lambda: Job.objects.get(pk=job.pk).status == "succeeded", timeout=180, what="the resumed run",
+                     worker=worker, log=log)
+        finally:
+            kill(worker)
+
+    assert_every_verdict_once(job.pk, campaign, attempts=2)

@@ -4,6 +4,7 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError
 
+from annotation.cli import progress_bar
 from annotation.errors import ApplicationError
 from curation.selectors.releases import release_get, release_parse_ref
 from curation.services.releases import release_verify
@@ -17,11 +18,20 @@ class Command(BaseCommand):
         parser.add_argument("--json", action="store_true")
 
     def handle(self, *args, **options):
+        bar = progress_bar(total=None, desc="verify")
+
+        def progress(done: int, total: int) -> None:
+            bar.total = total
+            bar.n = done
+            bar.refresh()
+
         try:
             name, version = release_parse_ref(options["ref"])
-            result = release_verify(release=release_get(name=name, version=version, published=True))
+            result = release_verify(release=release_get(name=name, version=version, published=True), progress=progress)
         except ApplicationError as exc:
             raise CommandError(exc.message) from exc
+        finally:
+            bar.close()
         if options["json"]:
             self.stdout.write(json.dumps(result))
         else:

@@ -1,6 +1,7 @@
 """Agreement through the database: one streamed read, stored reports per campaign and slice, jobs, the CLI."""
 
 import json
+import threading
 from io import StringIO
 
 import numpy as np
@@ -199,3 +200,27 @@ def test_a_job_cancelled_while_it_runs_stores_no_report(monkeypatch):
     assert not AgreementReport.objects.exists()
     service.agreement_job_run(job_id=job.pk)  # a cancelled job stays cancelled
     assert not AgreementReport.objects.exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_progress_callback_that_writes_to_the_database_while_ratings_stream_does_not_hang(postgres_only, monkeypatch):
+    """A job's progress is an UPDATE on the same connection; during PostgreSQL's COPY it waited for ever (a worker
+    computing agreement over 60,000 ratings hung in the soak)."""
+    campaign = make_campaign()
+    add_pairs(campaign, [[6, 5, 6], [1, 2, 1], [4, 4, 4]])
+    job = Job.objects.create(kind="agreement", campaign=campaign)
+    monkeypatch.setattr(ratings, "PROGRESS_ROWS", 1, raising=False)
+    seen = []
+
+    def progress(rows: int) -> None:
+        Job.objects.filter(pk=job.pk).update(progress_done=rows)
+        seen.append(rows)
+
+    frame = []
+    reader = threading.Thread(target=lambda: frame.append(ratings.stream_frame(
+        Annotation.objects.filter(pair__campaign=campaign), names=["id"], progress=progress)), daemon=True)
+    reader.start()
+    reader.join(timeout=30)
+    assert not reader.is_alive(), "stream_frame hung on its own progress callback"
+    assert len(frame[0]) == 9 and seen[-1] == 9
+    assert Job.objects.get(pk=job.pk).progress_done == 9

@@ -89,9 +89,27 @@ def test_local_download_links_serve_the_manifest_files_and_refuse_forged_or_expi
     assert client.get(reverse("release-download", kwargs={"token": expired})).status_code == 404
 
 
-def test_verify_through_the_api(published, curator):
-    answer = curator.post("/api/v1/releases/fox-bench/1.0.0/verify/")
-    assert answer.status_code == 200 and answer.json()["ok"] is True
+def test_verify_through_the_api_is_a_job_whose_result_holds_the_check(published, curator,
+                                                                      django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=True):
+        answer = curator.post("/api/v1/releases/fox-bench/1.0.0/verify/")
+    assert answer.status_code == 202
+    job = Job.objects.get(pk=answer.json()["id"])
+    assert (job.kind, job.task_name, job.params["release"]) == ("release_verify", "curation.release_verify",
+                                                               "fox-bench@1.0.0")
+    detail = curator.get(f"/api/v1/jobs/{job.pk}/").json()
+    assert detail["status"] == "succeeded" and detail["percent"] == 100.0
+    assert detail["result"]["ok"] is True and detail["result"]["files_checked"] == published.files_count
+    assert detail["progress_done"] == detail["progress_total"] == published.files_count
+
+
+def test_verify_of_a_release_with_a_missing_file_succeeds_as_a_job_and_names_the_file(published, curator, releases_root,
+                                                                                     django_capture_on_commit_callbacks):
+    (releases_root / "fox-bench" / "1.0.0" / "README.md").unlink()
+    with django_capture_on_commit_callbacks(execute=True):
+        answer = curator.post("/api/v1/releases/fox-bench/1.0.0/verify/")
+    result = Job.objects.get(pk=answer.json()["id"]).result
+    assert result["ok"] is False and result["mismatches"] == [{"path": "README.md", "problem": "missing"}]
 
 
 def test_predictions_uploaded_through_the_api_are_scored_and_appear_on_the_leaderboard(published, curator):

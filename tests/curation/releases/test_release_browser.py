@@ -50,3 +50,22 @@ def test_publishing_from_the_page_shows_progress_and_then_the_published_release(
     page.click("#publish-form button[type=submit]")
     page.wait_for_function("() => document.getElementById('publish-error').textContent.length > 0")
     assert "releases are immutable" in page.inner_text("#publish-error")
+
+
+def test_verifying_from_the_page_runs_a_job_and_says_which_file_is_missing(release_data, releases_root, live_server,
+                                                                          page):
+    from curation.services.releases import release_publish
+
+    release_publish(name="fox-bench", version="1.0.0", campaign_slugs=["t2i-wave"])
+    CuratorFactory(username="curie")
+    log_in(page, live_server.url, "curie", then="/releases/")
+    row = 'tr[data-release="fox-bench@1.0.0"]'
+    page.click(f"{row} .verify button")
+    page.wait_for_selector(f'{row} .verify[data-outcome="ok"]', timeout=30_000)
+    assert "files match the manifest" in page.inner_text(f"{row} .verify-result")
+    assert page.get_attribute(f"{row} .verify .job", "data-status") == "succeeded"
+
+    (releases_root / "fox-bench" / "1.0.0" / "CHANGELOG.md").unlink()
+    page.click(f"{row} .verify button")
+    page.wait_for_selector(f'{row} .verify[data-outcome="mismatch"]', timeout=30_000)
+    assert "CHANGELOG.md (missing)" in page.inner_text(f"{row} .verify-result")

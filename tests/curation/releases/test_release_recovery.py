@@ -1,5 +1,8 @@
 """A build whose worker died: marked failed with a retry hint once its lock is gone, then retried to completion."""
 
+import json
+import shutil
+
 import psycopg
 import pytest
 from django.db import connection
@@ -51,3 +54,27 @@ def test_a_retry_must_name_the_campaigns_of_the_first_attempt(release_data, rele
     release_reap_stalled()
     with pytest.raises(ApplicationError, match="a retry must name the same campaigns"):
         release_request(name="fox-bench", version="1.0.0", campaign_slugs=["t2i-wave", "reasoning-wave"])
+
+
+@pytest.mark.parametrize("damage", ["deleted", "corrupt"])
+def test_a_new_version_whose_predecessor_cannot_be_read_publishes_with_a_changelog_that_says_so(
+    release_data, releases_root, damage
+):
+    release_publish(name="fox-bench", version="1.0.0", campaign_slugs=["t2i-wave"])
+    old = releases_root / "fox-bench" / "1.0.0"
+    if damage == "deleted":
+        shutil.rmtree(old)
+    else:
+        for parquet in old.rglob("*.parquet"):
+            parquet.write_bytes(b"not parquet")
+    release = release_publish(name="fox-bench", version="1.1.0", campaign_slugs=["t2i-wave"])
+    assert release.status == Release.Status.PUBLISHED
+    log = (releases_root / "fox-bench" / "1.1.0" / "CHANGELOG.md").read_text()
+    cause = "FileNotFoundError" if damage == "deleted" else "ArrowInvalid"
+    assert f"The previous version, fox-bench@1.0.0, could not be read ({cause}: " in log
+    assert "are not known; 3 pairs in all." in log
+    manifest = json.loads((releases_root / "fox-bench" / "1.1.0" / "manifest.json").read_text())
+    assert manifest["changelog"]["previous"] == "fox-bench@1.0.0"
+    assert manifest["changelog"]["previous_unreadable"].startswith(cause)
+    card = (releases_root / "fox-bench" / "1.1.0" / "README.md").read_text()
+    assert "Changes since fox-bench@1.0.0 are not known: its files could not be read" in card

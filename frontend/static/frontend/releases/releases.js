@@ -39,3 +39,39 @@ if (form) {
     } });
   });
 }
+
+// Verify: start the background job that re-reads the release's files, follow it, then say what it found.
+function verifyOutcome(job) {
+  if (job.status !== "succeeded") return job.error || `Verification ${job.status}.`;
+  const { ok, files_checked: checked, mismatches } = job.result;
+  if (ok) return `All ${checked} files match the manifest.`;
+  const named = mismatches.slice(0, 5).map((m) => `${m.path} (${m.problem})`).join(", ");
+  return `${mismatches.length} of ${checked} files do not match: ${named}${mismatches.length > 5 ? ", …" : ""}`;
+}
+
+document.querySelectorAll(".verify[data-api]").forEach((box) => {
+  const button = box.querySelector("button");
+  const progress = box.querySelector(".job");
+  const result = box.querySelector(".verify-result");
+  button.addEventListener("click", async () => {
+    button.disabled = true;
+    result.textContent = "";
+    const token = document.querySelector("[name=csrfmiddlewaretoken]").value;
+    const response = await fetch(box.dataset.api, {
+      method: "POST", headers: { Accept: "application/json", "X-CSRFToken": token },
+    });
+    const answer = await response.json();
+    if (!response.ok) {
+      result.textContent = answer.message || `status ${response.status}`;
+      button.disabled = false;
+      return;
+    }
+    progress.hidden = false;
+    progress.dataset.jobProgress = answer.id;
+    watchJob(progress, { onDone: (job) => {
+      result.textContent = verifyOutcome(job);
+      box.dataset.outcome = job.status === "succeeded" && job.result.ok ? "ok" : "mismatch";
+      button.disabled = false;
+    } });
+  });
+});
