@@ -16,9 +16,11 @@ Steps (everything on 127.0.0.1, in the separate database ``concord_bench_workspa
 
 What is measured, per campaign:
 
-- **cold first pair**: a new browser context (empty cache), from the navigation to the annotation page until it is
-  *interactive*: ``body[data-workspace-ready]`` is set (every script has run and the keys are bound) AND every image
-  that intersects the viewport has been decoded (``img.decode()`` resolved);
+- **cold first pair**: a new browser context (empty cache) on a server that has already served pages (each
+  gunicorn worker is warmed from Python first: a freshly started worker's first page took 6 s), from the
+  navigation to the annotation page until it is *interactive*: ``body[data-workspace-ready]`` is set (every script
+  has run and the keys are bound) AND every image that intersects the viewport has been decoded (``img.decode()``
+  resolved);
 - **next pair**: on each pair, once the page has prefetched the next one (``body[data-next-prefetched]``, as it
   does while a rater works), the rater presses ``1`` and Ctrl+Enter (submit), then Enter ("Next pair"): from that
   Enter until the next page is interactive (same definition). p50/p95 over the pairs.
@@ -38,7 +40,6 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
@@ -97,8 +98,9 @@ def photo_like(seed: int, size: int) -> bytes:
 
 def _write_image(args: tuple[Path, int, int]) -> str:
     folder, seed, size = args
-    name = f"img-{seed:05d}.png"
-    (folder / name).write_bytes(photo_like(seed, size))
+    name = f"img-{seed:05d}-{size}.png"
+    if not (folder / name).exists():
+        (folder / name).write_bytes(photo_like(seed, size))
     return name
 
 
@@ -163,16 +165,31 @@ class Waterfall:
             row["ms"] = (event["timestamp"] - row["start"]) * 1000
             row["bytes"] = event["encodedDataLength"]
 
-    def since(self, mark_ms: float) -> list[str]:
+    def since(self, mark_ms: float, until_ms: float = float("inf")) -> list[str]:
         lines = []
         for row in sorted(self.rows.values(), key=lambda r: r["wall"]):
             offset = row["wall"] * 1000 - mark_ms
-            if offset < -1:
+            if offset < -1 or offset > until_ms:
                 continue
             path = row["url"].split("//", 1)[-1].split("/", 1)[-1]
             lines.append(f"  +{offset:7.1f} ms {row.get('ms', float('nan')):7.1f} ms {row.get('status', '-')!s:>4} "
                          f"{row['cache'] or 'network':<12}{row.get('bytes', 0):>10,} B  /{path[:90]}")
         return lines
+
+
+def warm_server(base_url: str, session_key: str, paths: list[str], workers: int = 3) -> None:
+    """Each page once per gunicorn worker (more requests than workers, at once), from Python: the server has its
+    templates and connections ready, as a running one has, while the browser's cache stays empty."""
+    import urllib.request
+    from concurrent.futures import ThreadPoolExecutor
+
+    def get(path: str) -> None:
+        request = urllib.request.Request(base_url + path, headers={"Cookie": f"sessionid={session_key}"})
+        with urllib.request.urlopen(request, timeout=120) as response:
+            response.read()
+
+    with ThreadPoolExecutor(max_workers=workers * 2) as pool:
+        list(pool.map(get, paths * workers * 3))
 
 
 def throttled_page(context):
@@ -200,6 +217,7 @@ def run_campaign(browser, base_url: str, session_key: str, slug: str, first: int
     page.goto(f"{base_url}/work/assignments/{first}/", wait_until="commit")
     ready = page.evaluate("() => window.__benchReady")
     cold_ms = ready["sinceNavigation"]
+    cold_waterfall = network.since(ready["at"] - cold_ms, cold_ms)
     next_ms, images = [], []
     for _ in range(pairs - 1):
         page.wait_for_selector("body[data-next-prefetched]", state="attached", timeout=120_000)
@@ -216,6 +234,8 @@ def run_campaign(browser, base_url: str, session_key: str, slug: str, first: int
               "above_the_fold_images": images}
     if next_ms:
         result |= {"next_p50_ms": round(statistics.median(next_ms), 1), "next_p95_ms": round(percentile(next_ms, 0.95), 1)}
+    if waterfall:
+        result["cold_waterfall"] = cold_waterfall
     if waterfall and next_ms:
         result["waterfall"] = network.since(mark)
     context.close()
@@ -228,6 +248,7 @@ def main() -> None:
     parser.add_argument("--size", type=int, default=2048, help="image side in pixels")
     parser.add_argument("--waterfall", action="store_true", help="print the last next pair's requests")
     parser.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+    parser.add_argument("--data", type=Path, help="keep the generated images here and reuse them on the next run")
     args = parser.parse_args()
     from playwright.sync_api import sync_playwright
 
@@ -237,12 +258,13 @@ def main() -> None:
 
     with tempfile.TemporaryDirectory(prefix="concord-bench-ws-") as tmp:
         root = Path(tmp)
+        images = args.data or root
         os.environ["DJANGO_MEDIA_ROOT"] = str(root / "media")
         steps = tqdm(total=4, desc="data", file=sys.stderr)
         campaigns = {}
         for n, kind in enumerate(("interleaved", "text-to-image")):
-            folder = root / kind
-            folder.mkdir()
+            folder = images / kind
+            folder.mkdir(parents=True, exist_ok=True)
             jsonl = generate(folder, kind=kind, pairs=args.pairs, size=args.size, first_seed=n * 10_000)
             steps.update()
             slug = f"bench-{kind}"
@@ -260,6 +282,7 @@ def main() -> None:
         manage("collectstatic", "--noinput", "-v", "0")
         server, base_url = start_gunicorn(DB)
         try:
+            warm_server(base_url, sessions[0][0], [f"/work/assignments/{first}/" for first in firsts.values()])
             with sync_playwright() as playwright:
                 browser = playwright.chromium.launch(executable_path=CHROMIUM)
                 results = [run_campaign(browser, base_url, sessions[0][0], slug, firsts[slug], args.pairs, args.waterfall)
@@ -278,8 +301,10 @@ def main() -> None:
         print(f"{result['campaign']}: cold first pair {result['cold_first_pair_ms']} ms (target 1500); next pair "
               f"p50 {result.get('next_p50_ms')} ms, p95 {result.get('next_p95_ms')} ms (target 150) over "
               f"{len(result['next_pair_ms'])}: {result['next_pair_ms']}; images above the fold {result['above_the_fold_images']}")
-        for line in result.get("waterfall", []):
-            print(line)
+        for title in ("cold_waterfall", "waterfall"):
+            if result.get(title):
+                print(f" {'cold first pair' if title == 'cold_waterfall' else 'last next pair, from Enter'}:")
+                print("\n".join(result[title]))
 
 
 if __name__ == "__main__":
