@@ -62,10 +62,12 @@ window.__benchReady = new Promise((resolve) => {
     return r.width > 0 && r.height > 0 && r.bottom > 0 && r.right > 0 && r.top < innerHeight && r.left < innerWidth;
   };
   const finish = async () => {
+    const scripted = performance.now();
     const fold = [...document.images].filter(visible);
     await Promise.all(fold.map((img) => img.decode().catch(() => null)));
-    resolve({ at: performance.timeOrigin + performance.now(), images: fold.length,
-              sinceNavigation: performance.now() });
+    const navigation = performance.getEntriesByType("navigation")[0];
+    resolve({ at: performance.timeOrigin + performance.now(), images: fold.length, sinceNavigation: performance.now(),
+              phases: { html: navigation.responseEnd, scripted, decoded: performance.now() } });
   };
   const watch = () => {
     if (document.body.dataset.workspaceReady) return finish();
@@ -218,7 +220,8 @@ def run_campaign(browser, base_url: str, session_key: str, slug: str, first: int
     ready = page.evaluate("() => window.__benchReady")
     cold_ms = ready["sinceNavigation"]
     cold_waterfall = network.since(ready["at"] - cold_ms, cold_ms)
-    next_ms, images = [], []
+    cold_phases = {name: round(at, 1) for name, at in ready["phases"].items()}
+    next_ms, images, phases = [], [], []
     for _ in range(pairs - 1):
         page.wait_for_selector("body[data-next-prefetched]", state="attached", timeout=120_000)
         page.keyboard.press("1")
@@ -230,8 +233,10 @@ def run_campaign(browser, base_url: str, session_key: str, slug: str, first: int
         ready = page.evaluate("() => window.__benchReady")
         next_ms.append(ready["at"] - mark)
         images.append(ready["images"])
+        before = ready["at"] - ready["sinceNavigation"] - mark
+        phases.append({name: round(before + at, 1) for name, at in ready["phases"].items()})
     result = {"campaign": slug, "cold_first_pair_ms": round(cold_ms, 1), "next_pair_ms": [round(m, 1) for m in next_ms],
-              "above_the_fold_images": images}
+              "above_the_fold_images": images, "cold_phases_ms": cold_phases, "next_phases_ms": phases}
     if next_ms:
         result |= {"next_p50_ms": round(statistics.median(next_ms), 1), "next_p95_ms": round(percentile(next_ms, 0.95), 1)}
     if waterfall:
@@ -301,6 +306,8 @@ def main() -> None:
         print(f"{result['campaign']}: cold first pair {result['cold_first_pair_ms']} ms (target 1500); next pair "
               f"p50 {result.get('next_p50_ms')} ms, p95 {result.get('next_p95_ms')} ms (target 150) over "
               f"{len(result['next_pair_ms'])}: {result['next_pair_ms']}; images above the fold {result['above_the_fold_images']}")
+        print(f" phases (ms: HTML received, scripts run and ready flag set, images decoded): cold "
+              f"{result['cold_phases_ms']}; next {result['next_phases_ms']}")
         for title in ("cold_waterfall", "waterfall"):
             if result.get(title):
                 print(f" {'cold first pair' if title == 'cold_waterfall' else 'last next pair, from Enter'}:")
