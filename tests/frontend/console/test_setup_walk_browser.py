@@ -8,8 +8,9 @@ pair (raw answer and parsed verdict) → runs the pre-filter and watches its pro
 on the filesystem transport, as `make demo` runs) → the annotators set their passwords through their links and
 rate the pairs kept, splitting on one → the curator computes agreement, drills into it, follows the most disputed
 pair's link, sends it to adjudication and decides it → applies consensus → reads the model leaderboard →
-publishes a release and downloads its manifest through the signed link (bytes checked against the release's
-sha256, no account name in them). Screenshots: test-artifacts/screenshots/console-walk-*.png.
+publishes a release and downloads its manifest and data file through the signed links (bytes checked against the
+release's sha256s; the adjudicated decision is in the data; no account name in either).
+Screenshots: test-artifacts/screenshots/console-walk-*.png.
 """
 
 import hashlib
@@ -236,7 +237,14 @@ def test_a_new_curator_runs_a_campaign_from_setup_to_a_downloaded_release_withou
     assert visited[-1].startswith("/releases/download/")  # the signed link, not a file:// path
     manifest = Path(download.value.path()).read_bytes()
     assert hashlib.sha256(manifest).hexdigest() == release.manifest_sha256
-    assert not [name for name in (b"curie", b"ann1", b"ann2") if name in manifest]
+    with page.expect_download() as download:
+        page.click('#downloads tr[data-path="data/text-to-text.jsonl"] a')
+    visited.append(urlsplit(download.value.url).path)
+    data = Path(download.value.path()).read_bytes()
+    listed = {entry["path"]: entry["sha256"] for entry in json.loads(manifest)["files"]}
+    assert hashlib.sha256(data).hexdigest() == listed["data/text-to-text.jsonl"]
+    assert {row["id"]: row["chosen"] for row in map(json.loads, data.splitlines())} == {"k1": "A", "k2": "A"}
+    assert not [name for name in (b"curie", b"ann1", b"ann2") if name in manifest + data]
     shot(page, "walk-12-release")
 
     assert not [path for path in visited if path.startswith("/admin/")]
