@@ -19,7 +19,7 @@ PARTIAL = ".partial"
 
 
 class Channel(filesystem.Channel):
-    def _put(self, queue, payload, **kwargs):
+    def _put(self, queue: str, payload: dict, **kwargs) -> None:
         """Put ``payload`` on ``queue``: written to a partial file, then renamed to the name a worker looks for."""
         final = os.path.join(self.data_folder_out, f"{round(monotonic() * 1000)}_{uuid.uuid4()}.{queue}.msg")
         try:
