@@ -29,18 +29,20 @@ def threaded_worker(*, redis_url: str, queue: str):
 
 @contextmanager
 def filesystem_worker(*, folder, queues=("celery", "imports", "judges", "analytics", "releases")):
-    """A real worker in a thread on kombu's filesystem transport and a file result backend, as `make demo` runs
-    one (no Redis); every page and service in this process enqueues to it. Restores eager settings afterwards."""
+    """A real worker in a thread on kombu's filesystem transport (config.kombu_filesystem: whole messages only)
+    and a file result backend, as `make demo` runs one (no Redis); every page and service in this process enqueues
+    to it. Restores eager settings afterwards."""
     from celery.contrib.testing.worker import start_worker
 
     from config.celery import app
 
     for name in ("queue", "control", "results"):
         (folder / name).mkdir(parents=True, exist_ok=True)
-    keys = ("broker_url", "task_always_eager", "result_backend", "broker_transport_options")
+    keys = ("broker_url", "broker_transport", "task_always_eager", "result_backend", "broker_transport_options")
     saved = {key: app.conf[key] for key in keys}
     app.conf.update(
-        broker_url="filesystem://", task_always_eager=False, result_backend=f"file://{folder / 'results'}",
+        broker_url="filesystem://", broker_transport="config.kombu_filesystem:Transport", task_always_eager=False,
+        result_backend=f"file://{folder / 'results'}",
         broker_transport_options={"data_folder_in": str(folder / "queue"), "data_folder_out": str(folder / "queue"),
                                   "control_folder": str(folder / "control"), "store_processed": False,
                                   "polling_interval": 0.1},

@@ -195,6 +195,8 @@ CONCORD_CELERY_DIR = Path(env("CONCORD_CELERY_DIR", default=str(VAR_DIR / "celer
 _broker = env("CELERY_BROKER_URL", default="")
 if CONCORD_EMBEDDED_WORKER and not (REDIS_URL or _broker):
     CELERY_BROKER_URL = "filesystem://"
+    # kombu's own transport lets a worker read a message before it is written (config/kombu_filesystem.py).
+    CELERY_BROKER_TRANSPORT = "config.kombu_filesystem:Transport"
     CELERY_BROKER_TRANSPORT_OPTIONS = {
         "data_folder_in": str(CONCORD_CELERY_DIR / "queue"),
         "data_folder_out": str(CONCORD_CELERY_DIR / "queue"),

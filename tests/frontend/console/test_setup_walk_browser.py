@@ -1,20 +1,28 @@
-"""A new curator, from an empty database holding only an admin, sets up and runs a campaign in headless Chromium,
-never through /admin/:
+"""A new curator, from an empty database holding only an admin, runs a whole campaign in headless Chromium,
+never through /admin/ (no request the browser makes has a path under /admin/):
 
 the admin invites the curator → the curator sets a password through the link → creates a campaign with a custom
 schema (live preview of the rater's form and of the Markdown instructions) → invites two annotators → imports
 pairs → configures an OpenAI-compatible judge (a local server started by the test), enables and tests it on one
 pair (raw answer and parsed verdict) → runs the pre-filter and watches its progress move (a real Celery worker
 on the filesystem transport, as `make demo` runs) → the annotators set their passwords through their links and
-rate the pairs kept. Screenshots: test-artifacts/screenshots/console-walk-*.png.
+rate the pairs kept, splitting on one → the curator computes agreement, drills into it, follows the most disputed
+pair's link, sends it to adjudication and decides it → applies consensus → reads the model leaderboard →
+publishes a release and downloads its manifest and data file through the signed links (bytes checked against the
+release's sha256s; the adjudicated decision is in the data; no account name in either).
+Screenshots: test-artifacts/screenshots/console-walk-*.png.
 """
 
+import hashlib
 import json
+from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 from django.core.cache import cache
 
 from annotation.models import Annotation, Campaign, Pair, Role, User
+from curation.models import ConsensusRecord, Release
 from tests.celery_worker import filesystem_worker
 from tests.curation.judge_server import JudgeServer, Reply, json_verdict, shown
 from tests.factories import UserFactory
@@ -28,6 +36,8 @@ SCHEMA = {"questions": [
                                                      {"value": "B", "label": "The right one"}]},
     {"id": "why", "label": "Why?", "type": "text", "scope": "pair", "level": None, "required": False}]}
 KEPT, DROPPED = ("k1", "k2"), ("d1", "d2", "d3", "d4")
+# The canonical answer each annotator gives: they split on k1 (the disputed pair) and agree on k2.
+VOTES = {"ann1": {"k1": "A", "k2": "A"}, "ann2": {"k1": "B", "k2": "A"}}
 
 
 def line(marker: str) -> str:
@@ -43,6 +53,17 @@ def judge_script(seen):
     """Prefers A on the easy pairs in both orders; on the kept ones it always prefers what it was shown first."""
     canonical = "A" if seen.marker in DROPPED else ("A" if seen.order == "forward" else "B")
     return Reply(content=json_verdict(shown(canonical, seen.order)), delay=0.25)
+
+
+def shown_marker(page) -> str:
+    """The pair the workspace shows, read from its prompt text (PAIR[k1])."""
+    return next(m for m in KEPT if f"PAIR[{m}]" in page.inner_text("body"))
+
+
+def choose(page, canonical):
+    """Click the option that means ``canonical`` whichever side the workspace put response A on."""
+    a_on_left = "-a]" in page.inner_text("article.side >> nth=0")
+    page.click(f"[data-question=winner] label.option >> nth={0 if (canonical == 'A') == a_on_left else 1}")
 
 
 def log_in(page, base, username, password, *, then):
@@ -66,11 +87,15 @@ def set_password(page, link, password):
     page.wait_for_selector("text=Password set for")
 
 
-def test_a_new_curator_sets_up_judges_and_runs_a_campaign_without_admin(live_server, transactional_db, browser_page,
-                                                                         tmp_path):
+def test_a_new_curator_runs_a_campaign_from_setup_to_a_downloaded_release_without_admin(
+        live_server, transactional_db, browser_page, tmp_path, settings):
     cache.clear()
+    settings.CONCORD_RELEASES_ROOT = tmp_path / "releases"
+    settings.CONCORD_RELEASES_S3 = {**settings.CONCORD_RELEASES_S3, "bucket": ""}
     page, errors = browser_page
     base = live_server.url
+    visited = []
+    page.context.on("request", lambda request: visited.append(urlsplit(request.url).path))
     UserFactory(username="root", role=Role.ADMIN)
 
     log_in(page, base, "root", "pw", then="/console/people/")
@@ -155,7 +180,7 @@ def test_a_new_curator_sets_up_judges_and_runs_a_campaign_without_admin(live_ser
             page.wait_for_selector("body[data-workspace-ready]")
             if page.locator("dialog#instructions[open]").count():
                 page.keyboard.press("Escape")
-            page.click("[data-question=winner] label.option >> nth=0")
+            choose(page, VOTES[name][shown_marker(page)])
             page.click("[data-submit]")
             page.wait_for_selector("[data-done]:not([hidden])")
             page.goto(f"{base}/work/campaigns/walk-t2t/")
@@ -165,4 +190,62 @@ def test_a_new_curator_sets_up_judges_and_runs_a_campaign_without_admin(live_ser
     complete = Pair.objects.filter(campaign=campaign, status=Pair.Status.COMPLETE)
     assert set(complete.values_list("external_id", flat=True)) == set(KEPT)
     assert User.objects.filter(username__in=["curie", "ann1", "ann2"]).count() == 3
+
+    log_in(page, base, "curie", "curie-long-pass-1", then="/console/campaigns/walk-t2t/")
+    page.click("[data-run=agreement] button[type=submit]")
+    page.wait_for_selector("[data-testid=agreement-result]")
+    page.click("#agreement-drilldown")
+    page.wait_for_selector("#disputed")
+    disputed = Pair.objects.get(campaign=campaign, external_id="k1")
+    assert page.locator("#disputed tbody tr[data-pair]").first.get_attribute("data-pair") == str(disputed.pk)
+    shot(page, "walk-08-agreement")
+    page.click(f'#disputed tr[data-pair="{disputed.pk}"] a.adjudicate')
+    page.wait_for_selector("#answer-table")
+    page.fill("#actions form[action$='/send-to-adjudication/'] input[name=note]", "the raters split")
+    page.click("#actions form[action$='/send-to-adjudication/'] button[type=submit]")
+    page.wait_for_selector("#actions form.adjudicate")
+    page.select_option("#actions form.adjudicate select[name=chosen]", "A")
+    page.fill("#actions form.adjudicate textarea[name=note]", "A answers the question; B does not.")
+    page.click("#actions form.adjudicate button[type=submit]")
+    page.wait_for_selector("[data-testid=adjudication-note]")
+    shot(page, "walk-09-adjudicated")
+
+    page.goto(f"{base}/console/campaigns/walk-t2t/")
+    page.click("[data-run=consensus] button[type=submit]")
+    page.wait_for_selector("[data-testid=consensus-result]")
+    assert set(ConsensusRecord.objects.filter(pair__campaign=campaign).values_list("pair__external_id", "chosen")) \
+        == {("k1", "A"), ("k2", "A")}
+    shot(page, "walk-10-consensus")
+
+    page.click('nav a[href="/console/leaderboard/"]')
+    page.wait_for_selector("#model-leaderboard")
+    ranks = page.locator("#model-leaderboard tbody tr").evaluate_all("rows => rows.map(r => r.dataset.model)")
+    assert ranks == ["secret-model-x", "secret-model-y"]  # three of the four human votes prefer x
+    shot(page, "walk-11-leaderboard")
+
+    page.goto(f"{base}/releases/")
+    page.fill("input[name=name]", "walk-bench")
+    page.fill("input[name=version]", "1.0.0")
+    page.check("input[value=walk-t2t]")
+    page.click("#publish-form button[type=submit]")
+    page.wait_for_selector("#published-message", timeout=30_000)
+    assert page.inner_text("#published-message").startswith("Published walk-bench@1.0.0: 2 pairs")
+    release = Release.objects.get(name="walk-bench", version="1.0.0")
+    with page.expect_download() as download:
+        page.click('#downloads tr[data-path="manifest.json"] a')
+    visited.append(urlsplit(download.value.url).path)
+    assert visited[-1].startswith("/releases/download/")  # the signed link, not a file:// path
+    manifest = Path(download.value.path()).read_bytes()
+    assert hashlib.sha256(manifest).hexdigest() == release.manifest_sha256
+    with page.expect_download() as download:
+        page.click('#downloads tr[data-path="data/text-to-text.jsonl"] a')
+    visited.append(urlsplit(download.value.url).path)
+    data = Path(download.value.path()).read_bytes()
+    listed = {entry["path"]: entry["sha256"] for entry in json.loads(manifest)["files"]}
+    assert hashlib.sha256(data).hexdigest() == listed["data/text-to-text.jsonl"]
+    assert {row["id"]: row["chosen"] for row in map(json.loads, data.splitlines())} == {"k1": "A", "k2": "A"}
+    assert not [name for name in (b"curie", b"ann1", b"ann2") if name in manifest + data]
+    shot(page, "walk-12-release")
+
+    assert not [path for path in visited if path.startswith("/admin/")]
     assert not errors, errors
