@@ -197,6 +197,10 @@ class AnnotationSubmitApi(SessionFastPath, APIView):
         values = serializers.DictField()
         time_on_item_ms = serializers.IntegerField(required=False, allow_null=True, min_value=0)
         idempotency_key = serializers.CharField(required=False, max_length=64)
+        media_played = serializers.DictField(
+            child=serializers.FloatField(min_value=0, max_value=1), required=False, allow_null=True,
+            help_text='Share of each medium heard or watched, as shown ("A" = left, "B", "prompt"), 0 to 1.',
+        )
 
     @extend_schema_serializer(component_name="AnnotationSubmitOutput")
     class OutputSerializer(serializers.Serializer):
@@ -221,12 +225,13 @@ class AnnotationSubmitApi(SessionFastPath, APIView):
         data.is_valid(raise_exception=True)
         key = request.headers.get("Idempotency-Key") or data.validated_data.get("idempotency_key", "")
         return self._submit(
-            request.user, assignment_id, data.validated_data["values"], data.validated_data.get("time_on_item_ms"), key
+            request.user, assignment_id, data.validated_data["values"], data.validated_data.get("time_on_item_ms"), key,
+            media_played=data.validated_data.get("media_played"),
         )
 
     @staticmethod
     def _submit(user, assignment_id: int, values: dict, time_on_item_ms: int | None, key: str,
-                read: tuple | None = None) -> HttpResponse:
+                read: tuple | None = None, media_played: dict | None = None) -> HttpResponse:
         # No read here: the service reads the row by id (or takes it read with the session) and answers 404
         # unless it is this annotator's.
         annotation = annotation_submit(
@@ -236,6 +241,7 @@ class AnnotationSubmitApi(SessionFastPath, APIView):
             time_on_item_ms=time_on_item_ms,
             idempotency_key=key,
             read=read,
+            media_played=media_played,
         )
         return json_response(
             {"annotation": annotation.pk, "assignment": annotation.assignment_id, "submitted_at": annotation.created_at}
@@ -267,7 +273,8 @@ class AnnotationSubmitApi(SessionFastPath, APIView):
             return None
         # The header as request.headers reads it, without building that mapping of every header (its only use).
         key = request.META.get("HTTP_IDEMPOTENCY_KEY") or body_key
-        return self._submit(user, assignment_id, data["values"], time_on_item_ms, key, read)
+        # media_played is checked by the service (annotation.playback), with the same message DRF's path reaches.
+        return self._submit(user, assignment_id, data["values"], time_on_item_ms, key, read, data.get("media_played"))
 
 
 class AssignmentSkipApi(APIView):
