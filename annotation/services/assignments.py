@@ -31,7 +31,6 @@ from django.utils import timezone
 
 from annotation import rows, schemas, selectors
 from annotation.assignment_rules import gold_matches, orientation_swapped
-from annotation.playback import media_played_canonical, refuse_short_playback
 from annotation.errors import ApplicationError
 from annotation.models import (
     PAIR_CLAIMABLE,
@@ -43,6 +42,7 @@ from annotation.models import (
     Pair,
     RatingSchema,
 )
+from annotation.playback import media_played_canonical, refuse_short_playback
 from annotation.selectors import STILL_MEMBER, still_member
 from annotation.sessions import Companion
 
