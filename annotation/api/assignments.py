@@ -197,9 +197,12 @@ class AnnotationSubmitApi(SessionFastPath, APIView):
         values = serializers.DictField()
         time_on_item_ms = serializers.IntegerField(required=False, allow_null=True, min_value=0)
         idempotency_key = serializers.CharField(required=False, max_length=64)
-        media_played = serializers.DictField(
-            child=serializers.FloatField(min_value=0, max_value=1), required=False, allow_null=True,
-            help_text='Share of each medium heard or watched, as shown ("A" = left, "B", "prompt"), 0 to 1.',
+        # Checked by the service (annotation.playback), so that the session's path and DRF's answer alike.
+        media_played = serializers.JSONField(
+            required=False, allow_null=True,
+            help_text='Share of each medium heard or watched, as shown: an object of "A" (left), "B" (right) or '
+                      '"prompt" to a number from 0 to 1. A campaign that requires full playback refuses a submission '
+                      "below 0.98 on any with 400 media_not_played.",
         )
 
     @extend_schema_serializer(component_name="AnnotationSubmitOutput")
@@ -273,7 +276,6 @@ class AnnotationSubmitApi(SessionFastPath, APIView):
             return None
         # The header as request.headers reads it, without building that mapping of every header (its only use).
         key = request.META.get("HTTP_IDEMPOTENCY_KEY") or body_key
-        # media_played is checked by the service (annotation.playback), with the same message DRF's path reaches.
         return self._submit(user, assignment_id, data["values"], time_on_item_ms, key, read, data.get("media_played"))
 
 
