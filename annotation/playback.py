@@ -12,6 +12,7 @@ FULL_PLAYBACK_TOLERANCE = 0.98
 # Which media a campaign of each kind plays: both responses, or the prompt.
 RESPONSE_MEDIA_KINDS = frozenset({"text-to-audio", "text-to-video"})
 PROMPT_MEDIA_KINDS = frozenset({"audio-to-text", "video-to-text"})
+PLAYED_KINDS = RESPONSE_MEDIA_KINDS | PROMPT_MEDIA_KINDS
 SIDES = ("A", "B", "prompt")
 
 
