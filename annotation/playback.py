@@ -56,6 +56,13 @@ def media_played_canonical(media_played, *, swapped: bool) -> dict | None:
     return {flip[side]: round(float(share), 3) for side, share in sorted(media_played.items())}
 
 
+def played_label(canonical: dict | None) -> str:
+    """What a curator reads of an annotation's shares played, e.g. "A 100 %, B 80 %"; empty when none was recorded."""
+    if not canonical:
+        return ""
+    return ", ".join(f"{side} {round(float(share) * 100)} %" for side, share in sorted(canonical.items()))
+
+
 def playback_shortfall(canonical: dict | None, *, kind: str) -> list[str]:
     """The sides (canonical) whose media a campaign of ``kind`` requiring full playback finds played too little."""
     played = canonical or {}
