@@ -94,9 +94,10 @@ async function submit() {
     setSaveState("Some answers are missing; see the messages in red", "error");
     return;
   }
+  // A warning first (a second submit sends anyway: the server's refusal, media_not_played, stays the rule).
   const short = shortPlayback();
-  if (short.length) {
-    // A warning before the server's refusal (media_not_played), which stays the rule.
+  if (short.length && short.join() !== playbackWarned) {
+    playbackWarned = short.join();
     const named = short.map((side) => (side === "prompt" ? "the prompt's recording" : `response ${side}`)).join(" and ");
     setSaveState(`Play ${named} to the end before submitting; this campaign requires it.`, "error");
     return;
@@ -320,6 +321,7 @@ function mediaPlayed() {
   sessionStorage.setItem(playedKey, JSON.stringify(merged));
   return merged;
 }
+let playbackWarned = "";
 function shortPlayback() {
   if (!config.requires_full_playback || !playback.active) return [];
   return Object.entries(mediaPlayed()).filter(([, share]) => share < config.full_playback_share).map(([side]) => side).sort();
