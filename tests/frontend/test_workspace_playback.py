@@ -1,5 +1,6 @@
 """A campaign that requires every recording played to the end, in a real headless Chromium: the page warns,
-the server refuses a submission short of it (and the page keeps the answers), and the share played is stored."""
+the server refuses a submission short of it (and the page keeps the answers), the share played survives a
+reload, and it is stored with the annotation."""
 
 import os
 
@@ -66,6 +67,9 @@ def test_a_rater_must_hear_both_responses_to_the_end_before_the_submission_is_ta
     page.keyboard.press(",")  # A from the start to its end
     page.wait_for_function(ENDED, arg="A")
     expect(page.locator(".side[data-side=A] .media-heard")).to_have_text("heard 100 %")
+    page.reload()  # the browser forgets what it played; the page kept it with the draft, in the tab
+    page.wait_for_selector("body[data-workspace-ready]")
+    expect(page.locator("input:checked")).to_have_count(2)
     with page.expect_response("**/submit/") as sent:
         page.keyboard.press("Control+Enter")
     assert sent.value.status == 200
