@@ -134,6 +134,10 @@ class Campaign(models.Model):
     lease_minutes = models.PositiveIntegerField(default=30)
     gold_rate = models.FloatField(default=0.0)
     requires_prefilter = models.BooleanField(default=False)
+    requires_full_playback = models.BooleanField(
+        default=False, help_text="A submit is refused until each response's (or the prompt's) audio or video was played "
+        "to the end (98 %, for players that stop short).",
+    )
     prefilter_rule = models.JSONField(default=dict, blank=True)
     consensus_policy = models.CharField(max_length=64, blank=True)
     consensus_params = models.JSONField(default=dict, blank=True)
@@ -375,6 +379,11 @@ class Annotation(models.Model):
     shown_swapped = models.BooleanField(null=True, blank=True)
     rationale = models.TextField(blank=True)
     time_on_item_ms = models.PositiveIntegerField(null=True, blank=True)
+    media_played = models.JSONField(
+        null=True, blank=True,
+        help_text='Share of each medium heard or watched, canonical orientation, e.g. {"A": 1.0, "B": 0.8}; '
+        "empty when the pair has no audio or video.",
+    )
     gold_correct = models.BooleanField(
         null=True, blank=True, help_text="On a gold pair: whether the answer matched the expected one; else empty."
     )

@@ -197,6 +197,13 @@ class AnnotationSubmitApi(SessionFastPath, APIView):
         values = serializers.DictField()
         time_on_item_ms = serializers.IntegerField(required=False, allow_null=True, min_value=0)
         idempotency_key = serializers.CharField(required=False, max_length=64)
+        # Checked by the service (annotation.playback), so that the session's path and DRF's answer alike.
+        media_played = serializers.JSONField(
+            required=False, allow_null=True,
+            help_text='Share of each medium heard or watched, as shown: an object of "A" (left), "B" (right) or '
+                      '"prompt" to a number from 0 to 1. A campaign that requires full playback refuses a submission '
+                      "below 0.98 on any with 400 media_not_played.",
+        )
 
     @extend_schema_serializer(component_name="AnnotationSubmitOutput")
     class OutputSerializer(serializers.Serializer):
@@ -221,12 +228,13 @@ class AnnotationSubmitApi(SessionFastPath, APIView):
         data.is_valid(raise_exception=True)
         key = request.headers.get("Idempotency-Key") or data.validated_data.get("idempotency_key", "")
         return self._submit(
-            request.user, assignment_id, data.validated_data["values"], data.validated_data.get("time_on_item_ms"), key
+            request.user, assignment_id, data.validated_data["values"], data.validated_data.get("time_on_item_ms"), key,
+            media_played=data.validated_data.get("media_played"),
         )
 
     @staticmethod
     def _submit(user, assignment_id: int, values: dict, time_on_item_ms: int | None, key: str,
-                read: tuple | None = None) -> HttpResponse:
+                read: tuple | None = None, media_played: dict | None = None) -> HttpResponse:
         # No read here: the service reads the row by id (or takes it read with the session) and answers 404
         # unless it is this annotator's.
         annotation = annotation_submit(
@@ -236,6 +244,7 @@ class AnnotationSubmitApi(SessionFastPath, APIView):
             time_on_item_ms=time_on_item_ms,
             idempotency_key=key,
             read=read,
+            media_played=media_played,
         )
         return json_response(
             {"annotation": annotation.pk, "assignment": annotation.assignment_id, "submitted_at": annotation.created_at}
@@ -267,7 +276,7 @@ class AnnotationSubmitApi(SessionFastPath, APIView):
             return None
         # The header as request.headers reads it, without building that mapping of every header (its only use).
         key = request.META.get("HTTP_IDEMPOTENCY_KEY") or body_key
-        return self._submit(user, assignment_id, data["values"], time_on_item_ms, key, read)
+        return self._submit(user, assignment_id, data["values"], time_on_item_ms, key, read, data.get("media_played"))
 
 
 class AssignmentSkipApi(APIView):

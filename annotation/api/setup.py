@@ -35,6 +35,7 @@ class CampaignOutputSerializer(serializers.Serializer):
     gold_rate = serializers.FloatField()
     lease_minutes = serializers.IntegerField()
     requires_prefilter = serializers.BooleanField()
+    requires_full_playback = serializers.BooleanField()
     prefilter_rule = serializers.JSONField()
     instructions = serializers.CharField()
     members = serializers.SerializerMethodField()
@@ -54,6 +55,9 @@ class _CampaignSettings(serializers.Serializer):
     gold_rate = serializers.FloatField(required=False)
     lease_minutes = serializers.IntegerField(required=False)
     requires_prefilter = serializers.BooleanField(required=False)
+    requires_full_playback = serializers.BooleanField(
+        required=False, help_text="Refuse a submission until each recording was played to the end (98 %); audio and video kinds."
+    )
     prefilter_rule = serializers.JSONField(required=False)
     instructions = serializers.CharField(required=False, allow_blank=True)
     status = serializers.CharField(required=False)

@@ -42,6 +42,7 @@ from annotation.models import (
     Pair,
     RatingSchema,
 )
+from annotation.playback import media_played_canonical, refuse_short_playback
 from annotation.selectors import STILL_MEMBER, still_member
 from annotation.sessions import Companion
 
@@ -478,7 +479,7 @@ _EARLIER_PART = rows.part("n", Annotation, ["id", "assignment_id", "created_at"]
 _SUBMIT_PARTS = [
     rows.part("a", Assignment, ["id", "pair_id", "campaign_id", "annotator_id", "status", "swapped"]),
     rows.part("p", Pair, ["id", "criteria", "is_gold", "gold_answer"]),
-    rows.part("c", Campaign, ["id", "rating_schema_id"]),
+    rows.part("c", Campaign, ["id", "rating_schema_id", "kind", "requires_full_playback"]),
     rows.part("s", RatingSchema, ["id", "definition"]),
 ]
 # By id alone, whose it is checked on the row read, so that it can ride on the session's statement
@@ -593,6 +594,7 @@ def annotation_submit(
     idempotency_key: str,
     now: datetime | None = None,
     read: tuple | None = None,
+    media_played: dict | None = None,
 ) -> Annotation:
     """Store the answers (given as shown: left = "A") in canonical orientation; a repeat returns the same annotation.
 
@@ -608,11 +610,15 @@ def annotation_submit(
     written and the submission runs again in a transaction holding the row lock from the start, as it
     always does elsewhere. Two round trips instead of four (BEGIN, the locked read, the write, COMMIT); one when
     the unlocked read came with the session (``read``, see ``submission_companion``).
+
+    ``media_played``: the share of each medium heard or watched, as shown ("A" is the left response; "prompt"),
+    stored canonical. A campaign that ``requires_full_playback`` refuses a submission short of
+    annotation.playback.FULL_PLAYBACK_TOLERANCE on any of its kind's media with ``media_not_played``.
     """
     now = now or timezone.now()
     key = _idempotency_key(annotator, idempotency_key)
     submission = {"assignment": assignment, "annotator": annotator, "values": values, "time_on_item_ms": time_on_item_ms,
-                  "key": key, "now": now}
+                  "key": key, "now": now, "media_played": media_played}
     if connection.vendor == "postgresql" and not connection.in_atomic_block:
         try:
             return _submit(**submission, lock=False, read=read)
@@ -623,7 +629,7 @@ def annotation_submit(
 
 
 def _submit(*, assignment: Assignment, annotator, values, time_on_item_ms, key: str, now: datetime, lock: bool,
-            read: tuple | None = None):
+            read: tuple | None = None, media_played: dict | None = None):
     """Precondition: inside a transaction when ``lock``; else on PostgreSQL, outside one."""
     locked, earlier = _locked_for_submit(assignment, annotator, key, lock=lock, read=read)
     if not lock and locked.status not in (Assignment.Status.ACTIVE, Assignment.Status.EXPIRED):
@@ -649,6 +655,9 @@ def _submit(*, assignment: Assignment, annotator, values, time_on_item_ms, key: 
         raise ApplicationError(
             "You skipped this pair; it can no longer be submitted.", code="assignment_skipped", status_code=409
         )
+    played = media_played_canonical(media_played, swapped=locked.swapped)
+    if locked.campaign.requires_full_playback:
+        refuse_short_playback(played, kind=locked.campaign.kind, swapped=locked.swapped)
 
     canonical = schemas.reorient(definition, values, swapped=locked.swapped)
     rationale = canonical.get("rationale")
@@ -658,6 +667,7 @@ def _submit(*, assignment: Assignment, annotator, values, time_on_item_ms, key: 
         "shown_swapped": locked.swapped,
         "rationale": rationale if isinstance(rationale, str) else "",
         "time_on_item_ms": time_on_item_ms,
+        "media_played": played,
         "gold_correct": gold_matches(definition, pair.gold_answer, canonical) if pair.is_gold else None,
         "idempotency_key": key,
     }
@@ -704,9 +714,10 @@ WITH guard AS (
     RETURNING id
 ), stored AS (
     INSERT INTO annotation_annotation (pair_id, assignment_id, annotator_id, source, rater_label, "values",
-        shown_swapped, rationale, time_on_item_ms, gold_correct, idempotency_key, created_at)
+        shown_swapped, rationale, time_on_item_ms, media_played, gold_correct, idempotency_key, created_at)
     SELECT id, %(assignment)s::bigint, %(annotator)s::bigint, 'concord', '', %(values)s::jsonb,
-        %(shown_swapped)s::boolean, %(rationale)s::text, %(time_on_item_ms)s::integer, %(gold_correct)s::boolean,
+        %(shown_swapped)s::boolean, %(rationale)s::text, %(time_on_item_ms)s::integer, %(media_played)s::jsonb,
+        %(gold_correct)s::boolean,
         %(idempotency_key)s::text, %(now)s::timestamptz
     FROM counted
     RETURNING id
@@ -732,6 +743,7 @@ def _store_postgresql(*, assignment: Assignment, annotator, fields: dict, was_ex
             {
                 **fields,
                 "values": json.dumps(fields["values"]),
+                "media_played": None if fields["media_played"] is None else json.dumps(fields["media_played"]),
                 "release": 0 if was_expired else 1,
                 "pair": assignment.pair_id,
                 "assignment": assignment.pk,

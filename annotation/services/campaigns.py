@@ -12,6 +12,7 @@ from django.db import transaction
 from annotation import schemas
 from annotation.errors import ApplicationError
 from annotation.models import Campaign, RatingSchema, TaskKind
+from annotation.playback import PLAYED_KINDS, sides_played
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -119,6 +120,7 @@ def campaign_create(
     requires_prefilter: bool = False,
     prefilter_rule: dict | None = None,
     status: str = Campaign.Status.ACTIVE,
+    requires_full_playback: bool = False,
 ) -> Campaign:
     """A new campaign with a preset or a custom rating schema; every setting is checked before anything is written."""
     if not isinstance(slug, str) or not SLUG.match(slug):
@@ -134,6 +136,7 @@ def campaign_create(
             f"unknown status {status!r}; expected one of {', '.join(Campaign.Status.values)}", code="invalid_status"
         )
     _check_settings(overlap=overlap, gold_rate=gold_rate, lease_minutes=lease_minutes)
+    _check_full_playback(kind, requires_full_playback)
     rule = _checked_rule(prefilter_rule)
     if Campaign.objects.filter(slug=slug).exists():
         raise ApplicationError(f"campaign {slug!r} already exists", code="campaign_exists", status_code=409)
@@ -149,10 +152,19 @@ def campaign_create(
         lease_minutes=lease_minutes,
         instructions=instructions,
         requires_prefilter=requires_prefilter,
+        requires_full_playback=requires_full_playback,
         prefilter_rule=rule,
         status=status,
         consensus_policy=policy,
     )
+
+
+def _check_full_playback(kind: str, required: bool) -> None:
+    if required and not sides_played(kind):
+        raise ApplicationError(
+            f"full playback can be required only of a campaign with audio or video ({', '.join(sorted(PLAYED_KINDS))}); "
+            f"{kind} has none", code="invalid_full_playback",
+        )
 
 
 def _check_schema_unused(campaign: Campaign) -> None:
@@ -168,7 +180,7 @@ def _check_schema_unused(campaign: Campaign) -> None:
         )
 
 
-EDITABLE = ("name", "overlap", "gold_rate", "lease_minutes", "instructions", "requires_prefilter")
+EDITABLE = ("name", "overlap", "gold_rate", "lease_minutes", "instructions", "requires_prefilter", "requires_full_playback")
 
 
 @transaction.atomic
@@ -184,6 +196,7 @@ def campaign_update(*, campaign: Campaign, schema_definition: dict | None = None
     campaign = Campaign.objects.select_for_update().get(pk=campaign.pk)
     values = {field: changes.get(field, getattr(campaign, field)) for field in EDITABLE}
     _check_settings(overlap=values["overlap"], gold_rate=values["gold_rate"], lease_minutes=values["lease_minutes"])
+    _check_full_playback(campaign.kind, values["requires_full_playback"])
     if status is not None and status != campaign.status:
         if status not in Campaign.Status.values:
             raise ApplicationError(

@@ -153,7 +153,7 @@ def kept_ratings(campaign_ids: list[int]):
     """Every rating of those pairs, by pair id then rating id, as plain tuples."""
     return (
         Annotation.objects.filter(current_kept("pair__consensus__"), pair__campaign_id__in=campaign_ids)
-        .order_by("pair_id", "id").values_list("pair_id", "annotator_id", "rater_label", "source", "values")
+        .order_by("pair_id", "id").values_list("pair_id", "annotator_id", "rater_label", "source", "values", "media_played")
         .iterator(chunk_size=BATCH * 3)
     )
 
@@ -215,8 +215,9 @@ def build(*, campaigns: list[Campaign], staging: Path, progress: Callable[[int],
             if pending_ratings is not None and pending_ratings[0] == pair.pair_id:
                 found = pending_ratings[1]
                 pending_ratings = next(ratings_by_pair, None)
-            ratings = [rows.Rating(rater=pseudonym(annotator_id, label, campaign.pk), source=source, values=values)
-                       for _, annotator_id, label, source, values in found]
+            ratings = [rows.Rating(rater=pseudonym(annotator_id, label, campaign.pk), source=source, values=values,
+                                   media_played=played)
+                       for _, annotator_id, label, source, values, played in found]
             source = rows.PairSource(
                 pair_id=pair.external_id, task=campaign.kind, campaign=campaign.slug, prompt_source=pair.source,
                 prompt_source_task=pair.source_task, prompt_metadata=pair.metadata, prompt_content=pair.prompt_content,
@@ -242,7 +243,7 @@ def build(*, campaigns: list[Campaign], staging: Path, progress: Callable[[int],
             out.per_source[pair.source] += 1
             out.ratings += len(ratings)
             out.measured[campaign.kind].add(measured_side(campaign.rating_schema.definition))
-            for (_, annotator_id, label, _, _), r in zip(found, ratings, strict=True):
+            for (_, annotator_id, label, *_), r in zip(found, ratings, strict=True):
                 if annotator_id is None and label.startswith(ANONYMOUS_RATER_PREFIX):
                     out.anonymous_ratings += 1  # one rating of one pair, never counted as a rater
                     continue

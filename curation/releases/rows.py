@@ -24,6 +24,7 @@ class Rating:
     rater: str
     source: str
     values: dict
+    media_played: dict | None = None  # share of each recording heard or watched, canonical; None without any
 
 
 def rater_pseudonym(*, secret: str, annotator_id: int | None, rater_label: str, campaign_id: int) -> str:
@@ -172,7 +173,7 @@ def build_row(source: PairSource, media_name) -> tuple[dict, dict, PairAgreement
         "response_b": {"model_name": source.model_b, "content": source.content_b},
         "chosen": source.chosen,
         "criteria": [c if isinstance(c, str) else json.dumps(c, sort_keys=True) for c in source.criteria],
-        "ratings": [{"rater": r.rater, "source": r.source, "side": side, "values": r.values}
+        "ratings": [{"rater": r.rater, "source": r.source, "side": side, "values": r.values, "media_played": r.media_played}
                     for r, side in zip(source.ratings, sides, strict=True)],
         "human_annotations": annotations,
         "agreement": agreement.with_chosen,

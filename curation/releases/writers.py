@@ -63,7 +63,7 @@ def features():
         "chosen": Value("string"),
         "criteria": List(Value("string")),
         "ratings": List({"rater": Value("string"), "source": Value("string"), "side": Value("string"),
-                         "values": Value("string")}),
+                         "values": Value("string"), "media_played": Value("string")}),
         "human_annotations": Value("string"),
         "agreement": Value("float64"),
     })
@@ -130,7 +130,8 @@ def parquet_columns(row: dict, media_name: Callable[[str], str], media_bytes: Ca
         "response_b_model": row["response_b"]["model_name"],
         "chosen": row["chosen"],
         "criteria": row["criteria"],
-        "ratings": [{"rater": r["rater"], "source": r["source"], "side": r["side"], "values": _json(r["values"])}
+        "ratings": [{"rater": r["rater"], "source": r["source"], "side": r["side"], "values": _json(r["values"]),
+                     "media_played": None if r.get("media_played") is None else _json(r["media_played"])}
                     for r in row["ratings"]],
         "human_annotations": _json(row["human_annotations"]),
         "agreement": row["agreement"],

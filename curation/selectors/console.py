@@ -15,6 +15,7 @@ from django.utils import timezone
 
 from annotation.errors import ApplicationError
 from annotation.models import Annotation, Assignment, AssignmentEvent, Campaign, Job, Media, Pair, Prompt
+from annotation.playback import played_label
 from annotation.selectors import media_url
 from curation import quality
 from curation.models import ConsensusRecord, JudgeVerdict, Release
@@ -423,6 +424,7 @@ def pair_detail(*, pair_id: int) -> PairDetail:
                 "who": annotation.annotator.username if annotation.annotator else annotation.rater_label or "imported",
                 "side": quality.preference_side(definition, annotation.values),
                 "seconds": round(annotation.time_on_item_ms / 1000, 1) if annotation.time_on_item_ms is not None else None,
+                "played": played_label(annotation.media_played),
             }
         )
     for entry in annotations:

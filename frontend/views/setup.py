@@ -80,6 +80,7 @@ def campaign_settings_from_form(form) -> dict:
         "lease_minutes": _number(form, "lease_minutes", int, 30, "lease minutes"),
         "instructions": form.get("instructions", ""),
         "requires_prefilter": form.get("requires_prefilter") == "on",
+        "requires_full_playback": form.get("requires_full_playback") == "on",
     }
     if form.get("schema_source") == "custom":
         values["schema_definition"] = _json_field(form.get("schema_json", ""), "the custom schema", "invalid_schema")
@@ -105,6 +106,7 @@ def _form_context(campaign: Campaign | None, form) -> dict:
         "lease_minutes": campaign.lease_minutes if campaign else 30,
         "instructions": campaign.instructions if campaign else "",
         "requires_prefilter": "on" if campaign and campaign.requires_prefilter else "",
+        "requires_full_playback": "on" if campaign and campaign.requires_full_playback else "",
         "schema_source": "custom" if schema and not schema.preset else "preset",
         "preset": schema.preset if schema and schema.preset else "",
         "schema_json": json.dumps(schema.definition, indent=2) if schema and not schema.preset else "",
@@ -117,6 +119,7 @@ def _form_context(campaign: Campaign | None, form) -> dict:
     if form is not None:
         initial.update({key: form.get(key, "") for key in initial if key in form})
         initial["requires_prefilter"] = form.get("requires_prefilter", "")
+        initial["requires_full_playback"] = form.get("requires_full_playback", "")
     statuses = Campaign.Status.choices
     if campaign is not None:
         allowed = STATUS_MOVES[campaign.status] | {campaign.status}

@@ -14,6 +14,7 @@ from django.views.generic import TemplateView
 
 from annotation.errors import ApplicationError
 from annotation.models import Assignment, TaskKind
+from annotation.playback import FULL_PLAYBACK_TOLERANCE
 from annotation.selectors import (
     annotator_stats,
     assignment_for_annotator,
@@ -120,6 +121,8 @@ class AnnotateView(LoginRequiredMixin, TemplateView):
                 "preview": reverse("api-next-preview", args=[campaign.slug]),
             },
             "show_instructions": first_visit,
+            "requires_full_playback": campaign.requires_full_playback,
+            "full_playback_share": FULL_PLAYBACK_TOLERANCE,
             # For wavesurfer.js's own <style> (see config.csp); absent where the policy middleware did not run.
             "style_nonce": getattr(self.request, "csp_nonce", ""),
         }

@@ -437,3 +437,26 @@ def test_a_member_removed_from_the_campaign_loses_their_open_lease(door):
     assert not Annotation.objects.exists()
     campaign.members.add(rater)
     assert client_for(rater).post(base + "submit/", answers, format="json", HTTP_IDEMPOTENCY_KEY="back-1").status_code == 200
+
+
+def test_a_submit_short_of_full_playback_is_refused_with_400_naming_the_side_by_both_paths(drf_dispatches):
+    campaign, (rater, *_), _ = ab_tie_campaign(pairs=1, requires_full_playback=True)
+    campaign.kind = "text-to-audio"
+    campaign.save(update_fields=["kind"])
+    browser = session_client_for(rater)
+    claimed = session_post(browser, f"/api/v1/campaigns/{campaign.slug}/claim/").json()
+    url = f"/api/v1/assignments/{claimed['assignment']}/submit/"
+    swapped = Assignment.objects.get().swapped
+    short = {"A": 1.0, "B": 0.5}
+    payload = {"values": AB_TIE_ANSWER, "media_played": short}
+    refused = session_post(browser, url, payload, HTTP_IDEMPOTENCY_KEY="k")
+    through_drf = client_for(rater).post(url, payload, format="json", HTTP_IDEMPOTENCY_KEY="k")
+    assert (refused.status_code, refused.json()) == (through_drf.status_code, through_drf.json())
+    assert refused.status_code == 400
+    assert refused.json()["code"] == "media_not_played"
+    assert "play response B to the end" in refused.json()["message"]  # as shown, whichever response it is
+    assert not Annotation.objects.exists()
+    played = session_post(browser, url, {"values": AB_TIE_ANSWER, "media_played": {"A": 1.0, "B": 0.99}},
+                          HTTP_IDEMPOTENCY_KEY="k")
+    assert played.status_code == 200
+    assert Annotation.objects.get().media_played == ({"A": 0.99, "B": 1.0} if swapped else {"A": 1.0, "B": 0.99})

@@ -51,17 +51,21 @@ class Command(BaseCommand):
         parser.add_argument("--lease-minutes", type=int, default=30, help="How long a claimed pair stays reserved.")
         parser.add_argument("--prefilter", action="store_true", help="New pairs wait for the judge pre-filter.")
         parser.add_argument("--prefilter-rule", help='The pre-filter rule as JSON, e.g. {"rule": "majority", "threshold": 0.9}.')
+        parser.add_argument("--require-full-playback", action="store_true", dest="full_playback",
+                            help="Refuse a submission until each response's (or the prompt's) audio or video was "
+                                 "played to the end (98 %%, for players that stop short); audio and video kinds only.")
         parser.add_argument("--instructions", type=Path, help="A Markdown file shown to raters.")
         parser.add_argument("--status", default=Campaign.Status.ACTIVE, help="draft, active, paused or archived.")
         parser.add_argument("--json", action="store_true", dest="as_json", help="Print one JSON object on stdout.")
 
     def handle(self, *args, slug, task, schema, schema_file, name, overlap, gold_rate, lease_minutes, prefilter,
-               prefilter_rule, instructions, status, as_json, **options):
+               prefilter_rule, instructions, status, as_json, full_playback=False, **options):
         try:
             definition, rule = schema_and_rule(schema_file=schema_file, prefilter_rule=prefilter_rule)
             campaign = campaign_create(
                 slug=slug, kind=task, preset=schema, schema_definition=definition, name=name, overlap=overlap,
                 gold_rate=gold_rate, lease_minutes=lease_minutes, requires_prefilter=prefilter, prefilter_rule=rule,
+                requires_full_playback=full_playback,
                 instructions=read_text(instructions, "instructions file") if instructions else "", status=status,
             )
         except ApplicationError as exc:
@@ -77,5 +81,6 @@ def campaign_summary(campaign: Campaign) -> dict:
         "schema": f"{campaign.rating_schema.slug} v{campaign.rating_schema.version}",
         "overlap": campaign.overlap, "gold_rate": campaign.gold_rate, "lease_minutes": campaign.lease_minutes,
         "requires_prefilter": campaign.requires_prefilter, "prefilter_rule": campaign.prefilter_rule,
+        "requires_full_playback": campaign.requires_full_playback,
         "consensus_policy": campaign.consensus_policy,
     }

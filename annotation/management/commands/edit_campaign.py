@@ -29,11 +29,13 @@ class Command(BaseCommand):
         parser.add_argument("--lease-minutes", type=int)
         parser.add_argument("--prefilter", choices=("on", "off"), help="Whether new pairs wait for the pre-filter.")
         parser.add_argument("--prefilter-rule", help="The pre-filter rule as JSON.")
+        parser.add_argument("--full-playback", choices=("on", "off"),
+                            help="Whether a submission waits until each recording was played to the end.")
         parser.add_argument("--instructions", type=Path, help="A Markdown file shown to raters.")
         parser.add_argument("--json", action="store_true", dest="as_json", help="Print one JSON object on stdout.")
 
     def handle(self, *args, slug, status, name, schema, schema_file, overlap, gold_rate, lease_minutes, prefilter,
-               prefilter_rule, instructions, as_json, **options):
+               prefilter_rule, instructions, as_json, full_playback=None, **options):
         try:
             campaign = Campaign.objects.filter(slug=slug).first()
             if campaign is None:
@@ -43,6 +45,7 @@ class Command(BaseCommand):
                 ("name", name), ("overlap", overlap), ("gold_rate", gold_rate), ("lease_minutes", lease_minutes),
                 ("instructions", read_text(instructions, "instructions file") if instructions else None),
                 ("requires_prefilter", None if prefilter is None else prefilter == "on"),
+                ("requires_full_playback", None if full_playback is None else full_playback == "on"),
             ) if value is not None}
             campaign = campaign_update(campaign=campaign, status=status, preset=schema, schema_definition=definition,
                                        prefilter_rule=rule, **changes)

@@ -36,11 +36,22 @@ def test_a_curator_creates_a_campaign_with_a_custom_schema_and_edits_it(curator)
     assert response.json()["schema"] == "ab-tie-text-to-text v1"
 
 
+def test_a_curator_requires_full_playback_of_an_audio_campaign_and_lifts_it(curator):
+    created = curator.post("/api/v1/campaigns/create/", {"slug": "voices", "kind": "text-to-audio",
+                                                         "requires_full_playback": True}, format="json")
+    assert created.status_code == 201, created.content
+    assert created.json()["requires_full_playback"] is True
+    lifted = curator.post("/api/v1/campaigns/voices/update/", {"requires_full_playback": False}, format="json")
+    assert lifted.json()["requires_full_playback"] is False
+    assert Campaign.objects.get(slug="voices").requires_full_playback is False
+
+
 @pytest.mark.parametrize(("payload", "code"), [
     ({"slug": "x", "kind": "text-to-paint"}, "unknown_task_kind"),
     ({"slug": "x", "kind": "text-to-text", "preset": "likert-99"}, "unknown_schema"),
     ({"slug": "x", "kind": "text-to-text", "overlap": 0}, "invalid_overlap"),
     ({"slug": "x", "kind": "text-to-text", "schema_definition": {"questions": []}}, "invalid_schema"),
+    ({"slug": "x", "kind": "text-to-text", "requires_full_playback": True}, "invalid_full_playback"),
 ])
 def test_bad_campaign_settings_are_refused_and_nothing_is_created(curator, payload, code):
     response = curator.post("/api/v1/campaigns/create/", payload, format="json")

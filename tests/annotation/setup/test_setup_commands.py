@@ -49,6 +49,14 @@ def test_create_campaign_stores_every_setting_given(tmp_path):
     assert out["slug"] == "sunsets" and out["schema"] == "ab-tie-text-to-image v1" and out["status"] == "active"
 
 
+def test_create_campaign_and_edit_campaign_set_the_full_playback_requirement():
+    out = json.loads(run("create_campaign", "voices", "--task", "text-to-audio", "--require-full-playback", "--json"))
+    assert out["requires_full_playback"] is True
+    assert Campaign.objects.get(slug="voices").requires_full_playback is True
+    run("edit_campaign", "voices", "--full-playback", "off")
+    assert Campaign.objects.get(slug="voices").requires_full_playback is False
+
+
 def test_create_campaign_takes_a_custom_schema_file(tmp_path):
     schema = tmp_path / "schema.json"
     schema.write_text(json.dumps({"questions": [
@@ -69,6 +77,9 @@ def test_create_campaign_takes_a_custom_schema_file(tmp_path):
     (["--task", "text-to-image", "--prefilter-rule", '{"rule": "coin"}'], "invalid_prefilter_rule",
      "prefilter_rule.rule: unknown rule 'coin'"),
     (["--task", "text-to-image", "--status", "finished"], "invalid_status", "unknown status 'finished'"),
+    (["--task", "text-to-image", "--require-full-playback"], "invalid_full_playback",
+     "full playback can be required only of a campaign with audio or video (audio-to-text, text-to-audio, text-to-video, "
+     "video-to-text); text-to-image has none"),
 ])
 def test_create_campaign_refuses_bad_settings_and_writes_nothing(args, code, message):
     before = world_snapshot()

@@ -28,12 +28,14 @@ def test_audio_prompts_are_embedded_and_videos_are_release_paths(releases_root):
                                                   content=[{"type": "video", "media": clip_a.sha256, "alt": ""}]),
                        response_b=ResponseFactory(prompt=prompt, model_name="sora",
                                                   content=[{"type": "video", "media": clip_b.sha256, "alt": ""}]))
-    Annotation.objects.create(pair=pair, annotator=UserFactory(), values={"preference": "A"})
+    Annotation.objects.create(pair=pair, annotator=UserFactory(), values={"preference": "A"},
+                              media_played={"A": 1.0, "B": 0.75})
     kept(pair, "A", {"policy": "majority", "params": {}})
     release_publish(name="av-bench", version="1.0.0", campaign_slugs=["av"])
     folder = releases_root / "av-bench" / "1.0.0"
     row = pq.read_table(folder / "data" / "text-to-video" / "test-00000-of-00001.parquet").to_pylist()[0]
     assert row["chosen"] == "A"
+    assert row["ratings"][0]["media_played"] == '{"A":1.0,"B":0.75}'  # the share each video was watched
     assert row["prompt_text"] == "Film this tune:\n<audio_0>"
     assert row["prompt_audio"] == [{"bytes": Path(sound.file.path).read_bytes(), "path": f"{sound.sha256}.wav"}]
     assert (row["response_a_text"], row["response_a_images"], row["response_a_audio"]) == ("<video_0>", [], [])

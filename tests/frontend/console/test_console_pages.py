@@ -71,6 +71,19 @@ def test_the_pair_page_shows_model_names_verdicts_and_rationales(curator_client,
         assert needle in html
 
 
+def test_the_pair_page_shows_the_share_each_rater_heard_or_watched(curator_client, world):
+    from annotation.models import Annotation
+
+    pair = world.pairs["split"]
+    first, *rest = Annotation.objects.filter(pair=pair).order_by("created_at", "id")
+    Annotation.objects.filter(pk=first.pk).update(media_played={"A": 1.0, "B": 0.8})
+    html = curator_client.get(reverse("console-pair", args=[pair.pk])).content.decode()
+    row = html[html.index("<tr data-played>"):]
+    row = row[:row.index("</tr>")]
+    assert "A 100 %, B 80 %" in row
+    assert row.count("<td>—</td>") == len(rest)
+
+
 def test_a_curator_action_from_the_page_changes_the_pair_and_says_so(curator_client, world):
     pair = world.pairs["dropped"]
     response = curator_client.post(reverse("console-pair-action", args=[pair.pk, "restore"]), {"note": "judges too sure"},

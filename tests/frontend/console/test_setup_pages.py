@@ -45,6 +45,14 @@ def test_a_curator_creates_a_campaign_with_a_custom_schema_from_the_page(curator
     assert "Campaign sunsets created (draft)" in page and "&quot;winner&quot;" in page  # the custom JSON, to edit
 
 
+def test_a_curator_requires_full_playback_on_the_settings_page_and_sees_it_ticked(curator):
+    response = curator.post(reverse("console-campaign-new"), campaign_form(kind="text-to-audio", requires_full_playback="on"))
+    assert response.status_code == 302, response.content.decode()[:500]
+    assert Campaign.objects.get(slug="sunsets").requires_full_playback is True
+    page = curator.get(response["Location"]).content.decode()
+    assert 'name="requires_full_playback" checked' in page
+
+
 @pytest.mark.parametrize(("overrides", "message"), [
     ({"overlap": "0"}, "overlap must be a whole number from 1 to 50, got 0"),
     ({"overlap": "two"}, "overlap must be a number, got &#x27;two&#x27;"),

@@ -94,11 +94,19 @@ async function submit() {
     setSaveState("Some answers are missing; see the messages in red", "error");
     return;
   }
+  // A warning first (a second submit sends anyway: the server's refusal, media_not_played, stays the rule).
+  const short = shortPlayback();
+  if (short.length && short.join() !== playbackWarned) {
+    playbackWarned = short.join();
+    const named = short.map((side) => (side === "prompt" ? "the prompt's recording" : `response ${side}`)).join(" and ");
+    setSaveState(`Play ${named} to the end before submitting; this campaign requires it.`, "error");
+    return;
+  }
   phase = "submitting";
   clearTimeout(saveTimer);
   submitButton.disabled = true;
   setSaveState("Submitting…", "saving");
-  const body = { values: form.values(), time_on_item_ms: timer.elapsedMs(), idempotency_key: submitKey() };
+  const body = { values: form.values(), time_on_item_ms: timer.elapsedMs(), idempotency_key: submitKey(), media_played: mediaPlayed() };
   for (let attempt = 1; ; attempt += 1) {
     let result;
     try {
@@ -130,6 +138,7 @@ function done() {
   timer.pause();
   timer.clear();
   sessionStorage.removeItem(`concord:submit-key:${config.assignment}`);
+  sessionStorage.removeItem(`concord:played:${config.assignment}`);
   form.lock();
   setSaveState("Submitted", "saved");
   $("[data-actions]").hidden = true;
@@ -298,6 +307,28 @@ if (playback.active) {
   if (playback.tracks.length === 2) {
     bind([";"], { group: "Media", label: playback.video ? "Hear the other video" : "Switch to the other response at the same moment", when: rating, run: () => playback.switch() });
   }
+}
+
+// The share heard or watched, sent with the submit. Kept in the tab's session storage with the draft (the
+// browser's record of what was played does not survive a reload): the larger of the two counts.
+const playedKey = `concord:played:${config.assignment}`;
+function mediaPlayed() {
+  if (!playback.active) return null;
+  let kept = {};
+  try { kept = JSON.parse(sessionStorage.getItem(playedKey) || "{}"); } catch { kept = {}; }
+  const now = playback.coverage();
+  const merged = Object.fromEntries(Object.entries(now).map(([side, share]) => [side, Math.max(share, Number(kept[side]) || 0)]));
+  sessionStorage.setItem(playedKey, JSON.stringify(merged));
+  return merged;
+}
+let playbackWarned = "";
+function shortPlayback() {
+  if (!config.requires_full_playback || !playback.active) return [];
+  return Object.entries(mediaPlayed()).filter(([, share]) => share < config.full_playback_share).map(([side]) => side).sort();
+}
+if (playback.active) {
+  for (const track of playback.tracks) for (const event of ["pause", "ended"]) track.media.addEventListener(event, () => mediaPlayed());
+  window.addEventListener("pagehide", () => mediaPlayed());
 }
 
 const questionMap = new QuestionMap(form, $("[data-one-at-a-time]"), $("[data-question-map]"));
