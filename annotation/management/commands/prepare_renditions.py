@@ -1,10 +1,8 @@
 """``manage.py prepare_renditions --campaign SLUG [--json]``: make the renditions annotators will ask for, now."""
 
-import json
-
 from django.core.management.base import BaseCommand
 
-from annotation.cli import campaign_named, progress_reporter
+from annotation.cli import campaign_named, emit, progress_reporter
 from annotation.services.renditions import media_renditions_prepare
 
 
@@ -24,12 +22,8 @@ class Command(BaseCommand):
     def handle(self, *args, campaign, as_json: bool, **options):
         with progress_reporter(desc="renditions") as progress:
             summary = media_renditions_prepare(campaign=campaign_named(campaign), progress=progress)
-        if as_json:
-            self.stdout.write(json.dumps(summary))
-        else:
-            self.stdout.write(f"{summary['media']:,} media ready for annotators; "
-                              f"{len(summary['unrenderable']):,} cannot be rendered.")
-            for digest in summary["unrenderable"]:
-                self.stdout.write(f"  cannot be rendered (flagged on its pairs): {digest}")
+        lines = [f"{summary['media']:,} media ready for annotators; {len(summary['unrenderable']):,} cannot be rendered."]
+        lines += [f"  cannot be rendered (flagged on its pairs): {digest}" for digest in summary["unrenderable"]]
+        emit(self, summary, "\n".join(lines), as_json=as_json)
         if summary["unrenderable"]:
             raise SystemExit(2)

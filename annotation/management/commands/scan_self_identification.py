@@ -1,10 +1,8 @@
 """``manage.py scan_self_identification --campaign SLUG [--json]``: find responses that name their model, again."""
 
-import json
-
 from django.core.management.base import BaseCommand
 
-from annotation.cli import campaign_named, progress_reporter
+from annotation.cli import campaign_named, emit, progress_reporter
 from annotation.services.pairs import pairs_self_identification_scan
 
 
@@ -23,8 +21,5 @@ class Command(BaseCommand):
     def handle(self, *args, campaign, as_json: bool, **options):
         with progress_reporter(desc="pairs") as progress:
             summary = pairs_self_identification_scan(campaign=campaign_named(campaign), progress=progress)
-        if as_json:
-            self.stdout.write(json.dumps(summary))
-            return
-        self.stdout.write(f"{summary['pairs']:,} pairs scanned; {summary['flagged']:,} name a model or its maker "
-                          f"({summary['changed']:,} changed).")
+        emit(self, summary, f"{summary['pairs']:,} pairs scanned; {summary['flagged']:,} name a model or its maker "
+                            f"({summary['changed']:,} changed).", as_json=as_json)
