@@ -95,8 +95,10 @@ def generate() -> None:
     from django.core.management import call_command
     from django.utils import timezone
 
-    from annotation.models import Annotation, Pair, Prompt, Response, User
-    from annotation.services.campaigns import campaign_create
+    from accounts.models import User
+    from catalogue.models import Pair, Prompt, Response
+    from catalogue.services.campaigns import campaign_create
+    from workqueue.models import Annotation
 
     call_command("migrate", verbosity=0)
     started = time.perf_counter()
@@ -181,7 +183,7 @@ def _backend_cpu_seconds() -> float:
 
 
 def measure(bootstrap: int, slices: bool) -> dict:
-    from annotation.models import Campaign
+    from catalogue.models import Campaign
     from curation.services.agreement import agreement_compute
 
     campaign = Campaign.objects.select_related("rating_schema").get(slug=CAMPAIGN)

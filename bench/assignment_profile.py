@@ -42,7 +42,8 @@ def main() -> None:
     from django.test import Client
     from django.test.utils import CaptureQueriesContext
 
-    from annotation.models import Campaign, User
+    from accounts.models import User
+    from catalogue.models import Campaign
 
     annotate_load.make_annotators(1)
     annotate_load.copy_campaign("profile", args.pairs)

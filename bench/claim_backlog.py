@@ -40,8 +40,9 @@ def main() -> None:
         parser.error("--pairs must exceed the largest backlog plus the probes")
 
     annotate_load.setup_django(args.db)
-    from annotation.cli import progress_bar
-    from annotation.models import Campaign, User
+    from accounts.models import User
+    from catalogue.models import Campaign
+    from core.cli import progress_bar
 
     annotate_load.make_annotators(1)
     annotate_load.copy_campaign("backlog", args.pairs)

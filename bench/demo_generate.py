@@ -10,7 +10,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from annotation.demo.build import build_demo  # noqa: E402
+from demo.build import build_demo  # noqa: E402
 
 
 def main() -> None:

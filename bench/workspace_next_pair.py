@@ -205,8 +205,9 @@ def throttled_page(context):
 
 def first_claim(slug: str) -> int:
     """The annotator's first lease in ``slug`` (the queue page's "Start rating" does the same): its id."""
-    from annotation.models import Campaign, User
-    from annotation.services.assignments import assignment_claim
+    from accounts.models import User
+    from catalogue.models import Campaign
+    from workqueue.services.assignments import assignment_claim
 
     annotator = User.objects.get(username="bench-rater-0")
     return assignment_claim(campaign=Campaign.objects.get(slug=slug), annotator=annotator).pk

@@ -4,12 +4,15 @@ from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerSplitView
 
-from annotation.views import MediaView
+from workqueue.views import MediaView
 
-handler404 = "annotation.api.exceptions.api_not_found"
+handler404 = "core.api.exceptions.api_not_found"
 
 urlpatterns = [
-    path("api/v1/", include("annotation.api.urls")),  # first: the work queue's claim and submit are most requests
+    # The work queue first: its claim and submit are most of the requests, and Django tries routes in order.
+    path("api/v1/", include("workqueue.api.urls")),
+    path("api/v1/", include("catalogue.api.urls")),
+    path("api/v1/", include("core.api.urls")),
     path("api/v1/", include("curation.api.urls")),
     path("admin/", admin.site.urls),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),

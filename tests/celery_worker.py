@@ -82,7 +82,7 @@ def wait_for_job(client, job_id: int, seconds: float = 60) -> dict:
     """Poll the job API as a page's progress bar does until the job leaves queued/running (or time runs out)."""
     from django.urls import reverse
 
-    from annotation.models import Job
+    from core.models import Job
 
     deadline = time.monotonic() + seconds
     detail = client.get(reverse("api-job-detail", args=[job_id])).json()

@@ -2,8 +2,10 @@
 
 import factory
 
-from annotation import content, schemas
-from annotation.models import Annotation, Campaign, Pair, Prompt, RatingSchema, Response, Role, User
+from accounts.models import Role, User
+from catalogue import content, schemas
+from catalogue.models import Campaign, Pair, Prompt, RatingSchema, Response
+from workqueue.models import Annotation
 
 
 class UserFactory(factory.django.DjangoModelFactory):

@@ -27,9 +27,13 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "storages",
-    "annotation",
+    "core",
+    "accounts",
+    "catalogue",
+    "workqueue",
     "curation",
     "frontend",
+    "demo",
 ]
 
 MIDDLEWARE = [
@@ -41,7 +45,7 @@ MIDDLEWARE = [
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
-    "annotation.sessions.AuthenticationMiddleware",
+    "accounts.sessions.AuthenticationMiddleware",
     "config.messages.LazyMessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
@@ -49,7 +53,7 @@ MIDDLEWARE = [
 ROOT_URLCONF = "config.urls"
 WSGI_APPLICATION = "config.wsgi.application"
 AUTH_USER_MODEL = "annotation.User"
-AUTHENTICATION_BACKENDS = ["annotation.backends.UserBackend"]
+AUTHENTICATION_BACKENDS = ["accounts.backends.UserBackend"]
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "login"
@@ -174,8 +178,8 @@ if env("CACHE_URL", default="") or env("REDIS_URL", default=""):
     CACHES = {"default": {"BACKEND": "config.cache.RedisCache",
                           "LOCATION": env("CACHE_URL", default="") or env("REDIS_URL"),
                           "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 2}}}
-# Sessions in the database, each read together with its user's row in one statement (annotation.sessions).
-SESSION_ENGINE = "annotation.sessions"
+# Sessions in the database, each read together with its user's row in one statement (accounts.sessions).
+SESSION_ENGINE = "accounts.sessions"
 # Failed log-ins per window: an account from one address, an account from anywhere, any account from one
 # address (far higher: behind a proxy or a NAT many people share one address).
 CONCORD_LOGIN_FAILURES = env.int("CONCORD_LOGIN_FAILURES", default=5)
@@ -249,11 +253,11 @@ CONCORD_PREFILTER_BATCH_PAIRS = env.int("CONCORD_PREFILTER_BATCH_PAIRS", default
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "rest_framework.authentication.SessionAuthentication",
-        "annotation.api.authentication.ThrottledBasicAuthentication",
+        "accounts.api.authentication.ThrottledBasicAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    "EXCEPTION_HANDLER": "annotation.api.exceptions.exception_handler",
+    "EXCEPTION_HANDLER": "core.api.exceptions.exception_handler",
     # JSON is checked for depth before it is parsed, and for NUL characters and lone surrogates after.
     "DEFAULT_PARSER_CLASSES": [
         "config.hostile_input.StrictJSONParser",
@@ -276,9 +280,9 @@ SPECTACULAR_SETTINGS = {
     "SERVE_PERMISSIONS": ["rest_framework.permissions.IsAuthenticated"],
     # Several models have a "status" field; each choice set gets its own component name.
     # One schema name per shared choice set: the pair's status, and the side ("A" or "B") several endpoints take.
-    "ENUM_NAME_OVERRIDES": {"PairStatusEnum": "annotation.models.Pair.Status", "SideEnum": ["A", "B"]},
-    # Every operation documents the error codes it can answer, in the one error shape (annotation.api.schema).
-    "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "annotation.api.schema.error_responses"],
+    "ENUM_NAME_OVERRIDES": {"PairStatusEnum": "catalogue.models.Pair.Status", "SideEnum": ["A", "B"]},
+    # Every operation documents the error codes it can answer, in the one error shape (core.api.schema).
+    "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "core.api.schema.error_responses"],
 }
 
 LOGGING = {

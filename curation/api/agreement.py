@@ -14,9 +14,9 @@ from rest_framework.pagination import CursorPagination
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation.api.permissions import IsCurator
-from annotation.errors import ApplicationError
-from annotation.models import Campaign
+from catalogue.models import Campaign
+from core.api.permissions import IsCurator
+from core.errors import ApplicationError
 from curation.consensus import get_policy, policy_names
 from curation.selectors.agreement import (
     adjudication_queue,

@@ -11,8 +11,8 @@ from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation.api.permissions import IsCurator
-from annotation.models import Campaign, Pair
+from catalogue.models import Campaign, Pair
+from core.api.permissions import IsCurator
 from curation.selectors import console as console_selectors
 from curation.selectors.dashboards import FIGURES, dashboard_figure
 from curation.services import curator_actions

@@ -5,7 +5,7 @@ from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation.api.permissions import IsCurator
+from core.api.permissions import IsCurator
 from curation.judges import registry
 from curation.judges.base import looks_secret
 from curation.models import Judge, JudgeVerdict

@@ -7,7 +7,7 @@ from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation.api.permissions import IsCurator
+from core.api.permissions import IsCurator
 from curation.selectors.leaderboard import MAX_BOOTSTRAP, leaderboard_campaigns, leaderboard_csv, model_leaderboard
 
 

@@ -6,11 +6,11 @@ from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation.api.jobs import JobOutputSerializer
-from annotation.api.permissions import IsCurator
-from annotation.errors import ApplicationError
-from annotation.models import Campaign, Pair
-from annotation.services.jobs import job_cancel
+from catalogue.models import Campaign, Pair
+from core.api.jobs import JobOutputSerializer
+from core.api.permissions import IsCurator
+from core.errors import ApplicationError
+from core.services.jobs import job_cancel
 from curation.models import JudgeVerdict
 from curation.prefilter.rules import RULES
 from curation.selectors.judges import pair_verdicts, prefilter_run_get

@@ -10,10 +10,10 @@ from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation.api.jobs import JobOutputSerializer
-from annotation.api.permissions import IsCurator
-from annotation.errors import ApplicationError
 from config.hostile_input import StrictFormParser, StrictJSONParser, StrictMultiPartParser
+from core.api.jobs import JobOutputSerializer
+from core.api.permissions import IsCurator
+from core.errors import ApplicationError
 from curation.models import JudgeEvaluation
 from curation.selectors.releases import release_get, release_leaderboard, release_list
 from curation.services.releases import (

@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from annotation import content
+from catalogue import content
 
 FOLDER = "omni"
 OMNI_TASKS = {

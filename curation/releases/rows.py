@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from annotation import content, schemas
+from catalogue import content, schemas
 
 LETTERS = "ABCDEFGHIJ"
 

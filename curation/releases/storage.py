@@ -23,7 +23,7 @@ from django.conf import settings
 from django.core import signing
 from django.urls import reverse
 
-from annotation.errors import ApplicationError
+from core.errors import ApplicationError
 
 CHUNK = 1024 * 1024
 DOWNLOAD_SALT = "concord.release-download"

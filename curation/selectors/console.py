@@ -13,13 +13,15 @@ from django.db.models import Count, F, FloatField, OuterRef, Q, Subquery, Sum
 from django.db.models.functions import Cast, Greatest, NullIf
 from django.utils import timezone
 
-from annotation.errors import ApplicationError
-from annotation.models import Annotation, Assignment, AssignmentEvent, Campaign, Job, Media, Pair, Prompt
-from annotation.playback import played_label
-from annotation.selectors import media_url
+from catalogue.models import Campaign, Media, Pair, Prompt
+from catalogue.selectors import media_url
+from core.errors import ApplicationError
+from core.models import Job
 from curation import quality
 from curation.models import ConsensusRecord, JudgeVerdict, Release
 from curation.selectors.pair_columns import first_media, prompt_preview, prompt_search, with_prompt_document
+from workqueue.models import Annotation, Assignment, AssignmentEvent
+from workqueue.playback import played_label
 
 PAGE_SIZE = 50
 MAX_SEARCH = 200

@@ -15,10 +15,11 @@ from django.db import connection
 from django.db.models import Case, Count, F, IntegerField, Max, Q, Value, When
 from django.db.models.functions import TruncDate
 
-from annotation.importers.rows import ANONYMOUS_RATER_PREFIX
-from annotation.models import Annotation, AssignmentEvent, Campaign, Pair
+from catalogue.importers.records import ANONYMOUS_RATER_PREFIX
+from catalogue.models import Campaign, Pair
 from curation import quality
 from curation.models import AgreementReport, ConsensusRecord, JudgeVerdict
+from workqueue.models import Annotation, AssignmentEvent
 
 AGREEMENT_HISTORY_LIMIT = 500
 

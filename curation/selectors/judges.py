@@ -6,7 +6,8 @@ from typing import TYPE_CHECKING
 
 from django.shortcuts import get_object_or_404
 
-from annotation.models import Job, Pair
+from catalogue.models import Pair
+from core.models import Job
 from curation.models import Judge, JudgeVerdict
 from curation.prefilter import JOB_KIND
 

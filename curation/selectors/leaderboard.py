@@ -17,9 +17,9 @@ import numpy as np
 from django.db.models import F, QuerySet
 from django.db.models.fields.json import KeyTransform
 
-from annotation.errors import ApplicationError
-from annotation.models import Campaign, Pair
-from annotation.schemas import preference_question
+from catalogue.models import Campaign, Pair
+from catalogue.schemas import preference_question
+from core.errors import ApplicationError
 from curation.agreement.variables import SIDE_A, SIDE_B, variables_of_schema
 from curation.csv_cells import csv_safe
 from curation.leaderboard.bradley_terry import TIE, WIN_A, WIN_B, Comparisons, comparisons_from_names, leaderboard

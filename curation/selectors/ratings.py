@@ -24,10 +24,11 @@ from django.db.models import Case, F, IntegerField, QuerySet, Value, When
 from django.db.models.fields.json import KeyTransform
 from django.db.models.functions import Cast, Coalesce, ExtractIsoYear, ExtractWeek
 
-from annotation.importers.rows import ANONYMOUS_RATER_PREFIX
-from annotation.models import Annotation, Campaign, Pair, Prompt
+from catalogue.importers.records import ANONYMOUS_RATER_PREFIX
+from catalogue.models import Campaign, Pair, Prompt
 from curation.agreement.table import RatingTable, gold_codes, observations_from_codes, observations_from_criteria
 from curation.agreement.variables import Variable, variables_of_schema
+from workqueue.models import Annotation
 
 CHUNK = 20_000
 SIDES = ("A", "B")

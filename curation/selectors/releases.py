@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from django.db.models import Prefetch, QuerySet
 
-from annotation.errors import ApplicationError
-from annotation.models import Campaign
+from catalogue.models import Campaign
+from core.errors import ApplicationError
 from curation.models import JudgeEvaluation, Release
 from curation.releases.card import parse_version
 

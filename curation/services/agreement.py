@@ -13,9 +13,10 @@ from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 
-from annotation.errors import ApplicationError
-from annotation.models import Annotation, Campaign, Job
-from annotation.services.jobs import (
+from catalogue.models import Campaign
+from core.errors import ApplicationError
+from core.models import Job
+from core.services.jobs import (
     job_create,
     job_dispatch,
     job_fail,
@@ -29,9 +30,10 @@ from curation.agreement.table import RatingTable
 from curation.models import AgreementReport
 from curation.selectors.agreement import HEADLINE
 from curation.selectors.ratings import PairFacts, pair_facts, rating_table
+from workqueue.models import Annotation
 
 if TYPE_CHECKING:
-    from annotation.models import User
+    from accounts.models import User
 
 JOB_KIND = "agreement"
 MAX_RESAMPLES = 100_000

@@ -10,12 +10,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from annotation.errors import ApplicationError
-from annotation.models import Campaign, Pair
+from catalogue.models import Campaign, Pair
+from core.errors import ApplicationError
 from curation.services import curator_actions
 
 if TYPE_CHECKING:
-    from annotation.models import User
+    from accounts.models import User
 
 BULK_ACTIONS = ("exclude", "restore", "send-to-adjudication", "extend-overlap", "mark-gold")
 MAX_SELECTION = 200

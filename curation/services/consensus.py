@@ -11,10 +11,11 @@ import numpy as np
 from django.db import transaction
 from django.db.models import F
 
-from annotation import schemas
-from annotation.errors import ApplicationError
-from annotation.models import Campaign, Job, Pair
-from annotation.services.jobs import (
+from catalogue import schemas
+from catalogue.models import Campaign, Pair
+from core.errors import ApplicationError
+from core.models import Job
+from core.services.jobs import (
     job_create,
     job_dispatch,
     job_fail,
@@ -31,7 +32,7 @@ from curation.models import ConsensusRecord
 from curation.selectors.ratings import pair_facts, rating_table
 
 if TYPE_CHECKING:
-    from annotation.models import User
+    from accounts.models import User
 
 JOB_KIND = "consensus"
 ADJUDICATION_POLICY = "adjudication"

@@ -7,9 +7,9 @@ from typing import TYPE_CHECKING
 
 from django.db import transaction
 
-from annotation.content import MEDIA_TYPES
-from annotation.errors import ApplicationError
-from annotation.models import Pair
+from catalogue.content import MEDIA_TYPES
+from catalogue.models import Pair
+from core.errors import ApplicationError
 from curation.judges import parsing, registry
 from curation.judges.base import JudgeCall, JudgeConfigError, MediaStore, PermanentJudgeError
 from curation.judges.python_callable import load_callable
@@ -17,7 +17,7 @@ from curation.judges.runner import JudgeRunner, WorkItem
 from curation.models import Judge, JudgeVerdict
 
 if TYPE_CHECKING:
-    from annotation.models import User
+    from accounts.models import User
 
 RESERVED_NAMES = {"create"}
 

@@ -21,8 +21,8 @@ from django.conf import settings
 from django.db import connection
 from django.utils import timezone
 
-from annotation.models import Job
-from annotation.services.jobs import JobNotQueued, job_fail, job_publish, jobs_leased
+from core.models import Job
+from core.services.jobs import JobNotQueued, job_fail, job_publish, jobs_leased
 from curation.models import Release
 from curation.services.releases import release_reap_stalled
 

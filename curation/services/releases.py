@@ -29,9 +29,12 @@ from django.db import connection, transaction
 from django.db.models import Count, F
 from django.utils import timezone
 
-from annotation.errors import ApplicationError
-from annotation.models import Annotation, Campaign, Job, SourceDataset
-from annotation.services.jobs import (
+from catalogue.models import Campaign, SourceDataset
+from config.hostile_input import json_loads_checked
+from config.text_checks import HostileInput
+from core.errors import ApplicationError
+from core.models import Job
+from core.services.jobs import (
     JobNotQueued,
     job_create,
     job_dispatch,
@@ -40,8 +43,6 @@ from annotation.services.jobs import (
     job_start,
     job_succeed,
 )
-from config.hostile_input import json_loads_checked
-from config.text_checks import HostileInput
 from curation.leaderboard.card import leaderboard_card_section
 from curation.models import AgreementReport, JudgeEvaluation, Release, ReleaseFile
 from curation.releases import builder, card, licences, privacy, scoring
@@ -51,9 +52,10 @@ from curation.releases.writers import features
 from curation.selectors.leaderboard import model_leaderboard
 from curation.selectors.releases import release_previous
 from curation.services.consensus import ADJUDICATION_POLICY
+from workqueue.models import Annotation
 
 if TYPE_CHECKING:
-    from annotation.models import User
+    from accounts.models import User
 
 NAME = re.compile(r"^[a-z0-9][a-z0-9-]{0,99}$")
 LOCK_CLASS = 7007

@@ -3,7 +3,7 @@
 from django.contrib.auth import views as auth_views
 from django.template.response import TemplateResponse
 
-from annotation.services.login_throttle import login_attempt_finish, login_attempt_start
+from accounts.services.login_throttle import login_attempt_finish, login_attempt_start
 from config.proxies import client_address
 
 

@@ -18,10 +18,10 @@ from django.urls import reverse
 from django.views import View
 from django.views.generic import TemplateView
 
-from annotation import schemas
-from annotation.errors import ApplicationError
-from annotation.models import Campaign, Media, Pair
-from annotation.selectors import media_url
+from catalogue import schemas
+from catalogue.models import Campaign, Media, Pair
+from catalogue.selectors import media_url
+from core.errors import ApplicationError
 from curation import quality
 from curation.csv_cells import csv_safe
 from curation.selectors import console as console_selectors

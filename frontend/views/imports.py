@@ -3,10 +3,10 @@
 from django.contrib.auth.mixins import LoginRequiredMixin, UserPassesTestMixin
 from django.views.generic import TemplateView
 
-from annotation.importers import FORMATS
-from annotation.models import TaskKind
-from annotation.schemas import PRESETS
-from annotation.selectors import campaigns_for_user, import_jobs_recent
+from catalogue.importers import FORMATS
+from catalogue.models import TaskKind
+from catalogue.schemas import PRESETS
+from catalogue.selectors import campaigns_for_user, import_jobs_recent
 
 
 class ImportUploadView(LoginRequiredMixin, UserPassesTestMixin, TemplateView):

@@ -6,8 +6,8 @@ from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.views import View
 
-from annotation.errors import ApplicationError
-from annotation.services.accounts import invitation_accept, invitation_get
+from accounts.services.accounts import invitation_accept, invitation_get
+from core.errors import ApplicationError
 
 
 class InvitationAcceptView(View):

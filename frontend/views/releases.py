@@ -7,8 +7,8 @@ from django.urls import reverse
 from django.views import View
 from django.views.generic import TemplateView
 
-from annotation.errors import ApplicationError
-from annotation.models import Campaign
+from catalogue.models import Campaign
+from core.errors import ApplicationError
 from curation.models import JudgeEvaluation, Release, ReleaseFile
 from curation.releases.storage import release_storage, unsign_download
 from curation.selectors.releases import release_get, release_leaderboard, release_list

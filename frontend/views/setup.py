@@ -17,24 +17,26 @@ from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.views import View
 
-from annotation import schemas
-from annotation.errors import ApplicationError
-from annotation.models import Campaign, Pair, Role, TaskKind
-from annotation.selectors import accounts_list, campaign_member_candidates, campaign_members
-from annotation.services.accounts import (
+from accounts.models import Role
+from accounts.selectors import accounts_list
+from accounts.services.accounts import (
     account_role_check,
     invitation_create,
     user_create,
     user_invite,
     user_set_role,
 )
-from annotation.services.campaigns import (
+from catalogue import schemas
+from catalogue.models import Campaign, Pair, TaskKind
+from catalogue.selectors import campaign_member_candidates, campaign_members
+from catalogue.services.campaigns import (
     DEFAULT_PRESET_BY_KIND,
     STATUS_MOVES,
     campaign_create,
     campaign_members_change,
     campaign_update,
 )
+from core.errors import ApplicationError
 from curation.judges import registry
 from curation.models import Judge, JudgeVerdict
 from curation.prefilter import rules

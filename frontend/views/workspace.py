@@ -1,7 +1,7 @@
 """The annotator's pages: campaigns, a campaign's queue, the annotation page, and their own record.
 
 Views validate, call one engine service or selector, and render; the engine lives in
-``annotation.services.assignments`` and ``annotation.selectors``.
+``workqueue.services.assignments`` and ``workqueue.selectors``.
 """
 
 from django.contrib import messages
@@ -12,19 +12,20 @@ from django.urls import reverse
 from django.views import View
 from django.views.generic import TemplateView
 
-from annotation.errors import ApplicationError
-from annotation.models import Assignment, TaskKind
-from annotation.playback import FULL_PLAYBACK_TOLERANCE
-from annotation.selectors import (
+from catalogue.models import TaskKind
+from catalogue.selectors import campaigns_for_user
+from core.errors import ApplicationError
+from workqueue.models import Assignment
+from workqueue.playback import FULL_PLAYBACK_TOLERANCE
+from workqueue.selectors import (
     annotator_stats,
     assignment_for_annotator,
     campaign_has_work_for,
-    campaigns_for_user,
     my_work,
     pair_display,
     review_display,
 )
-from annotation.services.assignments import assignment_claim
+from workqueue.services.assignments import assignment_claim
 
 SKIP_REASONS = [
     ("outside_expertise", "I cannot judge this (outside my expertise or language)"),

@@ -10,7 +10,7 @@ from django.db import transaction
 from django.test import Client
 from django.urls import get_resolver
 
-from annotation.importers.streams import CountingReader, iter_jsonl
+from catalogue.importers.streams import CountingReader, iter_jsonl
 from config.text_checks import HostileInput, check_json_depth
 from tests.frontend import test_role_walk as role_walk
 from tests.frontend.test_role_walk import ADMIN_PREFIX, fill, methods_of, walk
@@ -188,8 +188,8 @@ def test_raw_surrogate_bytes_and_escapes_are_refused_by_every_json_reader():
 def test_an_error_never_echoes_more_than_it_must():
     """Whatever a service puts in an error, the answer is cut: 20 entries per list or object, 300 characters per
     string, 1,000 per message, four levels."""
-    from annotation.api.exceptions import application_error_body
-    from annotation.errors import ApplicationError
+    from core.api.exceptions import application_error_body
+    from core.errors import ApplicationError
 
     body = application_error_body(ApplicationError(
         "x" * 5_000, code="invalid", extra={"fields": {f"k{i}": "v" * 10_000 for i in range(1_000)},

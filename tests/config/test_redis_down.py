@@ -7,7 +7,7 @@ import pytest
 from django.core.cache import cache
 from django.urls import reverse
 
-from annotation.models import CacheEntry
+from core.models import CacheEntry
 from tests.factories import UserFactory
 
 pytestmark = pytest.mark.django_db

@@ -8,7 +8,9 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from rest_framework.test import APIClient
 
-from annotation.models import Job, Pair, Role
+from accounts.models import Role
+from catalogue.models import Pair
+from core.models import Job
 from curation.models import Judge, JudgeVerdict
 from curation.services.judges import judge_create
 from tests.curation import prefilter_support as support

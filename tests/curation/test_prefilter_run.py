@@ -8,8 +8,9 @@ import pytest
 from django.apps import apps
 from django.core.management import CommandError, call_command
 
-from annotation.models import Assignment, Job, Pair
-from annotation.services.jobs import job_cancel
+from catalogue.models import Pair
+from core.models import Job
+from core.services.jobs import job_cancel
 from curation.models import JudgeVerdict
 from curation.services.judges import judge_create
 from curation.services.prefilter import (
@@ -22,6 +23,7 @@ from curation.services.prefilter import (
 from tests.curation import prefilter_support as support
 from tests.curation.judge_server import JudgeServer, Reply, votes_script
 from tests.factories import CuratorFactory, UserFactory
+from workqueue.models import Assignment
 
 pytestmark = pytest.mark.django_db
 

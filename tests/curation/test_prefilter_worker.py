@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 from django.db import connection
 
-from annotation.models import Job, Pair
-from annotation.services.jobs import jobs_leased
+from catalogue.models import Pair
+from core.models import Job
+from core.services.jobs import jobs_leased
 from curation.models import JudgeVerdict
 from curation.services.prefilter import prefilter_start
 from curation.services.reaper import jobs_reap

@@ -5,8 +5,8 @@ import json
 import pytest
 from django.urls import reverse
 
-from tests.annotation.import_helpers import concord_pair
 from tests.browser import chromium, log_in
+from tests.catalogue.import_helpers import concord_pair
 from tests.factories import CuratorFactory
 
 

@@ -6,11 +6,12 @@ import re
 import pytest
 from django.urls import reverse
 
-from annotation import content
-from annotation.models import Assignment, Media
-from annotation.services.assignments import annotation_submit, assignment_claim, assignment_save_draft
+from catalogue import content
+from catalogue.models import Media
 from tests.factories import UserFactory
 from tests.frontend.workspace_pairs import KIND_PRESETS, SECRET, make_pair
+from workqueue.models import Assignment
+from workqueue.services.assignments import annotation_submit, assignment_claim, assignment_save_draft
 
 pytestmark = pytest.mark.django_db
 

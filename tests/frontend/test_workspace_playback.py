@@ -7,10 +7,11 @@ import os
 import pytest
 from playwright.sync_api import expect
 
-from annotation.models import Annotation, Assignment, Campaign
+from catalogue.models import Campaign
 from tests.browser import chromium, log_in
 from tests.factories import UserFactory
 from tests.frontend.workspace_pairs import make_pair
+from workqueue.models import Annotation, Assignment
 
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 

@@ -13,9 +13,9 @@ import wave
 
 from PIL import Image, ImageDraw
 
-from annotation import content, schemas
-from annotation.models import Campaign
-from annotation.services.media import media_store
+from catalogue import content, schemas
+from catalogue.models import Campaign
+from catalogue.services.media import media_store
 from tests.factories import CampaignFactory, PairFactory, PromptFactory, RatingSchemaFactory, ResponseFactory
 
 SECRET = "secretmodel"

@@ -4,9 +4,9 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation.cli import progress_bar
-from annotation.errors import ApplicationError
-from annotation.models import Campaign
+from catalogue.models import Campaign
+from core.cli import progress_bar
+from core.errors import ApplicationError
 from curation.consensus import policy_names
 from curation.services.consensus import ON_DISPUTE, consensus_apply
 

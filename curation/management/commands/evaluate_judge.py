@@ -5,7 +5,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation.errors import ApplicationError
+from core.errors import ApplicationError
 from curation.models import JudgeEvaluation
 from curation.selectors.releases import release_get, release_parse_ref
 from curation.services.releases import judge_evaluate

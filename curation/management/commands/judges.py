@@ -5,8 +5,8 @@ import json
 from django.core.checks import Tags
 from django.core.management.base import BaseCommand
 
-from annotation.cli import emit, refuse
-from annotation.errors import ApplicationError
+from core.cli import emit, refuse
+from core.errors import ApplicationError
 from curation.judges import registry
 from curation.models import Judge, JudgeVerdict
 from curation.services.judges import judge_create, judge_test, judge_update

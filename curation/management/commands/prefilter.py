@@ -4,9 +4,9 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation.cli import progress_bar
-from annotation.errors import ApplicationError
-from annotation.models import Campaign
+from catalogue.models import Campaign
+from core.cli import progress_bar
+from core.errors import ApplicationError
 from curation.services.prefilter import prefilter_job_create, prefilter_run_inline
 
 

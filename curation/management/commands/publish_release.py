@@ -4,7 +4,7 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation.errors import ApplicationError
+from core.errors import ApplicationError
 from curation.services.releases import release_publish, release_summary
 
 

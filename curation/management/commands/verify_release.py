@@ -4,8 +4,8 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation.cli import progress_bar
-from annotation.errors import ApplicationError
+from core.cli import progress_bar
+from core.errors import ApplicationError
 from curation.selectors.releases import release_get, release_parse_ref
 from curation.services.releases import release_verify
 

@@ -7,9 +7,10 @@ from datetime import datetime, timedelta
 import pytest
 from django.utils import timezone
 
-from annotation import schemas
-from annotation.models import Annotation, Pair, RatingSchema
+from catalogue import schemas
+from catalogue.models import Pair, RatingSchema
 from tests.factories import CampaignFactory, PairFactory, PromptFactory, UserFactory
+from workqueue.models import Annotation
 
 
 def make_campaign(*, preset="mmrb2-generation", kind="text-to-image", **fields):

@@ -6,7 +6,7 @@ from django.conf import settings
 from django.urls import reverse
 from rest_framework.test import APIClient
 
-from annotation.models import Job
+from core.models import Job
 from curation.models import AgreementReport, ConsensusRecord
 from tests.celery_worker import threaded_worker, wait_for_job
 from tests.curation.agreement.conftest import add_pairs, make_campaign

@@ -12,17 +12,17 @@ import pytest
 from django.apps import apps
 from django.core.management import CommandError, call_command
 
-from annotation import schemas
-from annotation.importers.rows import anonymous_rater_label
-from annotation.models import Annotation
+from catalogue import schemas
+from catalogue.importers.records import anonymous_rater_label
 from curation.agreement.report import agreement_report
 from curation.agreement.table import table_from_answers
 from curation.agreement.variables import variables_of_schema
 from curation.selectors.dashboards import annotations_per_annotator, annotator_quality, human_position_bias
-from tests.annotation.import_helpers import concord_pair, run_import_json, write_jsonl
+from tests.catalogue.import_helpers import concord_pair, run_import_json, write_jsonl
 from tests.curation.agreement.mmrb2_files import PUBLISHED
 from tests.curation.agreement.test_mmrb2_end_to_end import import_release, run_json
 from tests.factories import AnnotationFactory, CampaignFactory, CuratorFactory, PairFactory
+from workqueue.models import Annotation
 
 pytestmark = pytest.mark.django_db
 
@@ -129,7 +129,7 @@ def test_per_rater_figures_of_a_plain_table_leave_out_the_raters_named_anonymous
 
 
 def test_the_migration_gives_old_shared_mmrb2_and_omni_labels_a_slot_of_their_pair():
-    migration = import_module("annotation.migrations.0009_anonymous_rater_slots")
+    migration = import_module("accounts.migrations.0009_anonymous_rater_slots")
     first, second = PairFactory(external_id="p-1"), PairFactory(external_id="p-2")
     for pair in (first, second):
         AnnotationFactory(pair=pair, rater_label="mmrb2-rater-2")

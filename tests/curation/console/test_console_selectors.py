@@ -2,8 +2,8 @@
 
 import pytest
 
-from annotation.errors import ApplicationError
-from annotation.models import Campaign, Pair
+from catalogue.models import Campaign, Pair
+from core.errors import ApplicationError
 from curation.selectors.console import PairFilters, annotator_recent_work, campaign_funnel, pair_browse, pair_detail
 from tests.curation.console.world import make_pair, make_world
 

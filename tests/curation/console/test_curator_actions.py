@@ -2,8 +2,8 @@
 
 import pytest
 
-from annotation.errors import ApplicationError
-from annotation.models import Pair
+from catalogue.models import Pair
+from core.errors import ApplicationError
 from curation.services.curator_actions import (
     pair_exclude,
     pair_extend_overlap,

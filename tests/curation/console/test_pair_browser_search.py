@@ -5,8 +5,8 @@ from django.db import connection
 from django.urls import reverse
 from rest_framework.test import APIClient
 
-from annotation.models import Pair, Prompt
-from annotation.services.media import media_store
+from catalogue.models import Pair, Prompt
+from catalogue.services.media import media_store
 from curation.selectors.console import PairFilters, pair_browse
 from curation.selectors.pair_columns import PromptDocument
 from curation.services.bulk_actions import MAX_SELECTION, pairs_bulk_apply
@@ -85,7 +85,7 @@ def test_the_search_is_answered_by_the_prompt_text_index(world, postgres_only):
 
 
 def test_an_overlong_search_is_refused_precisely():
-    from annotation.errors import ApplicationError
+    from core.errors import ApplicationError
 
     with pytest.raises(ApplicationError, match="the search text is 201 characters; keep it under 200"):
         PairFilters(q="x" * 201)
@@ -131,7 +131,7 @@ def test_a_pair_the_action_does_not_apply_to_is_refused_with_the_services_reason
     ({"action": "exclude", "pair_ids": list(range(1, MAX_SELECTION + 2))}, "201 pairs selected; act on at most 200"),
 ])
 def test_bad_bulk_requests_are_refused_and_change_nothing(world, kwargs, message):
-    from annotation.errors import ApplicationError
+    from core.errors import ApplicationError
 
     before = list(Pair.objects.order_by("pk").values_list("pk", "status"))
     with pytest.raises(ApplicationError, match=message):

@@ -21,10 +21,12 @@ from datetime import timedelta
 
 from django.utils import timezone
 
-from annotation.models import Annotation, Assignment, Campaign, Pair, Role, User
-from annotation.services.campaigns import rating_schema_for_preset
+from accounts.models import Role, User
+from catalogue.models import Campaign, Pair
+from catalogue.services.campaigns import rating_schema_for_preset
 from curation.models import AgreementReport, ConsensusRecord, Judge, JudgeVerdict
 from tests.factories import PairFactory, PromptFactory, ResponseFactory, UserFactory
+from workqueue.models import Annotation, Assignment
 
 
 @dataclass

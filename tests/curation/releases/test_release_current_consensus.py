@@ -5,14 +5,15 @@ import pytest
 from django.core.management import call_command
 from django.db.models import F
 
-from annotation.errors import ApplicationError
-from annotation.models import Annotation, Pair
+from catalogue.models import Pair
+from core.errors import ApplicationError
 from curation.models import ConsensusRecord
 from curation.services import curator_actions
 from curation.services.consensus import consensus_apply, pair_adjudicate
 from curation.services.releases import release_gold, release_publish
 from tests.curation.agreement.conftest import add_pairs, make_campaign
 from tests.factories import CuratorFactory
+from workqueue.models import Annotation
 
 pytestmark = pytest.mark.django_db
 
@@ -114,8 +115,8 @@ def test_stale_records_of_another_policy_never_block_publishing(decided, capsys)
 def test_in_app_ties_ship_as_ties_and_a_rating_after_more_raters_were_asked_is_decided_before_release(releases_root):
     """Through the work queue itself: two raters say tie (kept as a tie); the curator asks for a third rater,
     whose rating arrives by the real submit path; the pair ships only once consensus has seen it."""
-    from annotation.services.assignments import assignment_claim
-    from tests.annotation.assignment_helpers import ab_tie_campaign, submit
+    from tests.workqueue.assignment_helpers import ab_tie_campaign, submit
+    from workqueue.services.assignments import assignment_claim
 
     campaign, annotators, (pair,) = ab_tie_campaign(overlap=2, pairs=1, slug="ab-wave")
     for annotator in annotators[:2]:

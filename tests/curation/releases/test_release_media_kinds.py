@@ -5,13 +5,13 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from annotation.models import Annotation
-from annotation.services.campaigns import rating_schema_for_preset
-from annotation.services.media import media_store
+from catalogue.services.campaigns import rating_schema_for_preset
+from catalogue.services.media import media_store
 from curation.services.releases import release_publish
-from tests.annotation.import_helpers import mp4_bytes, wav_bytes
+from tests.catalogue.import_helpers import mp4_bytes, wav_bytes
 from tests.curation.releases.conftest import kept
 from tests.factories import CampaignFactory, PairFactory, PromptFactory, ResponseFactory, UserFactory
+from workqueue.models import Annotation
 
 pytestmark = pytest.mark.django_db
 

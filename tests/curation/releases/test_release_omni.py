@@ -7,9 +7,9 @@ from io import StringIO
 import pytest
 from django.core.management import CommandError, call_command
 
-from annotation.models import Campaign, Pair
+from catalogue.models import Campaign, Pair
 from curation.models import ConsensusRecord
-from tests.annotation.import_helpers import jpeg_bytes, run_import, run_import_json, write_jsonl
+from tests.catalogue.import_helpers import jpeg_bytes, run_import, run_import_json, write_jsonl
 
 pytestmark = pytest.mark.django_db
 

@@ -10,7 +10,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from annotation.errors import ApplicationError
+from core.errors import ApplicationError
 from curation.models import Release, ReleaseFile
 from curation.releases.storage import S3ReleaseStorage, release_storage
 from curation.selectors.releases import release_get

@@ -23,7 +23,7 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
-from annotation.models import Job
+from core.models import Job
 from tests.curation.console.world import make_world
 
 CURATOR = ("console-fuzz-curator", "pw")

@@ -16,7 +16,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client, RequestFactory
 from django.urls import reverse
 
-from annotation.services.login_throttle import login_attempt_finish, login_attempt_start, login_lock_status
+from accounts.services.login_throttle import login_attempt_finish, login_attempt_start, login_lock_status
 from config.uploads import RequestTooLarge
 from tests.conftest import port_open, require
 from tests.factories import UserFactory
@@ -104,7 +104,7 @@ def test_failures_are_shared_through_redis_between_processes(settings):
         login_attempt_finish(username="shared", address="10.1.1.1", outcome="failure")
     script = (
         "import django; django.setup();"
-        "from annotation.services.login_throttle import login_lock_status;"
+        "from accounts.services.login_throttle import login_lock_status;"
         "print(login_lock_status(username='shared', address='10.1.1.1').locked)"
     )
     env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings.test", "CACHE_URL": "redis://127.0.0.1:6379/8"}

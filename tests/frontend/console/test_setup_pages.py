@@ -6,7 +6,8 @@ import re
 import pytest
 from django.urls import reverse
 
-from annotation.models import Campaign, Invitation, Role, User
+from accounts.models import Invitation, Role, User
+from catalogue.models import Campaign
 from curation.models import Judge
 from tests.curation.judge_server import JudgeServer, votes_script
 from tests.curation.prefilter_support import campaign as prefilter_campaign

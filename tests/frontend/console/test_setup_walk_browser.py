@@ -21,12 +21,14 @@ from urllib.parse import urlsplit
 import pytest
 from django.core.cache import cache
 
-from annotation.models import Annotation, Campaign, Pair, Role, User
+from accounts.models import Role, User
+from catalogue.models import Campaign, Pair
 from curation.models import ConsensusRecord, Release
 from tests.celery_worker import filesystem_worker
 from tests.curation.judge_server import JudgeServer, Reply, json_verdict, shown
 from tests.factories import UserFactory
 from tests.frontend.console.browser import shot
+from workqueue.models import Annotation
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 

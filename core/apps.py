@@ -1,0 +1,11 @@
+from django.apps import AppConfig
+
+
+class CoreConfig(AppConfig):
+    name = "core"
+    verbose_name = "Concord core"
+
+    def ready(self) -> None:
+        from core import db_adapters, lookups  # noqa: F401 (lookups registers ``__any``)
+
+        db_adapters.register()

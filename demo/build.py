@@ -1,0 +1,85 @@
+"""The demo catalogue: which campaigns exist, how many pairs each has, and writing them all to disk."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from demo.bundle import MediaFolder, write_jsonl
+from demo.generation import image_editing_rows, text_to_image_rows
+from demo.omni import text_to_audio_rows, text_to_text_rows
+from demo.stories import interleaved_rows
+from demo.traces import reasoning_rows
+
+GENERATION_INSTRUCTIONS = """\
+Rate each response on the rubrics (0 = poor … 3 = excellent), then give your overall preference.
+
+- **Faithfulness** first: does the picture contain what the prompt asks for (objects, colours, counts,
+  style, exact lettering)?
+- **Quality**: look for blur, noise, blocky or smeared patches, colour casts and ghosting.
+- Use the middle of the preference scale only when the two are truly equivalent.
+- Write one or two sentences of rationale naming the deciding difference.
+"""
+INTERLEAVED_INSTRUCTIONS = """\
+Read each illustrated answer top to bottom.
+
+- Does every picture show what its paragraph describes, in the right order?
+- Do the pictures look like one set (same colour style, same subject) as the prompt asks?
+- Are all requested steps present, and is the text complete, correct and free of typos?
+"""
+REASONING_INSTRUCTIONS = """\
+Judge each trace on its own. The expected answer is checkable from the image: verify it yourself.
+
+1. Correct, no major errors · 2. Correct, minor improvements possible · 3. Correct answer but major
+reasoning errors · 4. Correct, no reasoning given · 5. Incorrect or cannot verify.
+
+Look at the crops and intermediate images: did the agent zoom where it claims, and does the evidence
+support the final answer?
+"""
+OMNI_INSTRUCTIONS = """\
+For each criterion listed with the pair, say whether A is better, B is better, or they are equivalent.
+Listen to audio responses in full before deciding.
+"""
+
+
+# These two show the pre-filter: their pairs wait for the built-in heuristic judges, which drop the ones with a
+# plainly broken side (a blurred or noisy picture; an empty, cut-off or refusing answer).
+PREFILTERED = ("demo-text-to-image", "demo-text-to-text")
+
+
+@dataclass(frozen=True)
+class DemoCampaign:
+    slug: str
+    name: str
+    kind: str
+    preset: str
+    instructions: str
+    jsonl: Path
+    pairs: int
+    prefilter: bool = False
+
+
+def build_demo(out_dir: Path) -> tuple[list[DemoCampaign], Path]:
+    """Write every demo campaign under ``out_dir`` (JSONL files plus ``media/``); deterministic, so re-running
+    rewrites the same bytes. Returns the campaigns and the media root their files are relative to."""
+    media = MediaFolder(out_dir / "media")
+    plan = (
+        ("demo-text-to-image", "Demo · Text to image", "text-to-image", "mmrb2-generation", GENERATION_INSTRUCTIONS,
+         text_to_image_rows(media, count=30)),
+        ("demo-image-editing", "Demo · Image editing", "image-editing", "mmrb2-generation", GENERATION_INSTRUCTIONS,
+         image_editing_rows(media, count=30)),
+        ("demo-interleaved", "Demo · Interleaved stories", "interleaved", "mmrb2-generation", INTERLEAVED_INSTRUCTIONS,
+         interleaved_rows(media, count=24)),
+        ("demo-reasoning", "Demo · Thinking with images", "reasoning", "mmrb2-reasoning", REASONING_INSTRUCTIONS,
+         reasoning_rows(media, count=25)),
+        ("demo-text-to-audio", "Demo · Text to audio (Omni)", "text-to-audio", "omni-criteria", OMNI_INSTRUCTIONS,
+         text_to_audio_rows(media)),
+        ("demo-text-to-text", "Demo · Text to text (Omni)", "text-to-text", "omni-criteria", OMNI_INSTRUCTIONS,
+         text_to_text_rows()),
+    )
+    campaigns = []
+    for slug, name, kind, preset, instructions, rows in plan:
+        path = out_dir / f"{slug}.jsonl"
+        count = write_jsonl(path, rows, seed=slug)
+        campaigns.append(DemoCampaign(slug, name, kind, preset, instructions, path, count, slug in PREFILTERED))
+    return campaigns, media.root

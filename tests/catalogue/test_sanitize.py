@@ -1,0 +1,125 @@
+"""Video, audio and 3D files reach annotators with every metadata element neutralised in place."""
+
+import io
+import json
+import struct
+import wave
+
+import pytest
+
+from catalogue.sanitize import SanitizeError, _ogg_crc, clean
+from catalogue.services.media import sniff
+from tests.catalogue import tagged_media
+from tests.catalogue.tagged_media import NAME
+
+MAKERS = {
+    "audio/wav": tagged_media.tagged_wav, "audio/mpeg": tagged_media.tagged_mp3, "audio/flac": tagged_media.tagged_flac,
+    "audio/ogg": tagged_media.tagged_ogg, "video/mp4": tagged_media.tagged_mp4, "video/webm": tagged_media.tagged_webm,
+    "model/gltf-binary": tagged_media.tagged_glb, "model/ply": tagged_media.tagged_ply,
+}
+
+
+@pytest.mark.parametrize("mime_type", sorted(MAKERS))
+def test_no_name_survives_and_the_file_is_still_what_it_was(mime_type):
+    original = MAKERS[mime_type]()
+    assert NAME in original and sniff(original).mime_type == mime_type
+    cleaned = clean(original, mime_type)
+    assert NAME.lower() not in cleaned.lower()
+    assert sniff(cleaned).mime_type == mime_type
+    if mime_type != "audio/mpeg":
+        assert len(cleaned) == len(original), "nothing moves: offsets inside the file stay valid"
+
+
+def test_a_wav_keeps_every_sample_and_its_tags_become_padding():
+    original = tagged_media.tagged_wav()
+    cleaned = clean(original, "audio/wav")
+    with wave.open(io.BytesIO(original)) as a, wave.open(io.BytesIO(cleaned)) as b:
+        assert a.readframes(a.getnframes()) == b.readframes(b.getnframes())
+    assert b"JUNK" in cleaned and b"LIST" not in cleaned
+
+
+def test_mp3_tags_are_cut_off_and_the_frames_kept():
+    cleaned = clean(tagged_media.tagged_mp3(), "audio/mpeg")
+    assert cleaned.startswith(b"\xff\xfb") and len(cleaned) == 3 * 417 and b"TAG" not in cleaned
+
+
+def test_mp4_boxes_that_can_carry_names_become_free_boxes_in_place():
+    cleaned = clean(tagged_media.tagged_mp4(), "video/mp4")
+    top, at = [], 0
+    while at < len(cleaned):
+        size, kind = struct.unpack(">I4s", cleaned[at:at + 8])
+        top.append(kind)
+        at += size
+    assert top == [b"ftyp", b"moov", b"free", b"mdat"]
+    assert b"udta" not in cleaned and b"vide" in cleaned, "the handler type stays, its name goes"
+
+
+def test_a_glb_keeps_its_geometry_and_loses_generator_names_and_extras():
+    cleaned = clean(tagged_media.tagged_glb(), "model/gltf-binary")
+    size = struct.unpack("<I", cleaned[12:16])[0]
+    document = json.loads(cleaned[20:20 + size])
+    assert document["asset"] == {"version": "2.0"} and document["nodes"] == [{"mesh": 0}]
+    assert cleaned.endswith(bytes(36))
+
+
+def test_ogg_pages_keep_valid_checksums_after_their_comments_are_blanked():
+    assert _ogg_crc(b"123456789") == 0x89A1897F  # the Ogg CRC's check value (CRC-32/POSIX without the final xor)
+    cleaned = clean(tagged_media.tagged_ogg(), "audio/ogg")
+    at = 0
+    while at < len(cleaned):
+        count = cleaned[at + 26]
+        length = 27 + count + sum(cleaned[at + 27:at + 27 + count])
+        page = bytearray(cleaned[at:at + length])
+        stored = struct.unpack("<I", page[22:26])[0]
+        page[22:26] = bytes(4)
+        assert _ogg_crc(bytes(page)) == stored
+        at += length
+    assert b"OpusTags" in cleaned and b"X=" in cleaned
+
+
+def test_a_file_that_cannot_be_walked_is_refused_not_served_as_it_is():
+    broken = tagged_media.tagged_mp4()[:60]
+    with pytest.raises(SanitizeError, match="runs past its container"):
+        clean(broken, "video/mp4")
+    with pytest.raises(SanitizeError, match="no metadata cleaner for video/x-unknown"):
+        clean(b"data", "video/x-unknown")
+
+
+def test_webm_tags_become_a_void_element_and_a_bad_size_is_refused():
+    original = tagged_media.tagged_webm()
+    cleaned = clean(original, "video/webm")
+    tags = original.index(b"\x12\x54\xc3\x67")
+    assert cleaned[tags] == 0xEC and b"\x12\x54\xc3\x67" not in cleaned
+    broken = bytearray(original)
+    broken[original.index(b"\x15\x49\xa9\x66") + 4] = 0x1F  # the Info's size now runs past the file
+    with pytest.raises(SanitizeError, match="runs past its container"):
+        clean(bytes(broken), "video/webm")
+
+
+@pytest.mark.django_db
+def test_an_annotator_gets_the_clean_file_and_a_curator_the_original():
+    from django.test import Client
+
+    from catalogue.services.media import media_store
+    from tests.factories import UserFactory
+    from tests.workqueue.assignment_helpers import ab_tie_campaign
+    from workqueue.services.assignments import assignment_claim
+
+    campaign, (rater, other, _), (pair, *_) = ab_tie_campaign(pairs=1)
+    original = tagged_media.tagged_wav()
+    media = media_store(data=original, name="secretgen-9000_take1.wav")
+    pair.media.add(media)
+    assignment_claim(campaign=campaign, annotator=rater)
+    client = Client()
+    client.force_login(rater)
+    served = client.get(f"/media/{media.sha256}.wav")
+    body = b"".join(served.streaming_content)
+    assert (served.status_code, served["Content-Type"]) == (200, "audio/wav")
+    assert NAME not in body and body == clean(original, "audio/wav")
+    assert "Content-Disposition" not in served
+    curator = Client()
+    curator.force_login(UserFactory(username="sanitize-curator", role="curator"))
+    assert b"".join(curator.get(f"/media/{media.sha256}.wav").streaming_content) == original
+    outsider = Client()
+    outsider.force_login(other)
+    assert outsider.get(f"/media/{media.sha256}.wav").status_code == 404

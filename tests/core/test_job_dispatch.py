@@ -1,0 +1,120 @@
+"""A job row and its dispatch agree: with the broker stopped (a private redis-server the test starts and stops),
+starting any job answers 503 with the reason and leaves the job failed, nothing queued and no upload behind."""
+
+import io
+
+import pytest
+from django.core.files.storage import default_storage
+from django.urls import reverse
+from rest_framework.test import APIClient
+
+from core.models import Job
+from curation.models import Release
+from curation.services.judges import judge_create
+from curation.services.reaper import broker_task_ids
+from tests.celery_worker import broker_at
+from tests.curation.agreement.conftest import add_pairs, make_campaign
+from tests.curation.releases.conftest import kept
+from tests.factories import CuratorFactory
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture
+def curator():
+    client = APIClient()
+    client.force_authenticate(CuratorFactory())
+    return client
+
+
+@pytest.fixture
+def campaign():
+    campaign = make_campaign(consensus_policy="mmrb2-generation", slug="wave")
+    add_pairs(campaign, [[6, 5, 6], [1, 2, 1]])
+    return campaign
+
+
+def start_agreement(curator, campaign):
+    return curator.post(reverse("api-agreement-job-start", args=[campaign.slug]), {"bootstrap": 10}, format="json")
+
+
+def start_consensus(curator, campaign):
+    return curator.post(reverse("api-consensus-job-start", args=[campaign.slug]), {}, format="json")
+
+
+def start_prefilter(curator, campaign):
+    judge_create(name="local", backend="python", settings={"callable": "tests.curation.judge_callables.prefer_marked_side"})
+    return curator.post(reverse("api-prefilter-start", args=[campaign.slug]), {}, format="json")
+
+
+def start_import(curator, campaign):
+    upload = io.BytesIO(b'{"id": "x"}\n')
+    upload.name = "pairs.jsonl"
+    return curator.post(reverse("api-import-create"), {"campaign": "uploaded", "format": "concord",
+                                                       "task": "text-to-image", "file": upload}, format="multipart")
+
+
+def start_release(curator, campaign):
+    for pair in campaign.pairs.all():
+        kept(pair, "A", policy={"policy": "mmrb2-generation", "params": {}})
+    return curator.post(reverse("api-release-list"), {"name": "wave-bench", "version": "1.0.0",
+                                                      "campaigns": [campaign.slug]}, format="json")
+
+
+@pytest.mark.parametrize("start", [start_agreement, start_consensus, start_prefilter, start_import, start_release],
+                         ids=["agreement", "consensus", "prefilter", "import", "release"])
+def test_a_job_started_with_the_broker_stopped_answers_503_and_is_failed_with_the_reason(
+    start, curator, campaign, private_redis
+):
+    private_redis.stop()
+    with broker_at(private_redis.url()):
+        answer = start(curator, campaign)
+    assert answer.status_code == 503, answer.content
+    body = answer.json()
+    assert body["code"] == "broker_unavailable"
+    job = Job.objects.get()
+    assert body["extra"] == {"job": job.pk}
+    assert job.status == Job.Status.FAILED and job.finished_at is not None
+    assert job.error == body["message"]
+    assert f"the task queue did not take job {job.pk}" in job.error and "Connection refused" in job.error
+    assert job.dispatches == 1 and job.task_name
+
+
+def test_an_upload_whose_import_could_not_be_queued_is_not_kept(curator, campaign, private_redis):
+    private_redis.stop()
+    with broker_at(private_redis.url()):
+        assert start_import(curator, campaign).status_code == 503
+    _folders, files = default_storage.listdir("imports") if default_storage.exists("imports") else ([], [])
+    assert files == []
+
+
+def test_a_release_whose_build_could_not_be_queued_is_failed_not_left_building(curator, campaign, private_redis):
+    private_redis.stop()
+    with broker_at(private_redis.url()):
+        assert start_release(curator, campaign).status_code == 503
+    release = Release.objects.get()
+    assert release.status == Release.Status.FAILED and "the task queue did not take" in release.error
+
+
+def test_a_job_started_with_the_broker_up_records_its_dispatch_and_its_message_waits_in_redis(
+    curator, campaign, private_redis
+):
+    with broker_at(private_redis.url()):
+        answer = start_agreement(curator, campaign)
+        assert answer.status_code == 202
+        job = Job.objects.get()
+        assert (job.status, job.task_name, job.task_args, job.dispatches) == (
+            Job.Status.QUEUED, "curation.agreement_compute", [job.pk], 1)
+        assert job.task_id in broker_task_ids(delivered_within=60)
+
+
+def test_the_console_page_says_why_a_job_could_not_start_with_the_broker_stopped(client, campaign, private_redis):
+    client.force_login(CuratorFactory(username="console-curator"))
+    private_redis.stop()
+    with broker_at(private_redis.url()):
+        started = client.post(reverse("console-campaign-run", args=[campaign.slug, "agreement"]))
+    assert started.status_code == 302
+    job = Job.objects.get()
+    assert job.status == Job.Status.FAILED
+    page = client.get(started["Location"]).content.decode()
+    assert f"the task queue did not take job {job.pk}" in page and "Start it again once the queue (Redis) is back." in page
