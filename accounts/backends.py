@@ -6,7 +6,7 @@ from django.db import connection
 
 from accounts.models import User
 from accounts.sessions import USER_PART, loaded_user
-from workqueue import rows
+from core import rows
 
 _USER_SQL = f"SELECT {rows.select_list([USER_PART])} FROM {User._meta.db_table} signed_in WHERE signed_in.id = %s"
 

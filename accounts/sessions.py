@@ -36,7 +36,7 @@ from django.utils import timezone
 from django.utils.functional import SimpleLazyObject
 
 from accounts.models import User, UserSession
-from workqueue import rows
+from core import rows
 
 USER_PART = rows.part("signed_in", User)
 _SESSION_FROM = (

@@ -1,4 +1,4 @@
-"""Helpers for management commands: a terminal progress bar that keeps --json output clean, the campaign named."""
+"""Helpers for management commands: a terminal progress bar that keeps --json output clean, and --json or text."""
 
 from __future__ import annotations
 
@@ -37,14 +37,3 @@ def progress_reporter(*, desc: str):
 
         yield report
 
-
-def campaign_named(slug: str):
-    """The campaign ``slug`` for a command, or a CommandError saying it does not exist."""
-    from django.core.management.base import CommandError
-
-    from catalogue.models import Campaign
-
-    found = Campaign.objects.filter(slug=slug).first()
-    if found is None:
-        raise CommandError(f"campaign {slug!r} does not exist")
-    return found

@@ -14,8 +14,9 @@ from django.utils import timezone
 from catalogue import content, schemas, self_identification
 from catalogue.models import Campaign, Media, Pair, Prompt, RatingSchema, Response
 from catalogue.selectors import media_sources
+from core import rows
 from core.errors import ApplicationError
-from workqueue import consistency, rows
+from workqueue import consistency
 from workqueue.models import Annotation, Assignment
 from workqueue.rules import median_or_none
 

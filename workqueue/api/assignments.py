@@ -17,9 +17,9 @@ from accounts.sessions import Companion, SessionStore, request_user
 from catalogue.models import Campaign
 from config.hostile_input import check_json_depth
 from config.text_checks import HostileInput, check_json_value, json_may_hold_hostile_text
+from core import rows
 from core.api.exceptions import application_error_body
 from core.errors import ApplicationError
-from workqueue import rows
 from workqueue.models import Assignment
 from workqueue.selectors import annotator_stats, assignment_for_annotator, pair_display
 from workqueue.services.assignments import (

@@ -32,8 +32,9 @@ from django.utils import timezone
 from accounts.sessions import Companion
 from catalogue import schemas
 from catalogue.models import PAIR_CLAIMABLE, PAIR_SLOTS_TAKEN, Campaign, Pair, RatingSchema
+from core import rows
 from core.errors import ApplicationError
-from workqueue import rows, selectors
+from workqueue import selectors
 from workqueue.models import Annotation, Assignment, AssignmentEvent
 from workqueue.playback import media_played_canonical, refuse_short_playback
 from workqueue.rules import gold_matches, orientation_swapped

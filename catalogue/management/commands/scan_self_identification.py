@@ -2,8 +2,9 @@
 
 from django.core.management.base import BaseCommand
 
+from catalogue.cli import campaign_named
 from catalogue.services.pairs import pairs_self_identification_scan
-from core.cli import campaign_named, emit, progress_reporter
+from core.cli import emit, progress_reporter
 
 
 class Command(BaseCommand):

@@ -1,4 +1,4 @@
-"""workqueue.rows: model instances from hand-written rows behave as the ORM's own."""
+"""core.rows: model instances from hand-written rows behave as the ORM's own."""
 
 from contextlib import contextmanager
 
@@ -10,8 +10,8 @@ from django.test.utils import CaptureQueriesContext
 
 from accounts.models import User
 from catalogue.models import Campaign, Media, Pair, Prompt, RatingSchema, Response
+from core import rows
 from tests.workqueue.assignment_helpers import ab_tie_campaign
-from workqueue import rows
 from workqueue.models import Annotation, Assignment
 from workqueue.services.assignments import assignment_claim
 
