@@ -79,3 +79,11 @@ def private_redis(tmp_path):
 
     with PrivateRedis(tmp_path) as server:
         yield server
+
+
+def apps_at(node: tuple[str, str]):
+    """The models as they were once migration ``node`` had run: what a data migration's function is given."""
+    from django.db import connection
+    from django.db.migrations.executor import MigrationExecutor
+
+    return MigrationExecutor(connection).loader.project_state([node]).apps

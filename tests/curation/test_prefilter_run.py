@@ -5,7 +5,6 @@ from importlib import import_module
 from io import StringIO
 
 import pytest
-from django.apps import apps
 from django.core.management import CommandError, call_command
 
 from catalogue.models import Pair
@@ -20,6 +19,7 @@ from curation.services.prefilter import (
     prefilter_rule_set,
     prefilter_run_inline,
 )
+from tests.conftest import apps_at
 from tests.curation import prefilter_support as support
 from tests.curation.judge_server import JudgeServer, Reply, votes_script
 from tests.factories import CuratorFactory, UserFactory
@@ -389,7 +389,7 @@ def test_the_migration_makes_stored_majority_rules_the_published_rule_and_leaves
     margin = support.campaign(prefilter_rule={"rule": "score-margin", "threshold": 0.5, "min_votes": 3})
     waiting = Job.objects.create(kind="prefilter", campaign=majority, params={"rule": old, "attempt": 1})
     finished = Job.objects.create(kind="prefilter", campaign=majority, status="succeeded", params={"rule": old})
-    migration.strip_min_votes(apps, None)
+    migration.strip_min_votes(apps_at(("curation", "0003_prefilter_as_published")), None)
     majority.refresh_from_db()
     margin.refresh_from_db()
     assert majority.prefilter_rule == {"rule": "majority", "threshold": 0.95}

@@ -9,7 +9,6 @@ import io
 from importlib import import_module
 
 import pytest
-from django.apps import apps
 from django.core.management import CommandError, call_command
 
 from catalogue import schemas
@@ -19,6 +18,7 @@ from curation.agreement.table import table_from_answers
 from curation.agreement.variables import variables_of_schema
 from curation.selectors.dashboards import annotations_per_annotator, annotator_quality, human_position_bias
 from tests.catalogue.import_helpers import concord_pair, run_import_json, write_jsonl
+from tests.conftest import apps_at
 from tests.curation.agreement.mmrb2_files import PUBLISHED
 from tests.curation.agreement.test_mmrb2_end_to_end import import_release, run_json
 from tests.factories import AnnotationFactory, CampaignFactory, CuratorFactory, PairFactory
@@ -135,7 +135,7 @@ def test_the_migration_gives_old_shared_mmrb2_and_omni_labels_a_slot_of_their_pa
         AnnotationFactory(pair=pair, rater_label="mmrb2-rater-2")
         AnnotationFactory(pair=pair, rater_label="omni-reward-annotator")
         AnnotationFactory(pair=pair, rater_label="rater-07")
-    migration.relabel(apps, None)
+    migration.relabel(apps_at(("annotation", "0009_anonymous_rater_slots")), None)
     labels = {(a.pair.external_id, a.rater_label) for a in Annotation.objects.select_related("pair")}
     assert labels == {
         ("p-1", anonymous_rater_label(pair_key="p-1", slot=2)), ("p-1", anonymous_rater_label(pair_key="p-1", slot=1)),
