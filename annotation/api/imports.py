@@ -6,6 +6,7 @@ from rest_framework.views import APIView
 
 from annotation.api.jobs import JobOutputSerializer
 from annotation.api.permissions import IsCurator
+from annotation.api.schema import JOB_NOT_QUEUED
 from annotation.importers import FORMATS
 from annotation.importers.rows import PROMPT_KEYS
 from annotation.models import TaskKind
@@ -40,7 +41,8 @@ class ImportCreateApi(APIView):
         source_url = serializers.CharField(max_length=500, required=False, allow_blank=True)
         source_citation = serializers.CharField(max_length=20_000, required=False, allow_blank=True)
 
-    @extend_schema(request={"multipart/form-data": InputSerializer}, responses={202: JobOutputSerializer})
+    @extend_schema(request={"multipart/form-data": InputSerializer},
+                   responses={202: JobOutputSerializer, 503: JOB_NOT_QUEUED})
     def post(self, request):
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
