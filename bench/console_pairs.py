@@ -95,8 +95,9 @@ def fill(pairs: int) -> Campaign:
                ON CONFLICT (name) DO NOTHING"""
         )
         cur.execute(
-            """INSERT INTO curation_judgeverdict (pair_id, judge_id, "order", verdict, raw_output, error, created_at)
-               SELECT p.id, j.id, o.ord, (ARRAY['A','B','A','tie'])[1 + (p.id + j.id + length(o.ord)) %% 4], '{}', '', now()
+            """INSERT INTO curation_judgeverdict (pair_id, judge_id, "order", verdict, raw_output, error, requests, created_at)
+               SELECT p.id, j.id, o.ord, (ARRAY['A','B','A','tie'])[1 + (p.id + j.id + length(o.ord)) %% 4], '{}', '', 1,
+                      now()
                FROM annotation_pair p, curation_judge j, (VALUES ('forward'), ('swapped')) o(ord)
                WHERE p.campaign_id = %s AND p.id %% 5 = 0 AND j.name LIKE 'bench-judge-%%'""",
             [campaign.pk],

@@ -2,9 +2,11 @@
 
 Three scopes, each with its own limit per window (settings read at call time):
 CONCORD_LOGIN_FAILURES (an account from one address, default 5), CONCORD_LOGIN_FAILURES_PER_ACCOUNT (an
-account from any address, default 20) and CONCORD_LOGIN_FAILURES_PER_ADDRESS (any account from one address,
-default 300: a reverse proxy or an office NAT puts many people behind one address, so failures on other
-accounts must not block a correct password there). CONCORD_LOGIN_WINDOW_SECONDS (900) is the window.
+account from any address, default 5: it counts that account's failures only, so it never blocks another
+account) and CONCORD_LOGIN_FAILURES_PER_ADDRESS (any account from one address, default 300: a reverse proxy
+or an office NAT puts many people behind one address, so failures on other accounts must not block a correct
+password there). CONCORD_LOGIN_WINDOW_SECONDS (900) is the window. A success clears the account's failures
+(from this address and from anywhere), never the address's.
 
 A try is reserved before the password is checked: each scope counts its failures and its tries in flight,
 and a try starts only while failures + tries in flight stay under the limit, so parallel attempts never
@@ -45,13 +47,13 @@ class _Scope:
 
 
 def _scopes(username: str, address: str) -> list[_Scope]:
-    """The (account, address), account and address scopes; the first is the one a success clears."""
+    """The (account, address), account and address scopes; a success clears the first two."""
     # Usernames are case-insensitive here so "Alice" and "alice" share one counter; hashed so any
     # byte a client sends is a safe key.
     account = username.strip().lower()
     named = (
         ("ua", f"{account}\0{address}", getattr(settings, "CONCORD_LOGIN_FAILURES", 5)),
-        ("u", account, getattr(settings, "CONCORD_LOGIN_FAILURES_PER_ACCOUNT", 20)),
+        ("u", account, getattr(settings, "CONCORD_LOGIN_FAILURES_PER_ACCOUNT", 5)),
         ("a", address, getattr(settings, "CONCORD_LOGIN_FAILURES_PER_ADDRESS", 300)),
     )
     scopes = []
@@ -86,7 +88,7 @@ for i = 1, n do
     redis.call('EXPIRE', KEYS[2 * i - 1], window)
   end
 end
-if op == 'success' then redis.call('DEL', KEYS[1]) end
+if op == 'success' then redis.call('DEL', KEYS[1], KEYS[3]) end
 if op == 'failure' then
   for i = 1, n do
     if count(KEYS[2 * i - 1]) >= tonumber(ARGV[3 + i]) then return wait(KEYS[2 * i - 1]) end
@@ -102,7 +104,7 @@ def _counters(op: str, scopes: list[_Scope]) -> int:
     """Apply ``op`` to the scopes' counters atomically; the seconds until a refusal ends, or 0 when allowed.
 
     ``status`` reads; ``reserve`` starts a try unless a scope is full; ``success``, ``failure`` and
-    ``abandoned`` end a try (a failure counts, a success clears the (account, address) failures) and
+    ``abandoned`` end a try (a failure counts, a success clears the account's failures) and
     report whether the scopes are locked now."""
     window = int(getattr(settings, "CONCORD_LOGIN_WINDOW_SECONDS", 900))
     client = _redis_client()
@@ -162,7 +164,7 @@ def _counters_local(op: str, scopes: list[_Scope], window: int) -> int:
             fails, expires = read(scope.failures_key)
             write(scope.failures_key, fails + 1, expires if fails else now + window)
     if op == "success":
-        cache.delete(scopes[0].failures_key)
+        cache.delete_many([scopes[0].failures_key, scopes[1].failures_key])
     return locked() if op == "failure" else 0
 
 
@@ -181,7 +183,7 @@ def login_attempt_start(*, username: str, address: str) -> LoginLock:
 
 
 def login_attempt_finish(*, username: str, address: str, outcome: Outcome) -> LoginLock:
-    """End a reserved try: a failure counts in every scope, a success clears the account's failures from this
-    address (not the account's or the address's totals); the lock this leaves."""
+    """End a reserved try: a failure counts in every scope, a success clears the account's failures (from this
+    address and in total, not the address's); the lock this leaves."""
     wait = _counters(outcome, _scopes(username, address))
     return LoginLock(bool(wait), wait)

@@ -13,6 +13,7 @@ from catalogue.services.sources import source_info_from_options
 from config.hostile_input import StrictFormParser, StrictMultiPartParser
 from core.api.jobs import JobOutputSerializer
 from core.api.permissions import IsCurator
+from core.api.schema import JOB_NOT_QUEUED
 
 
 class ImportCreateApi(APIView):
@@ -40,7 +41,8 @@ class ImportCreateApi(APIView):
         source_url = serializers.CharField(max_length=500, required=False, allow_blank=True)
         source_citation = serializers.CharField(max_length=20_000, required=False, allow_blank=True)
 
-    @extend_schema(request={"multipart/form-data": InputSerializer}, responses={202: JobOutputSerializer})
+    @extend_schema(request={"multipart/form-data": InputSerializer},
+                   responses={202: JobOutputSerializer, 503: JOB_NOT_QUEUED})
     def post(self, request):
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)

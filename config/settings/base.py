@@ -180,10 +180,11 @@ if env("CACHE_URL", default="") or env("REDIS_URL", default=""):
                           "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 2}}}
 # Sessions in the database, each read together with its user's row in one statement (accounts.sessions).
 SESSION_ENGINE = "accounts.sessions"
-# Failed log-ins per window: an account from one address, an account from anywhere, any account from one
-# address (far higher: behind a proxy or a NAT many people share one address).
+# Failed log-ins per window: an account from one address, an account from anywhere (that account's failures
+# only, so it never blocks another account), any account from one address (far higher: behind a proxy or a NAT
+# many people share one address).
 CONCORD_LOGIN_FAILURES = env.int("CONCORD_LOGIN_FAILURES", default=5)
-CONCORD_LOGIN_FAILURES_PER_ACCOUNT = env.int("CONCORD_LOGIN_FAILURES_PER_ACCOUNT", default=20)
+CONCORD_LOGIN_FAILURES_PER_ACCOUNT = env.int("CONCORD_LOGIN_FAILURES_PER_ACCOUNT", default=5)
 CONCORD_LOGIN_FAILURES_PER_ADDRESS = env.int("CONCORD_LOGIN_FAILURES_PER_ADDRESS", default=300)
 CONCORD_LOGIN_WINDOW_SECONDS = env.int("CONCORD_LOGIN_WINDOW_SECONDS", default=15 * 60)
 # Reverse proxies (addresses or networks) whose X-Forwarded-For names the client (config.proxies); empty: none.

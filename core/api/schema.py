@@ -4,7 +4,11 @@ A drf-spectacular post-processing hook: every operation documents 400 (a malform
 middleware refuses NUL characters in any path or query), 403 (not signed in, or not allowed), 404 and 429 (HTTP
 Basic log-ins throttled); one that takes a body also 413 (too large) and 415 (another content type); one that
 changes something also 409 (a conflict with the current state). Codes an operation documents itself are kept.
+An operation that starts a job documents 503 itself with ``JOB_NOT_QUEUED``.
 """
+
+from drf_spectacular.utils import OpenApiResponse, extend_schema_serializer
+from rest_framework import serializers
 
 ERROR_COMPONENT = "Error"
 ERROR_SCHEMA = {
@@ -29,6 +33,23 @@ WITH_BODY = {
     "415": "The body's content type is not one this endpoint reads.",
 }
 UNSAFE = {"409": "The request conflicts with the current state."}
+
+
+@extend_schema_serializer(component_name=ERROR_COMPONENT)
+class ErrorSerializer(serializers.Serializer):
+    """The one error shape (the hook writes ERROR_SCHEMA over this component, so both stay one)."""
+
+    code = serializers.CharField()
+    message = serializers.CharField()
+    extra = serializers.DictField(required=False)
+
+
+# What every job-starting operation answers when the task queue does not take the job (JobNotQueued).
+JOB_NOT_QUEUED = OpenApiResponse(
+    ErrorSerializer,
+    description="The task queue (broker) did not take the job: code `broker_unavailable`; the job is marked failed "
+                "with the reason and `extra.job` names it. Start it again once the queue is back.",
+)
 
 
 def error_responses(result, generator, request, public):

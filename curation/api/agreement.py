@@ -16,6 +16,7 @@ from rest_framework.views import APIView
 
 from catalogue.models import Campaign
 from core.api.permissions import IsCurator
+from core.api.schema import JOB_NOT_QUEUED
 from core.errors import ApplicationError
 from curation.consensus import get_policy, policy_names
 from curation.selectors.agreement import (
@@ -56,7 +57,7 @@ class AgreementJobStartApi(APIView):
         seed = serializers.IntegerField(min_value=0, max_value=2**32 - 1, default=0)
         quality = serializers.DictField(child=serializers.FloatField(min_value=0), required=False)
 
-    @extend_schema(request=InputSerializer, responses={202: JobStartedSerializer})
+    @extend_schema(request=InputSerializer, responses={202: JobStartedSerializer, 503: JOB_NOT_QUEUED})
     def post(self, request, slug: str):
         campaign = _campaign(slug)
         data = self.InputSerializer(data=request.data)
@@ -148,7 +149,7 @@ class ConsensusJobStartApi(APIView):
         params = serializers.DictField(required=False)
         on_dispute = serializers.ChoiceField(choices=ON_DISPUTE, required=False)
 
-    @extend_schema(request=InputSerializer, responses={202: JobStartedSerializer})
+    @extend_schema(request=InputSerializer, responses={202: JobStartedSerializer, 503: JOB_NOT_QUEUED})
     def post(self, request, slug: str):
         campaign = _campaign(slug)
         data = self.InputSerializer(data=request.data)

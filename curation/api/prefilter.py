@@ -9,6 +9,7 @@ from rest_framework.views import APIView
 from catalogue.models import Campaign, Pair
 from core.api.jobs import JobOutputSerializer
 from core.api.permissions import IsCurator
+from core.api.schema import JOB_NOT_QUEUED
 from core.errors import ApplicationError
 from core.services.jobs import job_cancel
 from curation.models import JudgeVerdict
@@ -28,7 +29,7 @@ class PrefilterStartApi(APIView):
         threshold = serializers.FloatField(required=False)
         force = serializers.BooleanField(required=False, default=False)
 
-    @extend_schema(request=InputSerializer, responses={202: JobOutputSerializer})
+    @extend_schema(request=InputSerializer, responses={202: JobOutputSerializer, 503: JOB_NOT_QUEUED})
     def post(self, request, slug: str):
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
@@ -53,7 +54,7 @@ class PrefilterRunDetailApi(APIView):
 class PrefilterRunResumeApi(APIView):
     permission_classes = [IsCurator]
 
-    @extend_schema(request=None, responses={202: JobOutputSerializer})
+    @extend_schema(request=None, responses={202: JobOutputSerializer, 503: JOB_NOT_QUEUED})
     def post(self, request, job_id: int):
         job = prefilter_resume(job=prefilter_run_get(job_id=job_id))
         return Response(JobOutputSerializer(job).data, status=status.HTTP_202_ACCEPTED)

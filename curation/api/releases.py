@@ -13,6 +13,7 @@ from rest_framework.views import APIView
 from config.hostile_input import StrictFormParser, StrictJSONParser, StrictMultiPartParser
 from core.api.jobs import JobOutputSerializer
 from core.api.permissions import IsCurator
+from core.api.schema import JOB_NOT_QUEUED
 from core.errors import ApplicationError
 from curation.models import JudgeEvaluation
 from curation.selectors.releases import release_get, release_leaderboard, release_list
@@ -65,7 +66,7 @@ class ReleaseListApi(APIView):
     def get(self, request):
         return Response(ReleaseOutputSerializer(release_list(), many=True).data)
 
-    @extend_schema(request=InputSerializer, responses={202: OpenApiTypes.OBJECT})
+    @extend_schema(request=InputSerializer, responses={202: OpenApiTypes.OBJECT, 503: JOB_NOT_QUEUED})
     def post(self, request):
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
@@ -94,7 +95,7 @@ class ReleaseVerifyApi(APIView):
 
     permission_classes = [IsCurator]
 
-    @extend_schema(request=None, responses={202: JobOutputSerializer})
+    @extend_schema(request=None, responses={202: JobOutputSerializer, 503: JOB_NOT_QUEUED})
     def post(self, request, name: str, version: str):
         job = release_verify_start(release=release_get(name=name, version=version, published=True),
                                    created_by=request.user)

@@ -57,3 +57,24 @@ def test_an_api_url_no_route_matches_answers_in_the_error_shape():
     response = client.get("/api/v1/assignments/not-a-number/")
     assert (response.status_code, response["Content-Type"]) == (404, "application/json")
     assert response.json() == {"code": "not_found", "message": "No such resource."}
+
+
+JOB_STARTS = [
+    ("post", "/api/v1/imports/"),
+    ("post", "/api/v1/campaigns/{slug}/agreement/jobs/"),
+    ("post", "/api/v1/campaigns/{slug}/consensus/jobs/"),
+    ("post", "/api/v1/prefilter/campaigns/{slug}/start/"),
+    ("post", "/api/v1/prefilter/runs/{job_id}/resume/"),
+    ("post", "/api/v1/releases/"),
+    ("post", "/api/v1/releases/{name}/{version}/verify/"),
+]
+
+
+def test_every_operation_that_starts_a_job_documents_the_503_of_a_broker_that_did_not_take_it(schema):
+    for method, path in JOB_STARTS:
+        answer = schema["paths"][path][method]["responses"]["503"]
+        assert answer["content"]["application/json"]["schema"] == {"$ref": "#/components/schemas/Error"}, path
+        assert "broker_unavailable" in answer["description"], path
+    documented = {(method, path) for path, item in schema["paths"].items() for method, operation in item.items()
+                  if "503" in operation["responses"]}
+    assert documented == set(JOB_STARTS)
