@@ -1,6 +1,5 @@
 """What raters touch: campaigns, prompts, responses, pairs, media, rating schemas, work and ratings."""
 
-import functools
 import secrets
 
 from django.conf import settings
@@ -9,7 +8,6 @@ from django.contrib.sessions.base_session import AbstractBaseSession
 from django.db import models
 from django.db.models import F, Q, Value
 from django.db.models.lookups import LessThan
-from django.utils.crypto import salted_hmac
 
 
 class Role(models.TextChoices):
@@ -28,18 +26,6 @@ class User(AbstractUser):
     @property
     def is_admin_role(self) -> bool:
         return self.role == Role.ADMIN or self.is_superuser
-
-    def _get_session_auth_hash(self, secret=None):
-        # Django's HMAC of the password hash, which every signed-in request checks against its session's copy:
-        # the same value, computed once per (secret, password hash) in a process instead of on every request.
-        return _session_auth_hash(secret or settings.SECRET_KEY, self.password)
-
-
-@functools.lru_cache(maxsize=4096)
-def _session_auth_hash(secret: str, password: str) -> str:
-    key_salt = "django.contrib.auth.models.AbstractBaseUser.get_session_auth_hash"
-    return salted_hmac(key_salt, password, secret=secret, algorithm="sha256").hexdigest()
-
 
 class Invitation(models.Model):
     """A one-time link that lets a new account's person set their own password; only its token's hash is kept."""
