@@ -145,4 +145,4 @@ class Door:
         # The view's permission_classes, as DRF's check_permissions runs them (on Django's request, whose user is
         # the session's): any refusal and DRF's dispatch answers, with its 403.
         self.args, self.kwargs = args, kwargs
-        return all(permission.has_permission(request, self) for permission in self.get_permissions())
+        return all(permission.has_permission(request, self) for permission in self.get_permissions())  # type: ignore[attr-defined]

@@ -10,7 +10,7 @@ read stay deferred and load on access, as with ``only()``. A part is built on fi
 from __future__ import annotations
 
 import functools
-from typing import NamedTuple
+from typing import Any, NamedTuple, TypeVar
 
 import orjson
 from django.db import DEFAULT_DB_ALIAS, connection
@@ -57,7 +57,10 @@ def instances(row, parts) -> dict[str, Model]:
     return built
 
 
-def loaded(model: type[Model], **values) -> Model:
+M = TypeVar("M", bound=Model)
+
+
+def loaded(model: type[M], **values) -> M:
     """An instance of a row the caller has just read or written, from the values it has: fields by attname
     (``pair_id=3``) or ``pk``, a foreign key by name with its instance (``pair=pair``, set through its descriptor
     as select_related leaves it). Fields not given are deferred; the instance is not new (``from_db``)."""
@@ -83,7 +86,7 @@ def loaded(model: type[Model], **values) -> Model:
 @functools.cache
 def _names(model: type[Model]) -> dict:
     """field name or attname, and ``pk`` -> (attname, the foreign key when named by its relation, else None)."""
-    names = {"pk": (model._meta.pk.attname, None)}
+    names: dict[str, tuple[str, Any]] = {"pk": (model._meta.pk.attname, None)}
     for f in model._meta.concrete_fields:
         names[f.attname] = (f.attname, None)
         if f.is_relation and (f.many_to_one or f.one_to_one):

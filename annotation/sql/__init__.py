@@ -51,7 +51,7 @@ def parts(name: str) -> tuple[rows.Part, ...]:
     if name == "display_pair":
         return parts("display")[2:]
     return tuple(
-        rows.part(alias, apps.get_model("annotation", model), tuple(names) if names else None)
+        rows.part(alias, apps.get_model("annotation", model), tuple(names) if names else None)  # type: ignore[arg-type]
         for alias, model, names in _PARTS[name]
     )
 
