@@ -25,7 +25,7 @@ unchanged, which gives the same answers and every error shape.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import orjson
 from django.http import HttpResponse
@@ -48,7 +48,7 @@ if TYPE_CHECKING:
     from annotation.models import User
 
 
-def json_response(data, status_code: int = 200) -> HttpResponse:
+def json_response(data: Any, status_code: int = 200) -> HttpResponse:
     """``data`` as DRF's JSONRenderer writes it (compact, UTF-8, UTC datetimes ending in Z), by orjson; the renderer
     itself for what orjson refuses (integers beyond 64 bits in imported content)."""
     try:

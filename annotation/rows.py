@@ -10,6 +10,7 @@ read stay deferred and load on access, as with ``only()``. A part is built on fi
 from __future__ import annotations
 
 import functools
+from collections.abc import Iterable, Sequence
 from typing import Any, NamedTuple, TypeVar
 
 import orjson
@@ -39,13 +40,13 @@ def part(alias: str, model: type[Model], names: tuple[str, ...] | None = None) -
     return Part(alias, model, fields, attnames, tuple(_converter(f) for f in fields))
 
 
-def select_list(parts) -> str:
+def select_list(parts: Iterable[Part]) -> str:
     """The SELECT list for ``parts``, in the order ``instances`` reads the row."""
     quote = connection.ops.quote_name
     return ", ".join(f"{p.alias}.{quote(f.column)}" for p in parts for f in p.fields)
 
 
-def instances(row, parts) -> dict[str, Model]:
+def instances(row: Sequence[Any], parts: Iterable[Part]) -> dict[str, Model]:
     """The instances of one row, by alias: ``from_db`` with each value converted as the ORM converts it."""
     built = {}
     at = 0
@@ -60,7 +61,7 @@ def instances(row, parts) -> dict[str, Model]:
 M = TypeVar("M", bound=Model)
 
 
-def loaded(model: type[M], **values) -> M:
+def loaded(model: type[M], **values: Any) -> M:
     """An instance of a row the caller has just read or written, from the values it has: fields by attname
     (``pair_id=3``) or ``pk``, a foreign key by name with its instance (``pair=pair``, set through its descriptor
     as select_related leaves it). Fields not given are deferred; the instance is not new (``from_db``)."""
