@@ -1,14 +1,19 @@
 """The authentication backend: Django's ModelBackend with a cheaper read of the signed-in user."""
 
+import functools
+
 from django.contrib.auth.backends import ModelBackend
 from django.core.exceptions import ValidationError
 from django.db import connection
 
 from accounts.models import User
-from accounts.sessions import USER_PART, loaded_user
+from accounts.sessions import loaded_user, user_part
 from core import rows
 
-_USER_SQL = f"SELECT {rows.select_list([USER_PART])} FROM {User._meta.db_table} signed_in WHERE signed_in.id = %s"
+
+@functools.cache
+def _user_sql() -> str:
+    return f"SELECT {rows.select_list([user_part()])} FROM {User._meta.db_table} signed_in WHERE signed_in.id = %s"
 
 
 class UserBackend(ModelBackend):
@@ -27,6 +32,6 @@ class UserBackend(ModelBackend):
         except ValidationError:
             return None
         with connection.cursor() as cursor:
-            cursor.execute(_USER_SQL, [pk])
+            cursor.execute(_user_sql(), [pk])
             row = cursor.fetchone()
-        return None if row is None else rows.instances(row, [USER_PART])["signed_in"]
+        return None if row is None else rows.instances(row, [user_part()])["signed_in"]

@@ -1,12 +1,9 @@
 """Accounts: who signs in, with which role, their sessions and one-time invitation links."""
 
-import functools
-
 from django.conf import settings
 from django.contrib.auth.models import AbstractUser
 from django.contrib.sessions.base_session import AbstractBaseSession
 from django.db import models
-from django.utils.crypto import salted_hmac
 
 
 class Role(models.TextChoices):
@@ -25,17 +22,6 @@ class User(AbstractUser):
     @property
     def is_admin_role(self) -> bool:
         return self.role == Role.ADMIN or self.is_superuser
-
-    def _get_session_auth_hash(self, secret=None):
-        # Django's HMAC of the password hash, which every signed-in request checks against its session's copy:
-        # the same value, computed once per (secret, password hash) in a process instead of on every request.
-        return _session_auth_hash(secret or settings.SECRET_KEY, self.password)
-
-
-@functools.lru_cache(maxsize=4096)
-def _session_auth_hash(secret: str, password: str) -> str:
-    key_salt = "django.contrib.auth.models.AbstractBaseUser.get_session_auth_hash"
-    return salted_hmac(key_salt, password, secret=secret, algorithm="sha256").hexdigest()
 
 
 class Invitation(models.Model):

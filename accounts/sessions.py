@@ -12,18 +12,12 @@ On the work queue's claim → submit loop the Redis read and the user statement 
 
 The session's data is signed (an HMAC checked on every load, in Python); a worker keeps what it has verified
 (``decode``): the same text decodes to the same data, so it is checked once per worker, not once per request.
-
-A view may also give the store a ``Companion`` before the session loads: the first read its service makes (which
-may name the signed-in user as ``signed_in.id``), joined to the same statement as a ``LEFT JOIN LATERAL``. Its
-columns are kept for that user only (``companion_result``) and are used only once Django has accepted the session;
-a request whose session had already loaded, or that is not signed in, gets None and runs its own read.
 """
 
 from __future__ import annotations
 
 import functools
 from contextvars import ContextVar
-from dataclasses import dataclass
 
 import orjson
 from django.contrib.auth import SESSION_KEY
@@ -38,31 +32,23 @@ from django.utils.functional import SimpleLazyObject
 from accounts.models import User, UserSession
 from core import rows
 
-USER_PART = rows.part("signed_in", User)
-_SESSION_FROM = (
-    f"FROM {UserSession._meta.db_table} session LEFT JOIN {User._meta.db_table} signed_in ON signed_in.id = session.user_id"
-)
-_SESSION_WHERE = "WHERE session.session_key = %(session_key)s AND session.expire_date > %(session_now)s"
-_SESSION_COLUMNS = f"session.session_data, session.expire_date, {rows.select_list([USER_PART])}"
-_SESSION_SQL = f"SELECT {_SESSION_COLUMNS} {_SESSION_FROM} {_SESSION_WHERE}"
-_USER_WIDTH = len(USER_PART[2])
 
-
-@dataclass(frozen=True)
-class Companion:
-    """A read that rides on the session's statement: ``sql`` is a SELECT of one row or none with named ``params``;
-    it may read the signed-in user as ``signed_in.id``."""
-
-    sql: str
-    params: dict
+@functools.cache
+def user_part() -> rows.Part:
+    """The signed-in user's columns, as the session statement and the backend read them."""
+    return rows.part("signed_in", User)
 
 
 @functools.cache
-def _with_companion(sql: str) -> str:
+def _session_sql() -> str:
+    """The session's row and its signed-in user's, joined; built on first use from the models' _meta."""
     return (
-        f"SELECT {_SESSION_COLUMNS}, companion.* {_SESSION_FROM} LEFT JOIN LATERAL ({sql}) companion ON true "
-        f"{_SESSION_WHERE}"
+        f"SELECT session.session_data, session.expire_date, {rows.select_list([user_part()])} "
+        f"FROM {UserSession._meta.db_table} session "
+        f"LEFT JOIN {User._meta.db_table} signed_in ON signed_in.id = session.user_id "
+        "WHERE session.session_key = %(session_key)s AND session.expire_date > %(session_now)s"
     )
+
 
 # The session store of the request whose user is being resolved (set by AuthenticationMiddleware below).
 _resolving: ContextVar = ContextVar("concord_resolving_session", default=None)
@@ -82,15 +68,6 @@ setting_changed.connect(_forget_decoded)
 
 class SessionStore(DBStore):
     loaded_user: User | None = None
-    # Set by a view before the session loads (see the module's docstring); the columns read come back with the user.
-    companion: Companion | None = None
-    _companion_row: tuple | None = None
-
-    def companion_result(self, user) -> tuple | None:
-        """The companion's columns (all None when it found no row), if they were read for ``user``: the session's
-        user column is ``user`` (Django takes the user from the session's data; a test keeps the two apart)."""
-        loaded = self.loaded_user
-        return self._companion_row if loaded is not None and user is not None and user.pk == loaded.pk else None
 
     @classmethod
     def get_model_class(cls):
@@ -122,21 +99,14 @@ class SessionStore(DBStore):
     def _get_session_from_db(self):
         if self.session_key is None:
             return None
-        companion = self.companion
-        params = {"session_key": self.session_key, "session_now": timezone.now()}
         with connection.cursor() as cursor:
-            if companion is None:
-                cursor.execute(_SESSION_SQL, params)
-            else:
-                cursor.execute(_with_companion(companion.sql), {**companion.params, **params})
+            cursor.execute(_session_sql(), {"session_key": self.session_key, "session_now": timezone.now()})
             row = cursor.fetchone()
         if row is None:
             self._session_key = None
             return None
-        user_row = row[2 : 2 + _USER_WIDTH]
-        self.loaded_user = rows.instances(user_row, [USER_PART])["signed_in"] if user_row[0] is not None else None
-        if companion is not None and self.loaded_user is not None:
-            self._companion_row = row[2 + _USER_WIDTH :]
+        user_row = row[2:]
+        self.loaded_user = rows.instances(user_row, [user_part()])["signed_in"] if user_row[0] is not None else None
         return rows.loaded(UserSession, session_key=self.session_key, session_data=row[0], expire_date=row[1])
 
 

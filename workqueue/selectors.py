@@ -12,11 +12,11 @@ from django.db.models import Count, Exists, F, OuterRef, Q
 from django.utils import timezone
 
 from catalogue import content, schemas, self_identification
-from catalogue.models import Campaign, Media, Pair, Prompt, RatingSchema, Response
+from catalogue.models import Campaign, Media, Pair
 from catalogue.selectors import media_sources
 from core import rows
 from core.errors import ApplicationError
-from workqueue import consistency
+from workqueue import consistency, sql
 from workqueue.models import Annotation, Assignment
 from workqueue.rules import median_or_none
 
@@ -40,15 +40,12 @@ def media_visible_to(*, user: User, digest: str) -> Media | None:
 
 
 # A lease is its holder's only while they are a member of its campaign: one removed loses it (404, as for a
-# lease that is not theirs) for reading, drafting, skipping and submitting alike.
-STILL_MEMBER = (
-    f"EXISTS (SELECT 1 FROM {Campaign.members.through._meta.db_table} m "
-    "WHERE m.campaign_id = a.campaign_id AND m.user_id = a.annotator_id)"
-)
+# lease that is not theirs) for reading, drafting, skipping and submitting alike. The hand-written statements
+# (workqueue/sql/*.sql) state the same condition.
 
 
 def still_member() -> Exists:
-    """STILL_MEMBER for the ORM: the assignment's annotator is a member of its campaign."""
+    """The assignment's annotator is a member of its campaign."""
     return Exists(Campaign.members.through.objects.filter(campaign_id=OuterRef("campaign_id"),
                                                           user_id=OuterRef("annotator_id")))
 
@@ -72,43 +69,17 @@ def assignment_for_annotator(*, assignment_id: int, annotator: User, for_display
     return assignment
 
 
-# The display read as one hand-written statement: the same rows select_related reads, but only the
-# columns pair_display uses (the others stay deferred on the instances), and no ORM compilation,
-# which cost more CPU than anything else on the claim path.
-_DISPLAY_PARTS = [
-    rows.part("a", Assignment, ["id", "pair_id", "campaign_id", "annotator_id", "swapped", "draft", "status", "expires_at"]),
-    rows.part("c", Campaign, ["id", "slug", "kind", "instructions", "rating_schema_id"]),
-    rows.part("s", RatingSchema, ["id", "definition"]),
-    rows.part("p", Pair, ["id", "prompt_id", "response_a_id", "response_b_id", "criteria", "external_id",
-                          "self_identification"]),
-    rows.part("q", Prompt, ["id", "content", "external_id"]),
-    rows.part("ra", Response, ["id", "content", "model_name"]),
-    rows.part("rb", Response, ["id", "content", "model_name"]),
-]
-_PAIR_JOINS = (
-    f"JOIN {Pair._meta.db_table} p ON p.id = {{pair}} JOIN {Prompt._meta.db_table} q ON q.id = p.prompt_id "
-    f"JOIN {Response._meta.db_table} ra ON ra.id = p.response_a_id JOIN {Response._meta.db_table} rb ON rb.id = p.response_b_id"
-)
-_DISPLAY_SQL = (
-    f"SELECT {rows.select_list(_DISPLAY_PARTS)} FROM {Assignment._meta.db_table} a "
-    f"JOIN {Campaign._meta.db_table} c ON c.id = a.campaign_id JOIN {RatingSchema._meta.db_table} s ON s.id = c.rating_schema_id "
-    f"{_PAIR_JOINS.format(pair='a.pair_id')} WHERE a.id = %s AND a.annotator_id = %s AND {STILL_MEMBER}"
-)
-# For a statement that has just written the assignment (the claim): the rest of the display read, to be
-# selected from the pair id ``pair`` (an SQL expression) and the schema id parameter %(schema)s.
-DISPLAY_PAIR_PARTS = _DISPLAY_PARTS[2:]
-DISPLAY_PAIR_COLUMNS = rows.select_list(DISPLAY_PAIR_PARTS)
-DISPLAY_PAIR_JOINS = f"{_PAIR_JOINS} JOIN {RatingSchema._meta.db_table} s ON s.id = %(schema)s"
-
-
+# On PostgreSQL the display read is one hand-written statement (workqueue/sql/display.sql): the same rows
+# select_related reads, but only the columns pair_display uses (the others stay deferred on the instances), and
+# no ORM compilation, which cost more CPU than anything else on the claim path.
 def _assignment_for_display_postgresql(*, assignment_id: int, annotator) -> Assignment:
     """``assignment_for_annotator(for_display=True)`` on PostgreSQL: one statement, no ORM compilation."""
     with connection.cursor() as cursor:
-        cursor.execute(_DISPLAY_SQL, [assignment_id, annotator.pk])
+        cursor.execute(sql.statement("display"), {"assignment": assignment_id, "annotator": annotator.pk})
         row = cursor.fetchone()
     if row is None:
         raise ApplicationError("No such assignment.", code="not_found", status_code=404)
-    built = rows.instances(row, _DISPLAY_PARTS)
+    built = rows.instances(row, sql.parts("display"))
     assignment, campaign = built["a"], built["c"]
     campaign.rating_schema = built["s"]
     assignment.campaign, assignment.pair = campaign, _display_pair(built)
@@ -122,9 +93,9 @@ def _display_pair(built: dict) -> Pair:
 
 
 def attach_display_rows(assignment: Assignment, row: tuple) -> Assignment:
-    """Attach the pair, prompt, responses and schema selected with ``DISPLAY_PAIR_COLUMNS`` (``row``) to
-    ``assignment``, whose campaign is loaded, as ``pair_display`` needs them."""
-    built = rows.instances(row, DISPLAY_PAIR_PARTS)
+    """Attach the pair, prompt, responses and schema read as ``sql.parts("display_pair")`` (``row``: the claim
+    statement's columns after the lease's) to ``assignment``, whose campaign is loaded, as ``pair_display`` needs."""
+    built = rows.instances(row, sql.parts("display_pair"))
     if not Campaign.rating_schema.is_cached(assignment.campaign):
         assignment.campaign.rating_schema = built["s"]
     assignment.pair = _display_pair(built)

@@ -1,4 +1,8 @@
-from rest_framework.permissions import BasePermission
+from rest_framework.permissions import BasePermission, IsAuthenticated
+
+# The work queue's claim and submit views' permission_classes, which the session door (annotation.hotpath)
+# checks through the view itself: one list, enforced on both ways in.
+WORK_QUEUE_PERMISSIONS: list[type[BasePermission]] = [IsAuthenticated]
 
 
 class IsCurator(BasePermission):

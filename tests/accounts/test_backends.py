@@ -148,17 +148,7 @@ def test_a_new_secret_key_forgets_the_session_data_verified_under_the_old_one(se
     assert SessionStore().decode(text) == {}
 
 
-def test_the_session_auth_hash_is_djangos_for_every_secret(settings):
-    from django.contrib.auth.base_user import AbstractBaseUser
+def test_the_user_model_overrides_no_private_method_of_djangos():
+    from accounts.models import User
 
-    rater = UserFactory()
-    settings.SECRET_KEY_FALLBACKS = ["an-older-secret-key-" + "y" * 40]
-    assert rater.get_session_auth_hash() == AbstractBaseUser._get_session_auth_hash(rater)
-    assert list(rater.get_session_auth_fallback_hash()) == [
-        AbstractBaseUser._get_session_auth_hash(rater, secret=settings.SECRET_KEY_FALLBACKS[0])
-    ]
-    before = rater.get_session_auth_hash()
-    settings.SECRET_KEY = "another-secret-key-" + "x" * 40
-    assert rater.get_session_auth_hash() == AbstractBaseUser._get_session_auth_hash(rater) != before
-    rater.set_password("another")
-    assert rater.get_session_auth_hash() == AbstractBaseUser._get_session_auth_hash(rater)
+    assert not [name for name in vars(User) if name.startswith("_") and not name.startswith("__") and callable(vars(User)[name])]

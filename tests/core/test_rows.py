@@ -1,4 +1,4 @@
-"""core.rows: model instances from hand-written rows behave as the ORM's own."""
+"""core.rows: model instances from hand-written rows (through Model.from_db) are the ORM's own."""
 
 from contextlib import contextmanager
 
@@ -17,8 +17,8 @@ from workqueue.services.assignments import assignment_claim
 
 pytestmark = pytest.mark.django_db
 
-CAMPAIGN = rows.part("c", Campaign, ["id", "slug", "rating_schema_id"])
-PAIR = rows.part("p", Pair, ["id", "criteria", "campaign_id"])
+CAMPAIGN = rows.part("c", Campaign, ("id", "slug", "rating_schema_id"))
+PAIR = rows.part("p", Pair, ("id", "criteria", "campaign_id"))
 
 
 def _row(pair: Pair):
@@ -66,7 +66,6 @@ def test_instances_equal_what_from_db_builds_on_every_model_of_the_work_queue(mo
     pk = {Assignment: assignment.pk, Campaign: campaign.pk, Pair: pair.pk, Prompt: pair.prompt_id,
           RatingSchema: campaign.rating_schema_id, Response: pair.response_a_id, User: annotator.pk}[model]
     part, row = _whole_row(model, pk)
-    assert part.direct  # the direct path, not from_db
     built = rows.instances(row, [part])["t"]
     expected = model.objects.only(*part.attnames).get(pk=pk)  # the ORM's own read of the same columns
     assert type(built) is model and _fields(built) == _fields(expected) == _fields(model.objects.get(pk=pk))
@@ -76,10 +75,9 @@ def test_instances_equal_what_from_db_builds_on_every_model_of_the_work_queue(mo
         assert built.content[1] == {"n": 2**70}
 
 
-def test_a_model_whose_descriptor_works_on_assignment_goes_through_from_db():
+def test_a_model_whose_descriptor_works_on_assignment_gets_its_descriptor():
     media = Media.objects.create(sha256="a" * 64, kind="image", mime_type="image/png", size=3, file="media/aa.png")
     part, row = _whole_row(Media, media.pk)
-    assert not part.direct  # FileField's descriptor
     built = rows.instances(row, [part])["t"]
     assert isinstance(built.file, FieldFile) and built.file.name == "media/aa.png"
 
@@ -133,7 +131,7 @@ def test_loaded_sets_both_sides_of_a_one_to_one_and_refuses_what_the_constructor
     annotation = rows.loaded(Annotation, id=1, assignment=assignment, annotator=None, pair=pair)
     assert annotation.assignment is assignment and assignment.annotation is annotation  # as Django's descriptor does
     assert (annotation.assignment_id, annotation.annotator_id, annotation.pair_id) == (assignment.pk, None, pair.pk)
-    with pytest.raises(ValueError, match="must be a Pair instance"):
+    with pytest.raises(ValueError, match="must be a \"Pair\" instance"):
         rows.loaded(Annotation, pair=campaign)
     with pytest.raises(TypeError, match="has no field 'colour'"):
         rows.loaded(Annotation, colour="red")

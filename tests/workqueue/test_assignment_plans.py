@@ -11,13 +11,12 @@ the cheapest plan whatever the indexes; autovacuum's first analyze replaces them
 import re
 
 import pytest
-from django.contrib.auth import SESSION_KEY
 from django.db import connection
 from django.utils import timezone
 from psycopg import sql as psql
 
-from accounts.sessions import SessionStore, _with_companion
 from tests.workqueue.assignment_helpers import ab_tie_campaign, plan_nodes, submit
+from workqueue import sql
 from workqueue.models import Assignment
 from workqueue.services import assignments as service
 
@@ -36,16 +35,18 @@ def _generic_plan(sql: str, params: dict) -> dict:
     text = re.sub(r"%\((\w+)\)s", lambda match: placeholder(match.group(1)), sql).replace("%%", "%")
     with connection.cursor() as cursor:
         raw = cursor.connection.cursor()  # psycopg's own: SQL-level PREPARE, not Django's parameter handling
-        raw.execute("PREPARE concord_probe AS " + text)
+        raw.execute("PREPARE concord_probe AS " + text, prepare=False)
         try:
-            raw.execute("BEGIN")
-            raw.execute("SET LOCAL plan_cache_mode = force_generic_plan")
+            raw.execute("BEGIN", prepare=False)
+            raw.execute("SET LOCAL plan_cache_mode = force_generic_plan", prepare=False)
             arguments = psql.SQL(", ").join(psql.Literal(params[name]) for name in names)
-            raw.execute(psql.SQL("EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE concord_probe ({})").format(arguments))
+            raw.execute(psql.SQL("EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE concord_probe ({})").format(arguments), prepare=False)
             (plan,) = raw.fetchone()
         finally:
-            raw.execute("ROLLBACK")
-            raw.execute("DEALLOCATE ALL")  # psycopg sees it and forgets its own prepared statements too
+            raw.execute("ROLLBACK", prepare=False)
+            # psycopg sees it and forgets its own prepared statements too; none of these is prepared itself (psycopg
+            # would, from the sixth probe on: prepare_threshold)
+            raw.execute("DEALLOCATE ALL", prepare=False)
     return plan[0]["Plan"]
 
 
@@ -69,24 +70,19 @@ def test_claim_lookups_read_a_bounded_number_of_assignments_whatever_plan_is_kep
         )
         cursor.execute("DELETE FROM pg_statistic WHERE starelid = %s::regclass", [Assignment._meta.db_table])
     now = timezone.now()
-    session = SessionStore()
-    session[SESSION_KEY] = str(rater.pk)
-    session.create()
-    signed_in = {"session_key": session.session_key, "session_now": now}
-    with_session = [  # the same reads riding on a signed-in request's session statement
-        service.membership_companion(slug=campaign.slug, now=now),
-        service.submission_companion(assignment_id=Assignment.objects.filter(annotator=rater).latest("pk").pk),
-    ]
-    statements = {
+    latest = Assignment.objects.filter(annotator=rater).latest("pk").pk
+    by_id = {"assignment": latest, "annotator": rater.pk}
+    statements = {  # every hand-written statement of workqueue/sql that reads the assignment table
         "claim": (service.claim_sql(), service.claim_params(campaign=campaign, annotator=rater, gold=False, now=now)),
-        "membership": (service.MEMBERSHIP_SQL["id"], {"campaign": campaign.pk, "annotator": rater.pk, "now": now}),
-        **{
-            f"session + {name}": (_with_companion(companion.sql), {**companion.params, **signed_in})
-            for name, companion in zip(["membership", "submission read"], with_session, strict=True)
-        },
+        "membership": (service.membership_sql("id"), {"campaign": campaign.pk, "annotator": rater.pk, "now": now}),
+        "membership by slug": (service.membership_sql("slug"), {"campaign": campaign.slug, "annotator": rater.pk, "now": now}),
+        "submission read": (sql.statement("submit_read"), {"assignment": latest}),
+        "locked submission read": (sql.statement("submit_locked"), {**by_id, "key": f"{rater.pk}:k"}),
+        "display": (sql.statement("display"), by_id),
+        "locked": (sql.statement("locked"), by_id),
     }
-    for name, (sql, params) in statements.items():
-        reads = _assignment_reads(_generic_plan(sql, params))
+    for name, (text, params) in statements.items():
+        reads = _assignment_reads(_generic_plan(text, params))
         assert reads, name
         # Through (pair_id, annotator_id) or an active-lease index: a row or none. Through a plain index on
         # annotator_id (dropped in migration 0008) the claim read the annotator's whole history per candidate.

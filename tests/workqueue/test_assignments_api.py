@@ -5,7 +5,6 @@ import json
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
-from django.utils import timezone
 from rest_framework.test import APIClient
 
 from catalogue.models import Pair
@@ -190,7 +189,7 @@ def test_the_openapi_schema_describes_every_assignment_operation_without_warning
 
 
 # A browser's (or the load client's) way in: the session cookie and the CSRF token, which claim and submit
-# answer without DRF's dispatch (workqueue.api.assignments.SessionFastPath). Everything below holds the two
+# answer without DRF's dispatch (annotation.hotpath). Everything below holds the two
 # paths to the same answers.
 CSRF_TOKEN = "c" * 32
 
@@ -314,29 +313,29 @@ def test_a_session_without_the_csrf_token_is_refused_by_drf(drf_dispatches):
     assert Assignment.objects.count() == 0
 
 
-# On PostgreSQL a signed-in claim or submit reads the session, its user and the service's first read in one
-# statement (accounts.sessions.Companion): two statements per request, one of them a write.
+# On PostgreSQL a signed-in claim or submit reads the session with its user in one statement, then the service's
+# read, then its one write: three statements per request.
 @pytest.mark.django_db(transaction=True)
-def test_a_session_claim_and_submit_are_two_statements_each(postgres_only, drf_dispatches):
+def test_a_session_claim_and_submit_are_three_statements_each(postgres_only, drf_dispatches):
     campaign, (rater, *_), (pair, _) = ab_tie_campaign(pairs=2)
     browser = session_client_for(rater)
     with CaptureQueriesContext(connection) as claim:
         claimed = session_post(browser, f"/api/v1/campaigns/{campaign.slug}/claim/")
     assert claimed.status_code == 200
-    assert len(claim) == 2, [q["sql"][:80] for q in claim.captured_queries]
-    assert "annotation_usersession" in claim[0]["sql"] and "annotation_campaign_members" in claim[0]["sql"]
+    assert len(claim) == 3, [q["sql"][:80] for q in claim.captured_queries]
+    assert "annotation_usersession" in claim[0]["sql"] and "annotation_campaign_members" in claim[1]["sql"]
     assignment_id = claimed.json()["assignment"]
     with CaptureQueriesContext(connection) as submit:
         submitted = session_post(browser, f"/api/v1/assignments/{assignment_id}/submit/", {"values": AB_TIE_ANSWER},
                                  HTTP_IDEMPOTENCY_KEY="two")
     assert submitted.status_code == 200
-    assert len(submit) == 2, [q["sql"][:80] for q in submit.captured_queries]
-    assert "annotation_usersession" in submit[0]["sql"] and "annotation_ratingschema" in submit[0]["sql"]
+    assert len(submit) == 3, [q["sql"][:80] for q in submit.captured_queries]
+    assert "annotation_usersession" in submit[0]["sql"] and "annotation_ratingschema" in submit[1]["sql"]
     assert drf_dispatches == []
     assert Annotation.objects.get().assignment_id == assignment_id
     pair.refresh_from_db()
     assert (pair.active_claims, pair.annotations_done) == (0, 1)
-    # The read that came with the session answers as the service's own: a resubmit, another's assignment, none.
+    # A resubmit, another's assignment, none.
     again = session_post(browser, f"/api/v1/assignments/{assignment_id}/submit/", {"values": AB_TIE_ANSWER},
                          HTTP_IDEMPOTENCY_KEY="two")
     assert again.json() == submitted.json()
@@ -369,24 +368,48 @@ def test_the_read_with_the_session_serves_only_the_sessions_own_user(postgres_on
     assert Assignment.objects.get().annotator_id == member.pk
 
 
-def test_a_companion_is_only_answered_when_it_came_with_the_session():
-    from accounts.sessions import SessionStore
-    from workqueue.services.assignments import membership_companion
+@pytest.fixture
+def deny_all():
+    """A permission that refuses everyone, added to the work queue's shared permission list (the claim and submit
+    views' permission_classes); the calls it saw, by the request's type."""
+    from rest_framework.permissions import BasePermission
 
+    from core.api import permissions
+
+    seen = []
+
+    class DenyAll(BasePermission):
+        message = "Nobody today."
+
+        def has_permission(self, request, view):
+            seen.append(type(request).__name__)
+            return False
+
+    permissions.WORK_QUEUE_PERMISSIONS.append(DenyAll)
+    try:
+        yield seen
+    finally:
+        permissions.WORK_QUEUE_PERMISSIONS.remove(DenyAll)
+
+
+def test_the_door_enforces_a_permission_added_to_the_api_views(deny_all, drf_dispatches):
     campaign, (rater, *_), _ = ab_tie_campaign(pairs=1)
     browser = session_client_for(rater)
-    loaded_first = SessionStore(browser.session.session_key)
-    assert loaded_first["_auth_user_id"] == str(rater.pk)  # as a middleware reading the session before the view
-    loaded_first.companion = membership_companion(slug=campaign.slug, now=timezone.now())
-    assert loaded_first["_auth_user_id"] == str(rater.pk)
-    assert loaded_first.companion_result(rater) is None
-    if connection.vendor == "postgresql":
-        with_it = SessionStore(browser.session.session_key)
-        with_it.companion = membership_companion(slug=campaign.slug, now=timezone.now())
-        with_it.load()
-        read = with_it.companion_result(rater)
-        assert read[0] == campaign.pk
-        assert with_it.companion_result(UserFactory()) is None
+    refused = session_post(browser, f"/api/v1/campaigns/{campaign.slug}/claim/")
+    assert (refused.status_code, refused.json()["message"]) == (403, "Nobody today.")
+    assert deny_all[0] == "WSGIRequest"  # the door asked it, on Django's request, before DRF (which refused)
+    assert drf_dispatches == ["AssignmentClaimApi"]
+    assert Assignment.objects.count() == 0
+    submitted = session_post(browser, "/api/v1/assignments/1/submit/", {"values": AB_TIE_ANSWER}, HTTP_IDEMPOTENCY_KEY="k")
+    assert submitted.status_code == 403
+    assert Annotation.objects.count() == 0
+
+
+def test_the_door_and_the_views_share_one_permission_list():
+    from core.api.permissions import WORK_QUEUE_PERMISSIONS
+    from workqueue.api.assignments import AnnotationSubmitApi, AssignmentClaimApi
+
+    assert AssignmentClaimApi.permission_classes is WORK_QUEUE_PERMISSIONS is AnnotationSubmitApi.permission_classes
 
 
 def test_http_basic_scripts_go_through_drf(drf_dispatches):
@@ -402,7 +425,7 @@ def test_http_basic_scripts_go_through_drf(drf_dispatches):
 
 
 def test_json_response_falls_back_to_drfs_renderer_for_integers_beyond_64_bits():
-    from workqueue.api.assignments import json_response
+    from workqueue.hotpath import json_response
 
     assert json.loads(json_response({"n": 2**70}).content) == {"n": 2**70}
     assert json_response({"n": 1}).content == b'{"n":1}'

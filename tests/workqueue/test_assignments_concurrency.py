@@ -152,8 +152,8 @@ def _wrap_the_read(monkeypatch, meanwhile):
 
     original = assignments._locked_for_submit
 
-    def read_then_interfere(assignment, annotator, key, lock=True, read=None):
-        found = original(assignment, annotator, key, lock=lock, read=read)
+    def read_then_interfere(assignment, annotator, key, lock=True):
+        found = original(assignment, annotator, key, lock=lock)
         if not lock:
             worker = threading.Thread(target=lambda: (meanwhile(assignment), connection.close()))
             worker.start()

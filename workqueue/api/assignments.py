@@ -1,35 +1,18 @@
 """The annotator's work queue over HTTP: claim, display, draft, submit, skip, and my statistics."""
 
-import orjson
-from django.db import connection
-from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
-from django.utils import timezone
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_serializer
-from rest_framework import serializers, status
-from rest_framework.authentication import CSRFCheck
+from rest_framework import serializers
 from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from accounts.sessions import Companion, SessionStore, request_user
 from catalogue.models import Campaign
-from config.hostile_input import check_json_depth
-from config.text_checks import HostileInput, check_json_value, json_may_hold_hostile_text
-from core import rows
-from core.api.exceptions import application_error_body
-from core.errors import ApplicationError
-from workqueue.models import Assignment
+from core.api.permissions import WORK_QUEUE_PERMISSIONS
+from workqueue.hotpath import Door, claim_response, submit_input, submit_response
 from workqueue.selectors import annotator_stats, assignment_for_annotator, pair_display
-from workqueue.services.assignments import (
-    annotation_submit,
-    assignment_claim_by_slug,
-    assignment_save_draft,
-    assignment_skip,
-    membership_companion,
-    submission_companion,
-)
+from workqueue.services.assignments import assignment_save_draft, assignment_skip
 
 
 @extend_schema_serializer(component_name="AssignmentDisplay")
@@ -62,95 +45,27 @@ class JSONOnlyNegotiation(DefaultContentNegotiation):
         return renderers[0], renderers[0].media_type
 
 
-def json_response(data, status_code: int = 200) -> HttpResponse:
-    """``data`` as DRF's JSONRenderer writes it (compact, UTF-8, UTC datetimes ending in Z), by orjson; the renderer
-    itself for what orjson refuses (integers beyond 64 bits in imported content)."""
-    try:
-        body = orjson.dumps(data, option=orjson.OPT_UTC_Z)
-    except TypeError:
-        body = JSONRenderer().render(data)
-    return HttpResponse(body, status=status_code, content_type="application/json")
-
-
-class SessionFastPath:
-    """The work queue's loop (claim → submit) for a signed-in browser or client: session cookie, CSRF token, a
-    well-formed request. Such a request is answered by ``post_session`` straight from Django's request, without
-    DRF's dispatch (its Request wrapper, a second session authentication and CSRF pass, permissions, negotiation,
-    the input serializer): a third of the CPU of a cycle. Everything else (HTTP Basic, no session, a CSRF
-    failure, a body ``post_session`` does not take, returning None) goes through DRF's dispatch unchanged, which
-    gives the same answers and every error shape. Responses and ApplicationErrors are written as DRF writes them;
-    a test holds the two paths equal.
-
-    A view using it defines ``post_session(request, user, read, **url_kwargs)``: the response, or None for DRF's
-    dispatch. On PostgreSQL it may also define ``session_companion(**url_kwargs)``: the first read its service makes
-    (an ``accounts.sessions.Companion``), which then comes in the session's statement, one round trip less;
-    ``read`` is its answer, or None where it was not read that way (the service then reads it itself).
-    """
-
-    _csrf = CSRFCheck(lambda request: None)
-
-    def session_companion(self, **url_kwargs) -> Companion | None:
-        return None
-
-    def dispatch(self, request, *args, **kwargs):
-        if request.method == "POST" and "HTTP_AUTHORIZATION" not in request.META:
-            session = getattr(request, "session", None)
-            if not isinstance(session, SessionStore):
-                session = None
-            elif connection.vendor == "postgresql":
-                session.companion = self.session_companion(**kwargs)
-            user = request_user(request)
-            if user.is_authenticated and user.is_active and self._csrf_accepts(request):
-                read = session.companion_result(user) if session is not None else None
-                try:
-                    response = self.post_session(request, user, read, **kwargs)
-                except ApplicationError as error:
-                    response = json_response(application_error_body(error), error.status_code)
-                if response is not None:
-                    response["Allow"] = ", ".join(self.allowed_methods)
-                    return response
-        return super().dispatch(request, *args, **kwargs)
-
-    def _csrf_accepts(self, request) -> bool:
-        # The same check as DRF's SessionAuthentication.enforce_csrf; the middleware has already read the cookie.
-        if "CSRF_COOKIE" not in request.META:
-            self._csrf.process_request(request)
-        return self._csrf.process_view(request, None, (), {}) is None
-
-
-class AssignmentClaimApi(SessionFastPath, APIView):
+class AssignmentClaimApi(Door, APIView):
     """Your current pair in the campaign, or the next one; 204 when nothing is left for you.
 
-    The work queue's loop runs claim → submit: JSON only, and the display goes out as ``pair_display``
-    builds it (plain JSON values; DisplaySerializer describes it, and a test holds the two equal).
-    Instantiating the serializer deep-copied its sixteen fields on every claim.
+    A signed-in session's claim is answered by the work queue's door (``annotation.hotpath``), which checks this
+    view's ``permission_classes`` itself; anything else goes through DRF. Both call ``hotpath.claim_response``.
+    JSON only: the display goes out as ``pair_display`` builds it (DisplaySerializer describes it).
     """
 
     renderer_classes = [JSONRenderer]
     content_negotiation_class = JSONOnlyNegotiation
+    permission_classes = WORK_QUEUE_PERMISSIONS
 
     @extend_schema(
         request=None,
         responses={200: DisplaySerializer, 204: OpenApiResponse(description="No pair is left for you.")},
     )
     def post(self, request, slug: str):
-        return self._claim(request.user, slug)
+        return claim_response(request.user, slug)
 
-    def session_companion(self, slug: str) -> Companion:
-        self._read_at = timezone.now()
-        return membership_companion(slug=slug, now=self._read_at)
-
-    def post_session(self, request, user, read, slug: str):
-        return self._claim(user, slug, read=read, now=self._read_at if read is not None else None)
-
-    @staticmethod
-    def _claim(user, slug: str, read: tuple | None = None, now=None) -> HttpResponse:
-        assignment = assignment_claim_by_slug(slug=slug, annotator=user, read=read, now=now)
-        if assignment is None:
-            no_content = HttpResponse(status=status.HTTP_204_NO_CONTENT)
-            del no_content["Content-Type"]  # an empty answer has no type, as DRF writes it
-            return no_content
-        return json_response(pair_display(assignment=assignment))
+    def door(self, request, user, slug: str):
+        return claim_response(user, slug)
 
 
 class AssignmentDetailApi(APIView):
@@ -184,14 +99,16 @@ class AssignmentDraftApi(APIView):
         return Response(self.OutputSerializer(saved).data)
 
 
-class AnnotationSubmitApi(SessionFastPath, APIView):
+class AnnotationSubmitApi(Door, APIView):
     """Submit your answers (as shown: left is "A"); the same Idempotency-Key (or a resubmit) returns the same annotation.
 
-    JSON only, and the output is written by hand from OutputSerializer's three fields, as on claim.
+    A signed-in session's submission is answered by the work queue's door (``annotation.hotpath``), as on claim.
+    JSON only, and the output is written by hand from OutputSerializer's three fields.
     """
 
     renderer_classes = [JSONRenderer]
     content_negotiation_class = JSONOnlyNegotiation
+    permission_classes = WORK_QUEUE_PERMISSIONS
 
     @extend_schema_serializer(component_name="AnnotationSubmitInput")
     class InputSerializer(serializers.Serializer):
@@ -228,56 +145,17 @@ class AnnotationSubmitApi(SessionFastPath, APIView):
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         key = request.headers.get("Idempotency-Key") or data.validated_data.get("idempotency_key", "")
-        return self._submit(
+        return submit_response(
             request.user, assignment_id, data.validated_data["values"], data.validated_data.get("time_on_item_ms"), key,
             media_played=data.validated_data.get("media_played"),
         )
 
-    @staticmethod
-    def _submit(user, assignment_id: int, values: dict, time_on_item_ms: int | None, key: str,
-                read: tuple | None = None, media_played: dict | None = None) -> HttpResponse:
-        # No read here: the service reads the row by id (or takes it read with the session) and answers 404
-        # unless it is this annotator's.
-        annotation = annotation_submit(
-            assignment=rows.loaded(Assignment, pk=assignment_id),
-            annotator=user,
-            values=values,
-            time_on_item_ms=time_on_item_ms,
-            idempotency_key=key,
-            read=read,
-            media_played=media_played,
-        )
-        return json_response(
-            {"annotation": annotation.pk, "assignment": annotation.assignment_id, "submitted_at": annotation.created_at}
-        )
-
-    def session_companion(self, assignment_id: int) -> Companion:
-        return submission_companion(assignment_id=assignment_id)
-
-    def post_session(self, request, user, read, assignment_id: int):
-        """Only a body InputSerializer would take as it is (JSON; ``values`` an object; ``time_on_item_ms`` a
-        non-negative int or null; a key of 1–64 characters without surrounding blanks); anything else goes to
-        DRF, which validates and answers its 400s."""
-        if request.content_type != "application/json":
+    def door(self, request, user, assignment_id: int):
+        taken = submit_input(request)
+        if taken is None:
             return None
-        try:
-            check_json_depth(request.body)
-            data = orjson.loads(request.body)
-            if json_may_hold_hostile_text(request.body):
-                check_json_value(data)
-        except (orjson.JSONDecodeError, HostileInput):
-            return None
-        if not isinstance(data, dict) or type(data.get("values")) is not dict:
-            return None
-        time_on_item_ms = data.get("time_on_item_ms")
-        if time_on_item_ms is not None and not (type(time_on_item_ms) is int and time_on_item_ms >= 0):
-            return None
-        body_key = data.get("idempotency_key", "")
-        if "idempotency_key" in data and not (type(body_key) is str and 0 < len(body_key) <= 64 and body_key == body_key.strip()):
-            return None
-        # The header as request.headers reads it, without building that mapping of every header (its only use).
-        key = request.META.get("HTTP_IDEMPOTENCY_KEY") or body_key
-        return self._submit(user, assignment_id, data["values"], time_on_item_ms, key, read, data.get("media_played"))
+        values, time_on_item_ms, key, media_played = taken
+        return submit_response(user, assignment_id, values, time_on_item_ms, key, media_played)
 
 
 class AssignmentSkipApi(APIView):

@@ -9,7 +9,7 @@ Invariants (each held by the database, not by the callers' good manners):
 - an annotator holds at most one lease per campaign: ``assignment_one_active_per_campaign``.
 
 On PostgreSQL the claim is one statement around ``SELECT … FOR UPDATE SKIP LOCKED LIMIT 1`` reading the
-top of the partial index ``pair_claim_idx`` (see claim_sql), so concurrent annotators take different pairs
+top of the partial index ``pair_claim_idx`` (``workqueue/sql/claim.sql``), so concurrent annotators take different pairs
 without waiting and the cost grows neither with the pool nor with the annotator's own backlog. On SQLite
 every transaction begins IMMEDIATE (see settings), which takes the database's write lock at BEGIN and
 serializes claims.
@@ -29,16 +29,15 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import Case, Exists, F, OuterRef, Q, Subquery, Value, When
 from django.utils import timezone
 
-from accounts.sessions import Companion
 from catalogue import schemas
-from catalogue.models import PAIR_CLAIMABLE, PAIR_SLOTS_TAKEN, Campaign, Pair, RatingSchema
+from catalogue.models import PAIR_CLAIMABLE, PAIR_SLOTS_TAKEN, Campaign, Pair
 from core import rows
 from core.errors import ApplicationError
-from workqueue import selectors
+from workqueue import selectors, sql
 from workqueue.models import Annotation, Assignment, AssignmentEvent
 from workqueue.playback import media_played_canonical, refuse_short_playback
 from workqueue.rules import gold_matches, orientation_swapped
-from workqueue.selectors import STILL_MEMBER, still_member
+from workqueue.selectors import still_member
 
 if TYPE_CHECKING:
     from django.db.models import QuerySet
@@ -66,34 +65,9 @@ def _record(assignment: Assignment, kind: str, at: datetime, **detail) -> Assign
     )
 
 
-_CAMPAIGN_PART = [rows.part("c", Campaign)]
-
-
-def _membership_sql(campaign_by: str, annotator: str = "%(annotator)s") -> str:
-    """The campaign's row, whether the annotator is a member, their open lease and whether any lease is due."""
-    members = Campaign.members.through._meta
-    m_campaign, m_user = members.get_field("campaign").column, members.get_field("user").column
-    table = Assignment._meta.db_table
-    own = f"FROM {table} WHERE annotator_id = {annotator} AND campaign_id = c.id AND status = 'active' LIMIT 1"
-    return (
-        f"SELECT {rows.select_list(_CAMPAIGN_PART)}, m.{m_user} IS NOT NULL, (SELECT id {own}), "
-        f"(SELECT expires_at {own}), EXISTS (SELECT 1 FROM {table} WHERE campaign_id = c.id AND status = 'active' "
-        f"AND expires_at <= %(now)s) FROM {Campaign._meta.db_table} c LEFT JOIN {members.db_table} m "
-        f"ON m.{m_campaign} = c.id AND m.{m_user} = {annotator} WHERE c.{campaign_by} = %(campaign)s"
-    )
-
-
-# The ORM queries of the SQLite branch below, written by hand for PostgreSQL: compiling them cost more
-# CPU than running them, on every claim. The campaign comes in the same round trip.
-MEMBERSHIP_SQL = {"id": _membership_sql("id"), "slug": _membership_sql("slug")}
-# The same read for the signed-in user, to ride on the session's statement (accounts.sessions.Companion).
-_MEMBERSHIP_COMPANION_SQL = _membership_sql("slug", annotator="signed_in.id")
-
-
-def membership_companion(*, slug: str, now: datetime) -> Companion:
-    """The read ``assignment_claim_by_slug`` starts with, for the session's statement; hand its columns back as
-    ``read`` with the same ``now``."""
-    return Companion(_MEMBERSHIP_COMPANION_SQL, {"campaign": slug, "now": now})
+def membership_sql(by: str) -> str:
+    """The claim's first read (``workqueue/sql/membership.sql``), the campaign found by ``id`` or ``slug``."""
+    return sql.statement("membership", campaign_by={"id": "id", "slug": "slug"}[by])
 
 
 def assignment_claim(*, campaign: Campaign, annotator: User, now: datetime | None = None,
@@ -114,16 +88,15 @@ def assignment_claim(*, campaign: Campaign, annotator: User, now: datetime | Non
 
 
 def assignment_claim_by_slug(
-    *, slug: str, annotator: User, now: datetime | None = None, rng: random.Random | None = None, read: tuple | None = None
+    *, slug: str, annotator: User, now: datetime | None = None, rng: random.Random | None = None
 ) -> Assignment | None:
     """``assignment_claim`` for the campaign ``slug`` (ApplicationError 404 when there is none).
 
-    On PostgreSQL the campaign is read in the membership statement: one round trip less per claim. ``read`` is
-    that statement's answer when it was already read with the session (``membership_companion``, same ``now``).
+    On PostgreSQL the campaign is read in the membership statement: one round trip less per claim.
     """
     now = now or timezone.now()
     if connection.vendor == "postgresql":
-        campaign, membership = _membership_postgresql(by="slug", campaign=slug, annotator=annotator, now=now, row=read)
+        campaign, membership = _membership_postgresql(by="slug", campaign=slug, annotator=annotator, now=now)
     else:
         campaign = Campaign.objects.filter(slug=slug).first()
         membership = None if campaign is None else _membership_portable(campaign=campaign, annotator=annotator, now=now)
@@ -132,17 +105,16 @@ def assignment_claim_by_slug(
     return _claim_for_member(campaign=campaign, annotator=annotator, membership=membership, now=now, rng=rng)
 
 
-def _membership_postgresql(*, by: str, campaign, annotator, now: datetime, row: tuple | None = None):
-    """(campaign, (open lease id, its expiry, any lease due)), the second None for a non-member; ``row``: the
-    statement's answer read already (all None for no campaign)."""
+def _membership_postgresql(*, by: str, campaign, annotator, now: datetime):
+    """(campaign, (open lease id, its expiry, any lease due)), the second None for a non-member."""
+    with connection.cursor() as cursor:
+        cursor.execute(membership_sql(by), {"campaign": campaign, "annotator": annotator.pk, "now": now})
+        row = cursor.fetchone()
     if row is None:
-        with connection.cursor() as cursor:
-            cursor.execute(MEMBERSHIP_SQL[by], {"campaign": campaign, "annotator": annotator.pk, "now": now})
-            row = cursor.fetchone()
-    if row is None or row[0] is None:
         return None, None
-    width = len(_CAMPAIGN_PART[0][2])
-    found = rows.instances(row[:width], _CAMPAIGN_PART)["c"]
+    (campaign_part,) = sql.parts("campaign")
+    width = len(campaign_part.attnames)
+    found = rows.instances(row[:width], [campaign_part])["c"]
     is_member, *membership = row[width:]
     return found, (tuple(membership) if is_member else None)
 
@@ -215,98 +187,13 @@ def _claim(*, campaign: Campaign, annotator, now: datetime, gold_first: bool) ->
     return None
 
 
-# The claim in one round trip: pick this annotator's next pair (skipping rows other claims hold), take
-# a slot, write the lease and its event, and read what the display needs of the pair (the rows written
-# are not read back: the lease's are known). The orientation bit is assignment_rules.orientation_swapped
-# in SQL. Every WHERE repeats PAIR_CLAIMABLE verbatim, so the planner matches the partial indexes, and so
-# a row another claim updated is checked again once locked.
-#
-# The pick follows pair_claim_idx's order without paying for the annotator's own backlog: the pairs they
-# annotated that still wait for others sit at the top of that index (breadth-first puts pairs in progress
-# first), so "the first entry this annotator never had" could mean walking thousands of their own.
-#  1. The first of the top CLAIM_HEAD entries of pair_claim_idx that they never had. Usually the very
-#     first: one entry, one probe. A subquery (not a CTE) keeps the head's order known to the planner,
-#     so it walks lazily and stops at the first hit.
-#  2. If the head holds nothing for them and is full (its last entry has priority `floor`), the first
-#     untouched pair (no claim, no annotation: `pair_fresh_idx`) of priority `floor` or above. A pair in
-#     progress further down the same priority, which they never had, is left to the others: the only
-#     way this pick differs from the plain walk of pair_claim_idx, and only for an annotator whose own
-#     backlog fills the head.
-#  3. Else the plain walk of pair_claim_idx (the end of a priority's fresh pairs, or of the campaign).
-# OFFSET 0 keeps "never had it" a per-candidate probe of the (pair, annotator) unique index: left to
-# itself the planner may turn it into an anti join that reads all of the annotator's assignments.
-#
-# The head's size is written into the statement, not passed as a parameter: with a parameter in LIMIT
-# and OFFSET, PostgreSQL's generic plan for the prepared statement looks costlier than a plan made for
-# the values at hand (it assumes a LIMIT of a tenth of the rows), so it planned the statement anew on
-# every claim, and planning cost more than running it (1.0 of 1.7 ms of database CPU per claim).
-_NEVER_HAD = (
-    "NOT EXISTS (SELECT 1 FROM annotation_assignment a"
-    " WHERE a.pair_id = p.id AND a.annotator_id = %(annotator)s OFFSET 0)"
-)
-_CLAIMABLE = (
-    "p.campaign_id = %(campaign)s AND p.is_gold = %(gold)s AND p.status = 'queued'"
-    " AND (p.active_claims + p.annotations_done) < p.required_annotations"
-)
-_CLAIM_ORDER = "p.priority DESC, (p.active_claims + p.annotations_done) DESC, p.id"
 CLAIM_HEAD = 32
-
-_CLAIM_TEMPLATE = """
-WITH floor AS (
-    SELECT p.priority FROM annotation_pair p WHERE CLAIMABLE ORDER BY CLAIM_ORDER OFFSET HEAD_LAST LIMIT 1
-), picked AS (
-    SELECT COALESCE(
-        (SELECT p.id
-         FROM (SELECT p.id, p.priority, (p.active_claims + p.annotations_done) AS taken FROM annotation_pair p
-               WHERE CLAIMABLE ORDER BY CLAIM_ORDER LIMIT HEAD_SIZE) head
-         JOIN annotation_pair p ON p.id = head.id
-         WHERE CLAIMABLE AND NEVER_HAD
-         ORDER BY head.priority DESC, head.taken DESC, head.id
-         LIMIT 1 FOR UPDATE OF p SKIP LOCKED),
-        (SELECT p.id FROM annotation_pair p
-         WHERE CLAIMABLE AND p.active_claims = 0 AND p.annotations_done = 0
-           AND p.priority >= (SELECT priority FROM floor) AND NEVER_HAD
-         ORDER BY p.priority DESC, p.id
-         LIMIT 1 FOR UPDATE OF p SKIP LOCKED),
-        (SELECT p.id FROM annotation_pair p
-         WHERE CLAIMABLE AND NEVER_HAD AND EXISTS (SELECT FROM floor)
-         ORDER BY CLAIM_ORDER
-         LIMIT 1 FOR UPDATE OF p SKIP LOCKED)
-    ) AS id
-), taken AS (
-    UPDATE annotation_pair p SET active_claims = p.active_claims + 1 FROM picked WHERE p.id = picked.id RETURNING p.id
-), leased AS (
-    INSERT INTO annotation_assignment
-        (pair_id, campaign_id, annotator_id, status, swapped, claimed_at, expires_at, skip_reason, draft)
-    SELECT taken.id, %(campaign)s, %(annotator)s, 'active',
-           get_byte(sha256(convert_to(%(seed_prefix)s || taken.id::text || %(seed_suffix)s, 'UTF8')), 0) & 1 = 1,
-           %(now)s, %(expires)s, '', '{}'::jsonb
-    FROM taken
-    RETURNING id, pair_id, swapped
-), recorded AS (
-    INSERT INTO annotation_assignmentevent (assignment_id, campaign_id, annotator_id, kind, at, detail)
-    SELECT id, %(campaign)s, %(annotator)s, 'claim', %(now)s, '{}'::jsonb FROM leased
-)
-SELECT leased.id, leased.pair_id, leased.swapped, DISPLAY_PAIR_COLUMNS FROM leased DISPLAY_PAIR_JOINS
-"""
-for _name, _text in (
-    ("CLAIMABLE", _CLAIMABLE),
-    ("CLAIM_ORDER", _CLAIM_ORDER),
-    ("NEVER_HAD", _NEVER_HAD),
-    ("DISPLAY_PAIR_COLUMNS", selectors.DISPLAY_PAIR_COLUMNS),
-    ("DISPLAY_PAIR_JOINS", selectors.DISPLAY_PAIR_JOINS.format(pair="leased.pair_id")),
-):
-    _CLAIM_TEMPLATE = _CLAIM_TEMPLATE.replace(_name, _text)
-
-
-@functools.cache
-def _claim_sql(head: int) -> str:
-    return _CLAIM_TEMPLATE.replace("HEAD_LAST", str(int(head) - 1)).replace("HEAD_SIZE", str(int(head)))
 
 
 def claim_sql() -> str:
-    """The claim statement, for a head of CLAIM_HEAD entries (the bench and the tests EXPLAIN it)."""
-    return _claim_sql(CLAIM_HEAD)
+    """The claim statement (``workqueue/sql/claim.sql``), for a head of CLAIM_HEAD entries (the bench and the
+    tests EXPLAIN it)."""
+    return sql.statement("claim", head_size=CLAIM_HEAD, head_last=CLAIM_HEAD - 1)
 
 
 def claim_params(*, campaign: Campaign, annotator: User, gold: bool, now: datetime) -> dict:
@@ -422,23 +309,11 @@ def assignments_expire(*, now: datetime | None = None) -> int:
             return total
 
 
-# _locked_own on PostgreSQL: the same rows and lock as the ORM query below, every column, written by hand
-# (compiling that select_related query cost more CPU than the rest of a submission).
-_LOCKED_PARTS = [rows.part("a", Assignment), rows.part("p", Pair), rows.part("c", Campaign), rows.part("s", RatingSchema)]
-_LOCKED_FROM = (
-    f"FROM {Assignment._meta.db_table} a "
-    f"JOIN {Pair._meta.db_table} p ON p.id = a.pair_id JOIN {Campaign._meta.db_table} c ON c.id = a.campaign_id "
-    f"JOIN {RatingSchema._meta.db_table} s ON s.id = c.rating_schema_id"
-)
-_LOCKED_WHERE = f"WHERE a.id = %s AND a.annotator_id = %s AND {STILL_MEMBER} FOR UPDATE OF a"
-_LOCKED_SQL = f"SELECT {rows.select_list(_LOCKED_PARTS)} {_LOCKED_FROM} {_LOCKED_WHERE}"
-
-
 def _locked_own(assignment: Assignment, annotator) -> Assignment:
     """The assignment's row, locked, with its pair and campaign. Precondition: inside a transaction."""
     if connection.vendor == "postgresql":
         with connection.cursor() as cursor:
-            cursor.execute(_LOCKED_SQL, [assignment.pk, annotator.pk])
+            cursor.execute(sql.statement("locked"), {"assignment": assignment.pk, "annotator": annotator.pk})
             row = cursor.fetchone()
         if row is None:
             raise ApplicationError("No such assignment.", code="not_found", status_code=404)
@@ -454,80 +329,58 @@ def _locked_own(assignment: Assignment, annotator) -> Assignment:
     return locked
 
 
-def _locked_from_row(row, parts=_LOCKED_PARTS) -> Assignment:
-    built = rows.instances(row, parts)
+def _locked_from_row(row, parts_name: str = "locked") -> Assignment:
+    built = rows.instances(row, sql.parts(parts_name))
     built["c"].rating_schema = built["s"]
     built["a"].pair, built["a"].campaign = built["p"], built["c"]
     return built["a"]
 
 
-# The submission's read: the assignment with what validating the answers needs. Locked, it comes with its
-# idempotency lookup in the same round trip (the annotation already stored for this assignment if any, else
-# one stored under the same key, for another assignment). Unlocked (the first try outside a transaction) it
-# reads no annotation: every statement a connection runs often becomes a prepared statement, and PostgreSQL
-# may keep a plan made while the annotation table was nearly empty (a sequential scan) long after it has
-# grown, so every submission read the whole table. The unlocked try needs no lookup: an assignment still
-# active or expired has no annotation (it is stored with the status change), and a key already used for
-# another assignment fails the insert on its unique index.
-_EARLIER_PART = rows.part("n", Annotation, ["id", "assignment_id", "created_at"])
-_SUBMIT_PARTS = [
-    rows.part("a", Assignment, ["id", "pair_id", "campaign_id", "annotator_id", "status", "swapped"]),
-    rows.part("p", Pair, ["id", "criteria", "is_gold", "gold_answer"]),
-    rows.part("c", Campaign, ["id", "rating_schema_id", "kind", "requires_full_playback"]),
-    rows.part("s", RatingSchema, ["id", "definition"]),
-]
-# By id alone, whose it is checked on the row read, so that it can ride on the session's statement
-# (``submission_companion``): joined to the signed-in user there, a plan kept while the table had no statistics
-# went from the user to all their assignments (test_assignment_plans).
-_READ_SUBMIT_SQL = f"SELECT {rows.select_list(_SUBMIT_PARTS)} {_LOCKED_FROM} WHERE a.id = %(assignment)s AND {STILL_MEMBER}"
-_READ_ANNOTATOR = [f.attname for f in _SUBMIT_PARTS[0][2]].index("annotator_id")
-_LOCKED_SUBMIT_SQL = (
-    f"SELECT {rows.select_list([_EARLIER_PART, *_SUBMIT_PARTS])} {_LOCKED_FROM} "
-    f"LEFT JOIN LATERAL (SELECT id, assignment_id, created_at FROM {Annotation._meta.db_table} n WHERE n.assignment_id = a.id "
-    f"OR n.idempotency_key = %s ORDER BY n.assignment_id = a.id DESC NULLS LAST LIMIT 1) n ON true "
-    f"WHERE a.id = %s AND a.annotator_id = %s AND {STILL_MEMBER} FOR UPDATE OF a"
-)
-
-
-def submission_companion(*, assignment_id: int) -> Companion:
-    """The read ``annotation_submit`` starts with, for the session's statement (accounts.sessions.Companion); hand
-    its columns back as ``read``."""
-    return Companion(_READ_SUBMIT_SQL, {"assignment": assignment_id})
+# The submission's read (workqueue/sql/submit_read.sql, submit_locked.sql): the assignment with what validating
+# the answers needs. Locked, it comes with its idempotency lookup in the same round trip. Unlocked (the first try
+# outside a transaction) it reads no annotation: a plan PostgreSQL kept for the prepared statement while the
+# annotation table was nearly empty (a sequential scan) read the whole table long after it had grown. The unlocked
+# try needs no lookup: an assignment still active or expired has no annotation (it is stored with the status
+# change), and a key already used for another assignment fails the insert on its unique index.
 
 
 def _locked_for_submit(
-    assignment: Assignment, annotator, key: str, lock: bool = True, read: tuple | None = None
+    assignment: Assignment, annotator, key: str, lock: bool = True
 ) -> tuple[Assignment, Annotation | None]:
     """``_locked_own`` and the earlier annotation of this assignment, or else of this idempotency key, if any.
 
     Precondition: inside a transaction, unless ``lock`` is false (PostgreSQL only: the read without the lock and
-    without the lookup, whose answer is then None; see _READ_SUBMIT_SQL). ``read``: that unlocked read's answer,
-    read already with the session (``submission_companion``; all None when it found no row).
+    without the lookup, whose answer is then None).
     """
     if connection.vendor == "postgresql":
-        if lock:
-            with connection.cursor() as cursor:
-                cursor.execute(_LOCKED_SUBMIT_SQL, [key, assignment.pk, annotator.pk])
-                row = cursor.fetchone()
-        else:
-            if read is None:
-                with connection.cursor() as cursor:
-                    cursor.execute(_READ_SUBMIT_SQL, {"assignment": assignment.pk})
-                    read = cursor.fetchone()
-            row = read if read is not None and read[0] is not None and read[_READ_ANNOTATOR] == annotator.pk else None
+        with connection.cursor() as cursor:
+            if lock:
+                cursor.execute(sql.statement("submit_locked"), {"key": key, "assignment": assignment.pk,
+                                                                "annotator": annotator.pk})
+            else:
+                cursor.execute(sql.statement("submit_read"), {"assignment": assignment.pk})
+            row = cursor.fetchone()
+        if not lock and row is not None and row[_read_annotator()] != annotator.pk:
+            row = None  # whose it is, checked on the row read by id
         if row is None:
             raise ApplicationError("No such assignment.", code="not_found", status_code=404)
         if not lock:
-            return _locked_from_row(row, _SUBMIT_PARTS), None
-        width = len(_EARLIER_PART[2])
-        earlier = rows.instances(row[:width], [_EARLIER_PART])["n"] if row[0] is not None else None
-        return _locked_from_row(row[width:], _SUBMIT_PARTS), earlier
+            return _locked_from_row(row, "submit"), None
+        (earlier_part,) = sql.parts("earlier")
+        width = len(earlier_part.attnames)
+        earlier = rows.instances(row[:width], [earlier_part])["n"] if row[0] is not None else None
+        return _locked_from_row(row[width:], "submit"), earlier
     locked = _locked_own(assignment, annotator)
     earlier = sorted(
         Annotation.objects.filter(Q(assignment=locked) | Q(idempotency_key=key)),
         key=lambda annotation: annotation.assignment_id != locked.pk,
     )
     return locked, (earlier[0] if earlier else None)
+
+
+@functools.cache
+def _read_annotator() -> int:
+    return sql.parts("submit")[0].attnames.index("annotator_id")
 
 
 @transaction.atomic
@@ -587,7 +440,6 @@ def annotation_submit(
     time_on_item_ms: int | None,
     idempotency_key: str,
     now: datetime | None = None,
-    read: tuple | None = None,
     media_played: dict | None = None,
 ) -> Annotation:
     """Store the answers (given as shown: left = "A") in canonical orientation; a repeat returns the same annotation.
@@ -602,8 +454,7 @@ def annotation_submit(
     schema's verdict on the answers). If the assignment was already closed (a repeat, a skip) or its
     status moved before the write (a double submit, an expiry, a skip at the same moment), nothing was
     written and the submission runs again in a transaction holding the row lock from the start, as it
-    always does elsewhere. Two round trips instead of four (BEGIN, the locked read, the write, COMMIT); one when
-    the unlocked read came with the session (``read``, see ``submission_companion``).
+    always does elsewhere. Two round trips instead of four (BEGIN, the locked read, the write, COMMIT).
 
     ``media_played``: the share of each medium heard or watched, as shown ("A" is the left response; "prompt"),
     stored canonical. A campaign that ``requires_full_playback`` refuses a submission short of
@@ -615,7 +466,7 @@ def annotation_submit(
                   "key": key, "now": now, "media_played": media_played}
     if connection.vendor == "postgresql" and not connection.in_atomic_block:
         try:
-            return _submit(**submission, lock=False, read=read)
+            return _submit(**submission, lock=False)
         except _AssignmentChanged:
             pass
     with transaction.atomic():
@@ -623,9 +474,9 @@ def annotation_submit(
 
 
 def _submit(*, assignment: Assignment, annotator, values, time_on_item_ms, key: str, now: datetime, lock: bool,
-            read: tuple | None = None, media_played: dict | None = None):
+            media_played: dict | None = None):
     """Precondition: inside a transaction when ``lock``; else on PostgreSQL, outside one."""
-    locked, earlier = _locked_for_submit(assignment, annotator, key, lock=lock, read=read)
+    locked, earlier = _locked_for_submit(assignment, annotator, key, lock=lock)
     if not lock and locked.status not in (Assignment.Status.ACTIVE, Assignment.Status.EXPIRED):
         raise _AssignmentChanged  # submitted (a repeat) or skipped: the locked read, with its lookup, answers
     if earlier is not None and earlier.assignment_id == locked.pk:
@@ -688,52 +539,12 @@ def _submit_detail(fields: dict, was_expired: bool) -> dict:
     return {"time_on_item_ms": fields["time_on_item_ms"], "gold_correct": fields["gold_correct"], "after_expiry": was_expired}
 
 
-# The submission's writes in one round trip, only while the assignment's status is still the one the
-# submission read (guard, which locks the row): count the annotation on the pair (releasing the lease's
-# slot, or, for a lease that expired, only while the pair still has room), completing the pair at
-# its overlap; store the annotation; close the assignment; record the event. It answers whether the
-# guard held and the annotation's id (none: the pair had no room left for an expired lease).
-SUBMIT_SQL = """
-WITH guard AS (
-    SELECT id FROM annotation_assignment WHERE id = %(assignment)s::bigint AND status = %(status)s::text FOR UPDATE
-), counted AS (
-    UPDATE annotation_pair SET
-        annotations_done = annotations_done + 1,
-        active_claims = active_claims - %(release)s::integer,
-        status = CASE WHEN status = 'queued' AND required_annotations <= annotations_done + 1
-                      THEN 'complete' ELSE status END
-    WHERE id = %(pair)s::bigint AND EXISTS (SELECT 1 FROM guard)
-      AND (%(release)s::integer = 1
-           OR (status = 'queued' AND (active_claims + annotations_done) < required_annotations))
-    RETURNING id
-), stored AS (
-    INSERT INTO annotation_annotation (pair_id, assignment_id, annotator_id, source, rater_label, "values",
-        shown_swapped, rationale, time_on_item_ms, media_played, gold_correct, idempotency_key, created_at)
-    SELECT id, %(assignment)s::bigint, %(annotator)s::bigint, 'concord', '', %(values)s::jsonb,
-        %(shown_swapped)s::boolean, %(rationale)s::text, %(time_on_item_ms)s::integer, %(media_played)s::jsonb,
-        %(gold_correct)s::boolean,
-        %(idempotency_key)s::text, %(now)s::timestamptz
-    FROM counted
-    RETURNING id
-), closed AS (
-    UPDATE annotation_assignment SET status = 'submitted', finished_at = %(now)s::timestamptz, draft = '{}'::jsonb
-    WHERE id = %(assignment)s::bigint AND EXISTS (SELECT 1 FROM stored)
-), recorded AS (
-    INSERT INTO annotation_assignmentevent (assignment_id, campaign_id, annotator_id, kind, at, detail)
-    SELECT %(assignment)s::bigint, %(campaign)s::bigint, %(annotator)s::bigint, 'submit', %(now)s::timestamptz,
-        %(detail)s::jsonb || jsonb_build_object('annotation', id)
-    FROM stored
-)
-SELECT EXISTS (SELECT 1 FROM guard), (SELECT id FROM stored)
-"""
-
-
 def _store_postgresql(*, assignment: Assignment, annotator, fields: dict, was_expired: bool, now: datetime):
     """Writes only while the assignment's status is still ``assignment.status`` (the statement locks the row to
     check), else raises _AssignmentChanged having written nothing. One statement: atomic alone, or in a transaction."""
     with connection.cursor() as cursor:
         cursor.execute(
-            SUBMIT_SQL,
+            sql.statement("submit"),
             {
                 **fields,
                 "values": json.dumps(fields["values"]),

@@ -1,0 +1,100 @@
+"""The work queue's hand-written SQL: one ``.sql`` file per statement, beside this module.
+
+A statement names its tables and select lists as ``${name}``; ``statement(name)`` reads the file and fills them
+from the models' ``_meta`` (``names()``) on first use, and keeps the text (``functools.cache``): nothing here
+touches the models or ``connection.ops`` at import. Parameters are psycopg's named ``%(name)s``.
+
+The select lists are ``core.rows`` parts (``parts(name)``), so that a row comes back into model
+instances in the order it was selected. Each statement has a query-plan test in
+``tests/workqueue/test_assignment_plans.py`` (and ``test_assignments.py`` for the claim's walk).
+"""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+from string import Template
+
+from core import rows
+
+_HERE = Path(__file__).parent
+
+# The columns each hand-written read selects, by table alias: the model's label and its attnames, or None for every
+# concrete field.
+_PARTS: dict[str, list[tuple[str, str, list[str] | None]]] = {
+    "campaign": [("c", "catalogue.Campaign", None)],
+    "display": [
+        ("a", "workqueue.Assignment",
+         ["id", "pair_id", "campaign_id", "annotator_id", "swapped", "draft", "status", "expires_at"]),
+        ("c", "catalogue.Campaign", ["id", "slug", "kind", "instructions", "rating_schema_id"]),
+        ("s", "catalogue.RatingSchema", ["id", "definition"]),
+        ("p", "catalogue.Pair",
+         ["id", "prompt_id", "response_a_id", "response_b_id", "criteria", "external_id", "self_identification"]),
+        ("q", "catalogue.Prompt", ["id", "content", "external_id"]),
+        ("ra", "catalogue.Response", ["id", "content", "model_name"]),
+        ("rb", "catalogue.Response", ["id", "content", "model_name"]),
+    ],
+    "locked": [
+        ("a", "workqueue.Assignment", None), ("p", "catalogue.Pair", None), ("c", "catalogue.Campaign", None),
+        ("s", "catalogue.RatingSchema", None),
+    ],
+    "submit": [
+        ("a", "workqueue.Assignment", ["id", "pair_id", "campaign_id", "annotator_id", "status", "swapped"]),
+        ("p", "catalogue.Pair", ["id", "criteria", "is_gold", "gold_answer"]),
+        ("c", "catalogue.Campaign", ["id", "rating_schema_id", "kind", "requires_full_playback"]),
+        ("s", "catalogue.RatingSchema", ["id", "definition"]),
+    ],
+    "earlier": [("n", "workqueue.Annotation", ["id", "assignment_id", "created_at"])],
+}
+
+
+@functools.cache
+def parts(name: str) -> tuple[rows.Part, ...]:
+    """The ``rows`` parts of one select list (``display_pair``: the display's without the assignment and campaign,
+    which the claim statement has written itself)."""
+    from django.apps import apps
+
+    if name == "display_pair":
+        return parts("display")[2:]
+    return tuple(
+        rows.part(alias, apps.get_model(model), tuple(names) if names else None)  # type: ignore[arg-type]
+        for alias, model, names in _PARTS[name]
+    )
+
+
+@functools.cache
+def names() -> dict[str, str]:
+    """What ``${name}`` stands for in the statements: tables and columns from ``_meta``, and the select lists."""
+    from catalogue.models import Campaign, Pair, Prompt, RatingSchema, Response
+    from workqueue.models import Annotation, Assignment, AssignmentEvent
+
+    members = Campaign.members.through._meta
+    return {
+        "assignment": Assignment._meta.db_table,
+        "assignment_event": AssignmentEvent._meta.db_table,
+        "annotation": Annotation._meta.db_table,
+        "campaign": Campaign._meta.db_table,
+        "pair": Pair._meta.db_table,
+        "prompt": Prompt._meta.db_table,
+        "response": Response._meta.db_table,
+        "rating_schema": RatingSchema._meta.db_table,
+        "members": members.db_table,
+        "member_campaign": members.get_field("campaign").column,
+        "member_user": members.get_field("user").column,
+        "campaign_columns": rows.select_list(parts("campaign")),
+        "display_columns": rows.select_list(parts("display")),
+        "display_pair_columns": rows.select_list(parts("display_pair")),
+        "locked_columns": rows.select_list(parts("locked")),
+        "submit_columns": rows.select_list(parts("submit")),
+        "earlier_columns": rows.select_list(parts("earlier")),
+    }
+
+
+@functools.cache
+def statement(name: str, **values: str | int) -> str:
+    """The text of ``name``.sql with its ``${names}`` filled (``values`` for the ones a caller chooses, such as the
+    claim's head size); a name left unfilled is an error. Comment lines (``--``) are left out."""
+    # The comments stay in the file: the database gets the statement alone.
+    lines = (_HERE / f"{name}.sql").read_text().splitlines()
+    text = "\n".join(line for line in lines if not line.lstrip().startswith("--"))
+    return Template(text).substitute({**names(), **{key: str(value) for key, value in values.items()}})
