@@ -12,6 +12,7 @@ from annotation.api.schema import JOB_NOT_QUEUED
 from annotation.errors import ApplicationError
 from annotation.models import Campaign, Pair
 from annotation.services.jobs import job_cancel
+from config.hostile_input import StrictJSONParser
 from curation.models import JudgeVerdict
 from curation.prefilter.rules import RULES
 from curation.selectors.judges import pair_verdicts, prefilter_run_get
@@ -89,6 +90,8 @@ class PrefilterRuleSetApi(APIView):
     """Set the campaign's rule: ``majority`` (share of planned votes), ``majority-of-valid`` or ``score-margin``."""
 
     permission_classes = [IsCurator]
+    # A JSON object only: a form's fields arrive as lists, which the rule's checks would name as unknown values.
+    parser_classes = [StrictJSONParser]
 
     # The service validates the raw object itself (unknown fields are named, not dropped), so the request
     # body is described here rather than parsed by a serializer.
