@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+from contextlib import nullcontext
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import PurePosixPath
@@ -17,6 +18,7 @@ from annotation.errors import ApplicationError
 from annotation.models import Annotation, Assignment, AssignmentEvent, Campaign, Job, Media, Pair, Prompt
 from annotation.playback import played_label
 from annotation.selectors import media_url
+from config.planner import serial_plan
 from curation import quality
 from curation.models import ConsensusRecord, JudgeVerdict, Release
 from curation.selectors.pair_columns import first_media, prompt_preview, prompt_search, with_prompt_document
@@ -322,7 +324,10 @@ def pair_browse(*, campaign: Campaign, filters: PairFilters, cursor: str | None 
     order = [F(sort_field).desc(), F("id").desc()] if descending else [F(sort_field).asc(), F("id").asc()]
     if sort_field == "id":
         order = order[:1]
-    pairs = list(qs.order_by(*order)[: limit + 1])
+    # A rare word's page is found in ~20 ms through the search index; starting parallel workers for it cost as
+    # much again (docs/decisions/serial-plan-for-prompt-search.md).
+    with serial_plan() if filters.q.strip() else nullcontext():
+        pairs = list(qs.order_by(*order)[: limit + 1])
     more = len(pairs) > limit
     pairs = pairs[:limit]
     thumbnails = _media_urls({digest for pair in pairs for digest in (pair.media_a, pair.media_b) if digest})
