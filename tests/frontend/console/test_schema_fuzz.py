@@ -37,6 +37,8 @@ from tests.curation.console.world import make_world
 
 CURATOR = ("console-fuzz-curator", "pw")
 EXAMPLES_PER_OPERATION = 15
+# Stateful scenarios of up to 6 linked calls each (about 45 s here).
+STATEFUL_SCENARIOS = 60
 # No server error, and the schema tells the truth: every status code documented, every body in its documented shape
 # and content type, a required header's absence refused.
 CHECKS = [not_a_server_error, status_code_conformance, response_schema_conformance, content_type_conformance,
@@ -141,5 +143,3 @@ def test_no_sequence_of_linked_calls_makes_the_api_fail_or_break_its_schema(live
                                    phases=[Phase.generate], suppress_health_check=list(HealthCheck), database=None,
                                    derandomize=True))
 
-
-STATEFUL_SCENARIOS = 60
