@@ -124,10 +124,11 @@ def fill(pairs: int) -> Campaign:
             """UPDATE annotation_pair p SET annotations_done = 3 WHERE campaign_id = %s AND id %% 3 = 0""", [campaign.pk]
         )
         cur.execute(
-            """INSERT INTO curation_consensusrecord (pair_id, policy, params, decision, chosen, reason, details, decided_at)
+            """INSERT INTO curation_consensusrecord (pair_id, policy, params, decision, chosen, reason, details, decided_at,
+                   basis_annotations, stale_reason)
                SELECT id, 'bench', '{}', (ARRAY['kept','dropped','disputed'])[1 + id %% 3],
                       CASE WHEN id %% 3 = 0 THEN (ARRAY['A','B'])[1 + id %% 2] ELSE '' END,
-                      CASE WHEN id %% 3 = 1 THEN 'spread' ELSE '' END, '{}', now()
+                      CASE WHEN id %% 3 = 1 THEN 'spread' ELSE '' END, '{}', now(), annotations_done, ''
                FROM annotation_pair WHERE campaign_id = %s AND annotations_done = 3""",
             [campaign.pk],
         )

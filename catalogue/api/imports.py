@@ -1,5 +1,6 @@
 from django.urls import path
-from drf_spectacular.utils import extend_schema, extend_schema_serializer
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema, extend_schema_field, extend_schema_serializer
 from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -16,6 +17,11 @@ from core.api.permissions import IsCurator
 from core.api.schema import JOB_NOT_QUEUED
 
 
+@extend_schema_field(OpenApiTypes.BINARY)
+class UploadField(serializers.FileField):
+    """A file sent as a multipart part; the schema says binary (a FileField alone reads as a URI, its answer side)."""
+
+
 class ImportCreateApi(APIView):
     """Upload a file to import (.jsonl, .json, or .zip with the media); it runs as a background job."""
 
@@ -24,7 +30,7 @@ class ImportCreateApi(APIView):
 
     @extend_schema_serializer(component_name="ImportUpload")
     class InputSerializer(serializers.Serializer):
-        file = serializers.FileField()
+        file = UploadField()
         campaign = serializers.SlugField(max_length=100)
         format = serializers.ChoiceField(choices=sorted(FORMATS))
         task = serializers.ChoiceField(choices=TaskKind.values, required=False, allow_blank=True)

@@ -257,7 +257,7 @@ REST_FRAMEWORK = {
         "accounts.api.authentication.ThrottledBasicAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_SCHEMA_CLASS": "core.api.schema.ConcordAutoSchema",
     "EXCEPTION_HANDLER": "core.api.exceptions.exception_handler",
     # JSON is checked for depth before it is parsed, and for NUL characters and lone surrogates after.
     "DEFAULT_PARSER_CLASSES": [

@@ -46,6 +46,9 @@ def _started(job) -> Response:
                     status=status.HTTP_202_ACCEPTED)
 
 
+HISTORY_LIMIT = {"type": "integer", "minimum": 1, "maximum": 1000, "default": 100}
+
+
 class AgreementJobStartApi(APIView):
     """Queue an agreement job for a campaign; the response carries the job id for the live progress bar."""
 
@@ -111,7 +114,7 @@ class AgreementReportHistoryApi(APIView):
         measured = serializers.JSONField(
             allow_null=True, help_text="Per figure, the variable and level of measurement it was computed on.")
 
-    @extend_schema(parameters=[SLICE, OpenApiParameter("limit", int, description="At most this many points (1..1000).")],
+    @extend_schema(parameters=[SLICE, OpenApiParameter("limit", HISTORY_LIMIT, description="At most this many points.")],
                    responses=PointSerializer(many=True))
     def get(self, request, slug: str):
         campaign = _campaign(slug)

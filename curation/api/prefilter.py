@@ -7,6 +7,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from catalogue.models import Campaign, Pair
+from config.hostile_input import StrictJSONParser
 from core.api.jobs import JobOutputSerializer
 from core.api.permissions import IsCurator
 from core.api.schema import JOB_NOT_QUEUED
@@ -89,6 +90,8 @@ class PrefilterRuleSetApi(APIView):
     """Set the campaign's rule: ``majority`` (share of planned votes), ``majority-of-valid`` or ``score-margin``."""
 
     permission_classes = [IsCurator]
+    # A JSON object only: a form's fields arrive as lists, which the rule's checks would name as unknown values.
+    parser_classes = [StrictJSONParser]
 
     # The service validates the raw object itself (unknown fields are named, not dropped), so the request
     # body is described here rather than parsed by a serializer.

@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+from contextlib import nullcontext
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import PurePosixPath
@@ -15,6 +16,7 @@ from django.utils import timezone
 
 from catalogue.models import Campaign, Media, Pair, Prompt
 from catalogue.selectors import media_url
+from config.planner import serial_plan
 from core.errors import ApplicationError
 from core.models import Job
 from curation import quality
@@ -324,7 +326,10 @@ def pair_browse(*, campaign: Campaign, filters: PairFilters, cursor: str | None 
     order = [F(sort_field).desc(), F("id").desc()] if descending else [F(sort_field).asc(), F("id").asc()]
     if sort_field == "id":
         order = order[:1]
-    pairs = list(qs.order_by(*order)[: limit + 1])
+    # A rare word's page is found in ~20 ms through the search index; starting parallel workers for it cost as
+    # much again (docs/decisions/serial-plan-for-prompt-search.md).
+    with serial_plan() if filters.q.strip() else nullcontext():
+        pairs = list(qs.order_by(*order)[: limit + 1])
     more = len(pairs) > limit
     pairs = pairs[:limit]
     thumbnails = _media_urls({digest for pair in pairs for digest in (pair.media_a, pair.media_b) if digest})

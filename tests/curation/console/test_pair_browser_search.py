@@ -2,6 +2,7 @@
 
 import pytest
 from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from rest_framework.test import APIClient
 
@@ -63,10 +64,14 @@ def test_full_text_search_finds_pairs_by_their_prompts_words(world, q, expected,
     assert {r["external_id"].removeprefix("console-t2i-") for r in rows} == expected
 
 
-def test_search_keeps_keyset_pages_and_one_query_per_page(world, django_assert_num_queries, postgres_only):
-    """Two pages of one row each walk both fox pairs once, each page in one query (no thumbnails to look up)."""
-    with django_assert_num_queries(1):
+def test_search_keeps_keyset_pages_and_one_query_per_page(world, postgres_only):
+    """Two pages of one row each walk both fox pairs once, each page in one query (no thumbnails to look up), planned
+    without parallel workers (config.planner: the two set_config statements around it)."""
+    with CaptureQueriesContext(connection) as statements:
         first = pair_browse(campaign=world.campaign, filters=PairFilters(q="fox"), limit=1)
+    sql = [statement["sql"] for statement in statements.captured_queries if "SAVEPOINT" not in statement["sql"]]
+    assert len(sql) == 3 and "'max_parallel_workers_per_gather', '0'" in sql[0] and "set_config" in sql[2]
+    assert "annotation_pair" in sql[1]
     second = pair_browse(campaign=world.campaign, filters=PairFilters(q="fox"), cursor=first.next_cursor, limit=1)
     assert [r["external_id"] for r in first.rows + second.rows] == ["console-t2i-kept", "console-t2i-queued"]
     assert second.next_cursor is None
