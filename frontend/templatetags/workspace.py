@@ -115,6 +115,17 @@ def _extension(block: dict) -> str:
     return url.rsplit(".", 1)[-1].lower() if "." in url.rsplit("/", 1)[-1] else ""
 
 
+# The box an image is drawn in, for the browser's choice among the renditions (``sizes``; prefetch.js asks for the
+# same through the page's config). A response image is at most one side pane wide (the page is a grid of the stage,
+# two panes, and a 430 px rating panel, in a main column of at most 1600 px); a prompt image at most 40vw (unfolded).
+# At 1440 or 1280 px wide, one device pixel per CSS pixel, that is the 640 px rendition: a quarter of the 1280 one's
+# pixels to decode. Zooming in asks for a larger one (media.js).
+IMAGE_SIZES = {
+    "prompt": "(min-width: 900px) 40vw, 100vw",
+    "response": "(min-width: 1600px) 560px, max(160px, calc(50vw - 240px))",
+}
+
+
 @register.simple_tag
 def content_blocks(blocks, zoom: bool = False, compare: str = "", caption: str = "", choose: bool = False) -> SafeString:
     """Render an ordered list of display blocks; reasoning steps are numbered in reading order.
@@ -122,14 +133,16 @@ def content_blocks(blocks, zoom: bool = False, compare: str = "", caption: str =
     Precondition: media blocks carry ``url`` (display data from ``pair_display``). ``zoom`` puts
     images in synchronised zoom frames; ``compare`` (an input image's URL) overlays that input on
     each image for comparison; ``caption`` numbers images ("Input 1", "Input 2", …); ``choose`` gives each
-    image a button that makes it the input compared with the outputs.
+    image a button that makes it the input compared with the outputs (captioned images are the prompt's, sized as
+    such: ``IMAGE_SIZES``).
     """
     parts = []
     step = 0
     images = 0
     for block in blocks or []:
         kind = block.get("type")
-        context = {"block": block, "zoom": zoom, "compare": compare, "caption": caption, "choose": choose}
+        context = {"block": block, "zoom": zoom, "compare": compare, "caption": caption, "choose": choose,
+                   "sizes": IMAGE_SIZES["prompt" if caption else "response"]}
         if kind == "reasoning":
             step += 1
             context["step"] = step

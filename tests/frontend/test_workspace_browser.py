@@ -174,7 +174,11 @@ def test_an_annotator_rates_one_pair_of_every_kind_with_the_keyboard_blind(live_
         assignment.refresh_from_db()
         assert assignment.draft == plan["draft"]
 
-        page.reload()
+        # The claim answered with the page; its address is the page's own, so a reload is a GET of it, not the claim.
+        assert page.url.endswith(f"/work/assignments/{assignment.pk}/")
+        with page.expect_request(lambda request: request.is_navigation_request()) as reloaded:
+            page.reload()
+        assert (reloaded.value.method, reloaded.value.url) == ("GET", page.url)
         page.wait_for_selector("body[data-workspace-ready]")
         assert not page.locator("#instructions").is_visible()  # shown once; `i` brings it back
         page.keyboard.press("i")

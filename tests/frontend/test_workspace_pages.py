@@ -8,6 +8,7 @@ from django.urls import reverse
 
 from catalogue import content
 from catalogue.models import Media
+from frontend.templatetags.workspace import IMAGE_SIZES
 from tests.factories import UserFactory
 from tests.frontend.workspace_pairs import KIND_PRESETS, SECRET, make_pair
 from workqueue.models import Assignment
@@ -21,11 +22,14 @@ def config_of(html: str) -> dict:
 
 
 def open_next(client, campaign):
-    """Claim through the page, as the Start button does, and return the annotation page's HTML."""
-    response = client.post(reverse("workspace-next", args=[campaign.slug]), follow=True)
+    """Claim through the page, as the Start button does, and return the annotation page's HTML: the claim answers
+    with the page itself (no redirect), naming its own address for the address bar."""
+    response = client.post(reverse("workspace-next", args=[campaign.slug]))
     assert response.status_code == 200
-    assert response.redirect_chain[-1][0].startswith("/work/assignments/")
-    return response.content.decode()
+    html = response.content.decode()
+    assignment = Assignment.objects.get(campaign=campaign, annotator=response.wsgi_request.user, status=Assignment.Status.ACTIVE)
+    assert config_of(html)["urls"]["page"] == reverse("workspace-annotate", args=[assignment.pk])
+    return html
 
 
 @pytest.mark.parametrize("kind", list(KIND_PRESETS))
@@ -64,7 +68,20 @@ def test_the_page_and_its_config_point_at_the_annotators_own_assignment(client):
         "submit": f"/api/v1/assignments/{assignment.pk}/submit/",
         "skip": f"/api/v1/assignments/{assignment.pk}/skip/",
         "preview": f"/api/v1/campaigns/{pair.campaign.slug}/next-preview/",
+        "page": f"/work/assignments/{assignment.pk}/",
     }
+
+
+def test_images_ask_for_the_rendition_that_fits_their_box_and_the_prefetch_asks_the_same(client):
+    """A response image is at most a side pane wide, a prompt image at most 40vw: ``sizes`` says so (the 640 px
+    rendition at 1440 px), and the config hands the same to prefetch.js, so the next page finds them cached."""
+    annotator = UserFactory()
+    pair = make_pair("image-editing", annotators=[annotator])
+    client.force_login(annotator)
+    html = open_next(client, pair.campaign)
+    assert config_of(html)["image_sizes"] == IMAGE_SIZES
+    assert f'sizes="{IMAGE_SIZES["response"]}"' in html and f'sizes="{IMAGE_SIZES["prompt"]}"' in html
+    assert "50vw, 100vw" not in html
 
 
 def test_instructions_open_on_the_first_visit_only(client):

@@ -1,8 +1,8 @@
 // The next pair, ahead: once this page is ready and idle, load the images of the pair the next claim most likely
 // gives into the browser's cache (the same URLs, srcset and sizes the next page will ask for), so that page shows
 // them at once. GET next-preview takes no lease: the pair is leased only when the rater moves on.
-const SIZES = "(min-width: 900px) 50vw, 100vw"; // as blocks/image.html
 const config = JSON.parse(document.getElementById("workspace-config").textContent);
+const SIZES = config.image_sizes || {}; // what blocks/image.html says, so the next page picks the same renditions
 
 function images(blocks, out = []) {
   for (const block of blocks || []) {
@@ -17,12 +17,15 @@ async function prefetch() {
   const response = await fetch(config.urls.preview, { credentials: "same-origin", headers: { Accept: "application/json" } });
   if (response.status !== 200) return;
   const display = await response.json();
-  const found = [display.prompt, display.left, display.right].flatMap((blocks) => images(blocks));
-  await Promise.all(found.map((block) => new Promise((resolve) => {
+  const found = [
+    ...images(display.prompt).map((block) => [block, SIZES.prompt]),
+    ...[display.left, display.right].flatMap((blocks) => images(blocks)).map((block) => [block, SIZES.response]),
+  ];
+  await Promise.all(found.map(([block, sizes]) => new Promise((resolve) => {
     const img = new Image();
     img.onload = img.onerror = resolve;
     if (block.srcset) {
-      img.sizes = SIZES;
+      img.sizes = sizes;
       img.srcset = block.srcset;
     }
     img.src = block.url;

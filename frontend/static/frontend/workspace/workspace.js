@@ -8,6 +8,9 @@ import { Playback } from "./playback.js";
 import { Compare, StepAlignment, VisibleTimer, ZoomGroup, scrollPanes, syncScroll } from "./media.js";
 
 const config = JSON.parse(document.getElementById("workspace-config").textContent);
+// "Next pair" is answered with the page itself (no redirect): the address bar names this pair's own page, so that a
+// reload, a bookmark or back comes to it by GET.
+if (config.urls.page && location.pathname !== config.urls.page) history.replaceState(null, "", config.urls.page);
 const $ = (selector, root = document) => root.querySelector(selector);
 const $$ = (selector, root = document) => [...root.querySelectorAll(selector)];
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
