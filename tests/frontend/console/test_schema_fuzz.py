@@ -99,6 +99,7 @@ BEYOND_THE_SCHEMA = {
     "POST /api/v1/campaigns/create/": "the kind and preset names, the schema definition and the status order",
     "POST /api/v1/campaigns/{slug}/update/": "the schema definition, the status order and the campaign's state",
     "POST /api/v1/campaigns/{slug}/agreement/jobs/": "the quality parameters' names",
+    "POST /api/v1/campaigns/{slug}/consensus/jobs/": "the parameters are the chosen policy's own (majority: k, strict_winner)",
     "POST /api/v1/prefilter/campaigns/{slug}/rule/set/": "the threshold's range depends on the rule",
     "POST /api/v1/prefilter/campaigns/{slug}/start/": "the threshold's range depends on the campaign's rule",
     "GET /api/v1/console/campaigns/{slug}/pairs/": "the cursor is an opaque token from an earlier page",
