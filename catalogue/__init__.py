@@ -6,5 +6,7 @@ the media view; self-identification scanning; campaign, member and account set-u
 commands ``import_pairs``, ``build_pairs``, ``create_campaign``, ``edit_campaign``, ``campaign_members``,
 ``prepare_renditions``, ``scan_self_identification``.
 
-May import: ``core`` and ``accounts``; never ``workqueue``, ``curation`` or ``frontend`` (they build on it).
+May import: ``core`` and ``accounts``; and, in two services (campaigns, pairs), the work queue's models and playback rules
+(imported ratings are annotations; a campaign's settings check its work and its media) and curation's pure
+pre-filter rules (a campaign's rule is checked when it is set). Never ``frontend`` or ``demo``.
 """
