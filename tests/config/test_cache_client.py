@@ -1,9 +1,6 @@
 """config.cache.RedisCacheClient is pinned to Django's Redis backend: the private names it reaches into exist and
 mean what they meant (docs/decisions/django-touch-points.md), and it answers as Django's own client does."""
 
-import os
-
-import pytest
 from django.core.cache.backends import redis as django_redis
 
 from config.cache import RedisCache, RedisCacheClient
@@ -16,9 +13,8 @@ def test_the_private_names_it_uses_are_still_djangos():
     assert RedisCache("redis://127.0.0.1:6379/11", {})._class is RedisCacheClient
 
 
-@pytest.mark.skipif(not os.environ.get("TEST_REDIS_URL"), reason="needs TEST_REDIS_URL")
-def test_one_client_per_pool_answers_as_djangos_client():
-    url = os.environ["TEST_REDIS_URL"]
+def test_one_client_per_pool_answers_as_djangos_client(redis_url):
+    url = redis_url
     ours, djangos = RedisCacheClient([url]), django_redis.RedisCacheClient([url])
     assert ours.get_client(write=True) is ours.get_client(write=True)
     assert djangos.get_client(write=True) is not djangos.get_client(write=True)  # what it saves: one per call
