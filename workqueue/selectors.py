@@ -10,6 +10,7 @@ from django.core.cache import cache
 from django.db import connection
 from django.db.models import Count, Exists, F, OuterRef, Q
 from django.utils import timezone
+from django.utils.crypto import salted_hmac
 
 from catalogue import content, schemas, self_identification
 from catalogue.models import Campaign, Media, Pair
@@ -192,6 +193,12 @@ def _display_blocks(blocks: list[dict], sources: dict[str, dict], hidden: _Hidde
     return out
 
 
+def pair_key(pair_id: int, annotator_id: int) -> str:
+    """An opaque name of a pair for one annotator, the same in the next pair's preview and in the claim's display: a
+    page prepared ahead knows that the claim gave it the pair it shows. Without the site's secret it names nothing."""
+    return salted_hmac("concord.workqueue.pair_key", f"{pair_id}:{annotator_id}").hexdigest()[:20]
+
+
 def pair_display(*, assignment: Assignment) -> dict:
     """What the annotator sees, blind: sides in the order shown, media as digest URLs, no model name or external id.
 
@@ -212,6 +219,7 @@ def pair_display(*, assignment: Assignment) -> dict:
     campaign = assignment.campaign
     return {
         "assignment": assignment.pk,
+        "pair_key": pair_key(assignment.pair_id, assignment.annotator_id),
         "campaign": campaign.slug,
         "kind": campaign.kind,
         "instructions": campaign.instructions,

@@ -6,10 +6,9 @@ Views validate, call one engine service or selector, and render; the engine live
 
 from django.contrib import messages
 from django.contrib.auth.mixins import LoginRequiredMixin
-from django.http import Http404
+from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect
 from django.urls import reverse
-from django.views import View
 from django.views.generic import TemplateView
 
 from catalogue.models import TaskKind
@@ -27,6 +26,7 @@ from workqueue.selectors import (
     review_display,
 )
 from workqueue.services.assignments import assignment_claim
+from workqueue.services.preview import pair_preview_next
 
 SKIP_REASONS = [
     ("outside_expertise", "I cannot judge this (outside my expertise or language)"),
@@ -72,8 +72,69 @@ class QueueView(LoginRequiredMixin, TemplateView):
         }
 
 
-class NextPairView(LoginRequiredMixin, View):
-    """POST: resume the annotator's open pair or claim the next one, then show it."""
+# The pages of one assignment, as patterns: a page prepared ahead learns its assignment from the claim.
+ASSIGNMENT_ROUTES = {"draft": "api-assignment-draft", "submit": "api-assignment-submit", "skip": "api-assignment-skip",
+                     "page": "workspace-annotate"}
+
+
+def assignment_urls(assignment_id: int | str) -> dict[str, str]:
+    """The draft, submit and skip API and the page of one assignment; ``"{assignment}"`` gives the patterns."""
+    return {name: reverse(route, args=[0]).replace("/0/", f"/{assignment_id}/") for name, route in ASSIGNMENT_ROUTES.items()}
+
+
+class AnnotationPage(LoginRequiredMixin, TemplateView):
+    """The annotation page of one pair: blind, side by side, with the rating form; the rest happens over the API.
+
+    ``page_context`` renders a claimed assignment, or (``assignment`` None) the pair the next claim most likely gives,
+    prepared ahead: its script claims when it is shown and keeps the page if the claim gave that very pair.
+    """
+
+    template_name = "frontend/workspace/annotate.html"
+
+    def page_context(self, campaign, display: dict, *, show_instructions: bool) -> dict:
+        assignment = display["assignment"]
+        progress = annotator_stats(annotator=self.request.user, campaign=campaign)["campaigns"][0]
+        config = {
+            "assignment": assignment,
+            "pair_key": display["pair_key"],
+            "urls": {
+                **(assignment_urls(assignment) if assignment else {}),
+                "claim": reverse("api-assignment-claim", args=[campaign.slug]),
+                "next": reverse("workspace-next", args=[campaign.slug]),
+                "queue": reverse("workspace-queue", args=[campaign.slug]),
+                "stats": f"{reverse('api-my-stats')}?campaign={campaign.slug}",
+            },
+            "assignment_urls": assignment_urls("{assignment}"),
+            "image_sizes": IMAGE_SIZES,
+            "show_instructions": show_instructions,
+            "requires_full_playback": campaign.requires_full_playback,
+            "full_playback_share": FULL_PLAYBACK_TOLERANCE,
+            # For wavesurfer.js's own <style> (see config.csp); absent where the policy middleware did not run.
+            "style_nonce": getattr(self.request, "csp_nonce", ""),
+        }
+        return {
+            "campaign": campaign,
+            "kind_label": TaskKind(campaign.kind).label,
+            "display": display,
+            "progress": progress,
+            "config": config,
+            "skip_reasons": SKIP_REASONS,
+        }
+
+
+class NextPairView(AnnotationPage):
+    """GET: the pair the next claim most likely gives, as its page, prepared ahead (no lease is taken; 204 when
+    nothing is left). The open page loads it in the background and shows it at "Next pair" while it claims.
+
+    POST: resume the annotator's open pair or claim the next one, then show it (a browser that has no prepared page).
+    """
+
+    def get(self, request, slug: str):
+        campaign = _member_campaign(request.user, slug)
+        display = pair_preview_next(campaign=campaign, annotator=request.user)
+        if display is None:
+            return HttpResponse(status=204)
+        return self.render_to_response(self.page_context(campaign, display, show_instructions=False))
 
     def post(self, request, slug: str):
         campaign = _member_campaign(request.user, slug)
@@ -85,19 +146,16 @@ class NextPairView(LoginRequiredMixin, View):
         if assignment is None:
             messages.info(request, "Nothing is left for you in this campaign. Thank you!")
             return redirect("workspace-queue", slug=campaign.slug)
-        # The page itself, not a redirect to it: one round trip less between "Next pair" and the pair (issue 22's
-        # 150 ms). The page's script puts its own URL in the address bar (history.replaceState), so a reload or a
-        # bookmark is the GET of the annotation page, never this POST again.
+        # The page itself, not a redirect to it: one round trip less. The page's script puts its own URL in the
+        # address bar (history.replaceState), so a reload or a bookmark is the GET of the annotation page.
         page = AnnotateView()
         page.setup(request, assignment_id=assignment.pk)
         page.assignment = assignment_for_annotator(assignment_id=assignment.pk, annotator=request.user)
         return page.render_to_response(page.get_context_data(assignment_id=assignment.pk))
 
 
-class AnnotateView(LoginRequiredMixin, TemplateView):
-    """The pair, blind, side by side, with the rating form; everything else happens over the API."""
-
-    template_name = "frontend/workspace/annotate.html"
+class AnnotateView(AnnotationPage):
+    """One claimed assignment's page (a submitted one opens for review, a finished one sends to the queue)."""
 
     def get(self, request, *args, **kwargs):
         try:
@@ -112,39 +170,13 @@ class AnnotateView(LoginRequiredMixin, TemplateView):
         return super().get(request, *args, **kwargs)
 
     def get_context_data(self, **kwargs):
-        assignment = self.assignment
-        campaign = assignment.campaign
-        display = pair_display(assignment=assignment)
+        campaign = self.assignment.campaign
+        display = pair_display(assignment=self.assignment)
         seen = self.request.session.get(INSTRUCTIONS_SEEN, [])
         first_visit = bool(display["instructions"]) and campaign.slug not in seen
         if first_visit:
             self.request.session[INSTRUCTIONS_SEEN] = [*seen, campaign.slug]
-        progress = annotator_stats(annotator=self.request.user, campaign=campaign)["campaigns"][0]
-        config = {
-            "assignment": assignment.pk,
-            "urls": {
-                "draft": reverse("api-assignment-draft", args=[assignment.pk]),
-                "submit": reverse("api-assignment-submit", args=[assignment.pk]),
-                "skip": reverse("api-assignment-skip", args=[assignment.pk]),
-                "preview": reverse("api-next-preview", args=[campaign.slug]),
-                "page": reverse("workspace-annotate", args=[assignment.pk]),
-            },
-            "image_sizes": IMAGE_SIZES,
-            "show_instructions": first_visit,
-            "requires_full_playback": campaign.requires_full_playback,
-            "full_playback_share": FULL_PLAYBACK_TOLERANCE,
-            # For wavesurfer.js's own <style> (see config.csp); absent where the policy middleware did not run.
-            "style_nonce": getattr(self.request, "csp_nonce", ""),
-        }
-        return {
-            **super().get_context_data(**kwargs),
-            "campaign": campaign,
-            "kind_label": TaskKind(campaign.kind).label,
-            "display": display,
-            "progress": progress,
-            "config": config,
-            "skip_reasons": SKIP_REASONS,
-        }
+        return {**super().get_context_data(**kwargs), **self.page_context(campaign, display, show_instructions=first_visit)}
 
 
 class MyWorkView(LoginRequiredMixin, TemplateView):

@@ -151,7 +151,8 @@ EXPECTED: dict[str, dict[str, dict]] = {
     "work/": {"GET": allowed(302, 200, 200, 200, 200)},
     "work/me/": {"GET": allowed(302, 200, 200, 200, 200)},
     "work/campaigns/<slug:slug>/": {"GET": allowed(302, 404, 200, 404, 404)},
-    "work/campaigns/<slug:slug>/next/": {"POST": allowed(302, 404, 200, 404, 404)},  # the claimed page itself
+    # POST: the claimed page itself; GET: the next pair's page, prepared ahead without a lease (204 when none is left).
+    "work/campaigns/<slug:slug>/next/": {"GET": allowed(302, 404, 200, 404, 404), "POST": allowed(302, 404, 200, 404, 404)},
     "work/assignments/<int:assignment_id>/": {"GET": allowed(302, 404, 200, 404, 404)},
     # Setup without /admin/ (issue 20): curators set up campaigns, members and judges; accounts of other roles and
     # role changes are for admins. Empty forms are refused with 400; an empty settings form saves nothing new.

@@ -12,6 +12,7 @@ from frontend.templatetags.workspace import IMAGE_SIZES
 from tests.factories import UserFactory
 from tests.frontend.workspace_pairs import KIND_PRESETS, SECRET, make_pair
 from workqueue.models import Assignment
+from workqueue.selectors import pair_display
 from workqueue.services.assignments import annotation_submit, assignment_claim, assignment_save_draft
 
 pytestmark = pytest.mark.django_db
@@ -63,13 +64,37 @@ def test_the_page_and_its_config_point_at_the_annotators_own_assignment(client):
     config = config_of(open_next(client, pair.campaign))
     assignment = Assignment.objects.get(pair=pair, annotator=annotator)
     assert config["assignment"] == assignment.pk
+    slug = pair.campaign.slug
     assert config["urls"] == {
         "draft": f"/api/v1/assignments/{assignment.pk}/draft/",
         "submit": f"/api/v1/assignments/{assignment.pk}/submit/",
         "skip": f"/api/v1/assignments/{assignment.pk}/skip/",
-        "preview": f"/api/v1/campaigns/{pair.campaign.slug}/next-preview/",
         "page": f"/work/assignments/{assignment.pk}/",
+        "claim": f"/api/v1/campaigns/{slug}/claim/",
+        "next": f"/work/campaigns/{slug}/next/",
+        "queue": f"/work/campaigns/{slug}/",
+        "stats": f"/api/v1/me/stats/?campaign={slug}",
     }
+    assert config["assignment_urls"]["submit"] == "/api/v1/assignments/{assignment}/submit/"
+    assert config["pair_key"] == pair_display(assignment=assignment)["pair_key"]
+
+
+def test_the_next_pair_is_prepared_as_its_page_without_a_lease(client):
+    """GET next/ is the page of the pair the next claim most likely gives: the same sides and pair key as the claim
+    will show, no assignment, no lease, no instructions popping up; 204 when nothing is left."""
+    annotator = UserFactory()
+    pair = make_pair("text-to-image", annotators=[annotator])
+    client.force_login(annotator)
+    prepared = client.get(reverse("workspace-next", args=[pair.campaign.slug]))
+    assert prepared.status_code == 200 and not Assignment.objects.exists()
+    html = prepared.content.decode()
+    assert SECRET not in html.lower()
+    config = config_of(html)
+    assert (config["assignment"], config["show_instructions"]) == (None, False)
+    assert "draft" not in config["urls"] and "Held for you until" not in html
+    claimed = client.post(f"/api/v1/campaigns/{pair.campaign.slug}/claim/").json()
+    assert claimed["pair_key"] == config["pair_key"]
+    assert client.get(reverse("workspace-next", args=[pair.campaign.slug])).status_code == 204, "nothing left"
 
 
 def test_images_ask_for_the_rendition_that_fits_their_box_and_the_prefetch_asks_the_same(client):
@@ -178,5 +203,5 @@ def test_hostile_content_is_shown_as_text_never_run(client):
     html = open_next(client, pair.campaign)
     assert "<script>alert" not in html and "<script>bad" not in html
     assert "onerror" not in html and "javascript:" not in html
-    assert html.count("<script") == 3  # the page's own: its config (JSON), its module and the next pair's prefetch
+    assert html.count("<script") == 2  # the page's own: its config (JSON) and its module
     assert 'data-criterion="&quot;&gt;&lt;script&gt;alert(4)&lt;/script&gt;"' in html  # shown, as text

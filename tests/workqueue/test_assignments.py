@@ -495,8 +495,9 @@ def test_display_data_is_blind_and_follows_the_orientation_shown(client):
     text = json.dumps(display, default=str).lower()
     for secret in ("gpt-image-1", "flux-pro", "oneig", "external", "model_name"):
         assert secret not in text, secret
-    assert set(display) == {"assignment", "campaign", "kind", "instructions", "prompt", "left", "right", "criteria",
-                            "schema", "draft", "status", "expires_at"}
+    assert set(display) == {"assignment", "pair_key", "campaign", "kind", "instructions", "prompt", "left", "right",
+                            "criteria", "schema", "draft", "status", "expires_at"}
+    assert str(pair.pk) not in display["pair_key"] and len(display["pair_key"]) == 20
     left, right = (image_b, image_a) if assignment.swapped else (image_a, image_b)
     assert display["left"][0]["url"] == f"/media/{left.sha256}.png"
     assert display["right"][0]["url"] == f"/media/{right.sha256}.png"

@@ -48,7 +48,7 @@ def test_the_preview_is_the_next_claim_as_it_will_be_shown_and_takes_no_lease():
                       time_on_item_ms=1000, idempotency_key="preview-1")
     claimed = client.post(f"/api/v1/campaigns/{first.campaign.slug}/claim/").json()
     assert Assignment.objects.get(pk=claimed["assignment"]).pair_id == second.pk
-    same = ("prompt", "left", "right", "criteria", "schema", "kind", "campaign", "instructions")
+    same = ("pair_key", "prompt", "left", "right", "criteria", "schema", "kind", "campaign", "instructions")
     assert {k: shown[k] for k in same} == {k: claimed[k] for k in same}, "the same pair, the same sides"
     assert client.get(f"/api/v1/campaigns/{first.campaign.slug}/next-preview/").status_code == 204, "nothing left"
 

@@ -20,6 +20,8 @@ class DisplaySerializer(serializers.Serializer):
     """The blind display data of one assignment (see workqueue.selectors.pair_display)."""
 
     assignment = serializers.IntegerField()
+    pair_key = serializers.CharField(help_text="An opaque name of the pair for you: the same in the next pair's preview "
+                                     "and in the claim that gives you that pair.")
     campaign = serializers.CharField()
     kind = serializers.CharField()
     instructions = serializers.CharField()

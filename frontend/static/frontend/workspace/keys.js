@@ -22,6 +22,11 @@ export function bind(keys, { label, group = "General", when = () => true, run, i
   bindings.push({ keys: [].concat(keys), label, group, when, run, inText, hint });
 }
 
+// Forget every binding: the page's content is being replaced by the next pair's, which binds its own.
+export function clearBindings() {
+  bindings.length = 0;
+}
+
 document.addEventListener("keydown", (event) => {
   if (event.defaultPrevented || event.isComposing) return;
   const combo = comboOf(event);

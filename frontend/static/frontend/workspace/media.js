@@ -207,23 +207,29 @@ export function scrollPanes(panes, direction) {
   for (const pane of panes) pane.scrollBy({ top: direction * pane.clientHeight * 0.85 });
 }
 
-// Time spent with the page visible, kept across reloads of the same assignment.
+// Time spent with the page visible, kept across reloads of the same assignment (from `keep(key)` on, for a page
+// that learns its assignment from the claim). `signal` removes its listeners when the page is replaced.
 export class VisibleTimer {
-  constructor(storageKey) {
+  constructor(storageKey, { signal } = {}) {
     this.key = storageKey;
-    this.total = Number(sessionStorage.getItem(storageKey) || 0);
+    this.total = storageKey ? Number(sessionStorage.getItem(storageKey) || 0) : 0;
     this.since = document.visibilityState === "visible" ? performance.now() : null;
     document.addEventListener("visibilitychange", () => {
       if (document.visibilityState === "visible") this.since = performance.now();
       else this.pause();
-    });
-    window.addEventListener("pagehide", () => this.pause());
+    }, { signal });
+    window.addEventListener("pagehide", () => this.pause(), { signal });
+  }
+
+  keep(storageKey) {
+    this.key = storageKey;
+    this.total += Number(sessionStorage.getItem(storageKey) || 0);
   }
 
   pause() {
     if (this.since !== null) this.total += performance.now() - this.since;
     this.since = null;
-    sessionStorage.setItem(this.key, String(Math.round(this.total)));
+    if (this.key) sessionStorage.setItem(this.key, String(Math.round(this.total)));
   }
 
   elapsedMs() {
@@ -232,6 +238,6 @@ export class VisibleTimer {
   }
 
   clear() {
-    sessionStorage.removeItem(this.key);
+    if (this.key) sessionStorage.removeItem(this.key);
   }
 }

@@ -1,343 +1,459 @@
 // The annotation page: wires the form, the viewing aids, autosaved drafts, submit, skip and next.
+//
+// The page's content is one mounted pair: `mount` wires it and returns `unmount`. While the rater works, the next
+// pair's page is prepared ahead (next.js: no lease); "Next pair" shows it at once and claims in the same moment, and
+// the page stays only if the claim gave that very pair (else the claimed pair's page is loaded, or the queue).
 import { send } from "./api.js";
-import { bind, renderHelp } from "./keys.js";
+import { bind, clearBindings, renderHelp } from "./keys.js";
 import { RatingForm } from "./form.js";
 import { Inspector } from "./inspector.js";
 import { QuestionMap } from "./panel.js";
 import { Playback } from "./playback.js";
 import { Compare, StepAlignment, VisibleTimer, ZoomGroup, scrollPanes, syncScroll } from "./media.js";
+import { prepareNext } from "./next.js";
 
-const config = JSON.parse(document.getElementById("workspace-config").textContent);
-// "Next pair" is answered with the page itself (no redirect): the address bar names this pair's own page, so that a
-// reload, a bookmark or back comes to it by GET.
-if (config.urls.page && location.pathname !== config.urls.page) history.replaceState(null, "", config.urls.page);
 const $ = (selector, root = document) => root.querySelector(selector);
 const $$ = (selector, root = document) => [...root.querySelectorAll(selector)];
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+const configOf = (root) => JSON.parse($("#workspace-config", root).textContent);
+const idle = window.requestIdleCallback || ((run) => setTimeout(run, 200));
+const withId = (patterns, id) => Object.fromEntries(Object.entries(patterns).map(([name, url]) => [name, url.replace("{assignment}", id)]));
+// The document's own Content-Security-Policy nonce (a prepared page carries the nonce of its own response).
+const STYLE_NONCE = configOf(document).style_nonce;
+let mounts = 0;
+let page = null;
 
-const form = new RatingForm($("[data-rating-form]"));
-const timer = new VisibleTimer(`concord:time:${config.assignment}`);
-const saveState = $("[data-save-state]");
-const submitButton = $("[data-submit]");
-const dialogs = { help: $("#shortcuts"), instructions: $("#instructions"), skip: $("#skip-dialog"), inspector: $("#inspector") };
-let phase = "rating"; // rating → submitting → done
-
-// One idempotency key per assignment, kept across reloads, so any retry names the same submission.
-function submitKey() {
-  const name = `concord:submit-key:${config.assignment}`;
-  let key = sessionStorage.getItem(name);
-  if (!key) {
-    const bytes = crypto.getRandomValues(new Uint8Array(16));
-    key = `${config.assignment}-${[...bytes].map((b) => b.toString(16).padStart(2, "0")).join("")}`;
-    sessionStorage.setItem(name, key);
-  }
-  return key;
+// A form post to `url` (the claim of a browser with no prepared page: the server answers with the page or the queue).
+function post(url) {
+  const form = document.createElement("form");
+  form.method = "post";
+  form.action = url;
+  form.append($("[name=csrfmiddlewaretoken]").cloneNode());
+  document.body.append(form);
+  form.submit();
 }
 
-// Drafts: saved a moment after each change, and once more when the page is hidden or left.
-let saveTimer = null;
-let dirty = false;
-function setSaveState(text, state) {
-  saveState.textContent = text;
-  saveState.dataset.state = state;
+// "Next pair" with the next page prepared: the claim goes out, the prepared page is shown in the same moment.
+function show(prepared) {
+  const claim = send("POST", prepared.config.urls.claim);
+  page.unmount();
+  $("main").replaceWith(prepared.main);
+  document.title = prepared.title;
+  page = mount(prepared.config, { claim });
 }
 
-// The lease is renewed by the work; show the rater until when the pair stays theirs.
-function showLease(expiresAt) {
-  const lease = $("[data-lease]");
-  const when = new Date(expiresAt || lease?.dataset.expiresAt || "");
-  if (!lease || Number.isNaN(when.getTime())) return;
-  lease.dataset.expiresAt = when.toISOString();
-  lease.textContent = `Held for you until ${when.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" })}`;
-}
-showLease();
+function mount(config, { claim = null } = {}) {
+  const lifetime = new AbortController();
+  const { signal } = lifetime;
+  clearBindings();
+  // "Next pair" is answered with the page itself (no redirect): the address bar names this pair's own page, so that a
+  // reload, a bookmark or back comes to it by GET.
+  if (config.urls.page && location.pathname !== config.urls.page) history.replaceState(null, "", config.urls.page);
+  const form = new RatingForm($("[data-rating-form]"));
+  const timer = new VisibleTimer(config.assignment && `concord:time:${config.assignment}`, { signal });
+  const saveState = $("[data-save-state]");
+  const submitButton = $("[data-submit]");
+  const dialogs = { help: $("#shortcuts"), instructions: $("#instructions"), skip: $("#skip-dialog"), inspector: $("#inspector") };
+  let phase = "rating"; // rating → submitting → done
 
-async function saveDraft({ keepalive = false } = {}) {
-  clearTimeout(saveTimer);
-  if (!dirty || phase !== "rating") return;
-  dirty = false;
-  setSaveState("Saving…", "saving");
-  let result;
-  try {
-    result = await send("PUT", config.urls.draft, { values: form.values() }, { keepalive });
-  } catch (error) {
-    result = { ok: false, status: 0, data: { message: error.message } };
+  // One idempotency key per assignment, kept across reloads, so any retry names the same submission.
+  function submitKey() {
+    const name = `concord:submit-key:${config.assignment}`;
+    let key = sessionStorage.getItem(name);
+    if (!key) {
+      const bytes = crypto.getRandomValues(new Uint8Array(16));
+      key = `${config.assignment}-${[...bytes].map((b) => b.toString(16).padStart(2, "0")).join("")}`;
+      sessionStorage.setItem(name, key);
+    }
+    return key;
   }
-  if (result.ok) {
-    showLease(result.data?.expires_at);
-    if (phase === "rating") setSaveState(`Draft saved ${new Date().toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" })}`, "saved");
-    return;
-  }
-  dirty = true;
-  const reason = result.data?.message || `status ${result.status}`;
-  if (result.status >= 400 && result.status < 500) {
-    // Refused (the lease ended, the pair was closed): retrying cannot help; the answers stay on screen.
-    setSaveState(`Draft not saved: ${reason}`, "error");
-    return;
-  }
-  setSaveState(`Draft not saved (${reason}); retrying`, "error");
-  saveTimer = setTimeout(() => saveDraft(), 3000);
-}
 
-form.onChange = () => {
-  dirty = true;
-  setSaveState("Unsaved changes", "dirty");
-  clearTimeout(saveTimer);
-  saveTimer = setTimeout(() => saveDraft(), config.autosave_ms || 700);
-};
-document.addEventListener("visibilitychange", () => { if (document.visibilityState === "hidden") saveDraft({ keepalive: true }); });
-window.addEventListener("pagehide", () => saveDraft({ keepalive: true }));
+  // Drafts: saved a moment after each change, and once more when the page is hidden or left.
+  let saveTimer = null;
+  let dirty = false;
+  function setSaveState(text, state) {
+    saveState.textContent = text;
+    saveState.dataset.state = state;
+  }
 
-// Submit: validated here first, sent with the one key, retried on network errors, never twice at once.
-async function submit() {
-  if (phase !== "rating") return;
-  const errors = form.validate();
-  if (Object.keys(errors).length) {
-    form.showErrors(errors);
-    setSaveState("Some answers are missing; see the messages in red", "error");
-    return;
+  // The lease is renewed by the work; show the rater until when the pair stays theirs.
+  function showLease(expiresAt) {
+    const lease = $("[data-lease]");
+    const when = new Date(expiresAt || lease?.dataset.expiresAt || "");
+    if (!lease || Number.isNaN(when.getTime())) return;
+    lease.dataset.expiresAt = when.toISOString();
+    lease.textContent = `Held for you until ${when.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" })}`;
   }
-  // A warning first (a second submit sends anyway: the server's refusal, media_not_played, stays the rule).
-  const short = shortPlayback();
-  if (short.length && short.join() !== playbackWarned) {
-    playbackWarned = short.join();
-    const named = short.map((side) => (side === "prompt" ? "the prompt's recording" : `response ${side}`)).join(" and ");
-    setSaveState(`Play ${named} to the end before submitting; this campaign requires it.`, "error");
-    return;
-  }
-  phase = "submitting";
-  clearTimeout(saveTimer);
-  submitButton.disabled = true;
-  setSaveState("Submitting…", "saving");
-  const body = { values: form.values(), time_on_item_ms: timer.elapsedMs(), idempotency_key: submitKey(), media_played: mediaPlayed() };
-  for (let attempt = 1; ; attempt += 1) {
+  showLease();
+
+  // A page prepared ahead holds no lease yet: it claims as it is shown (with `claim` already sent, or now for a page
+  // opened at its address) and stays only if the claim gave this very pair. The rater can look and rate meanwhile;
+  // drafts, submit and skip wait for it.
+  const claimed = config.assignment ? Promise.resolve() : confirmClaim(claim || send("POST", config.urls.claim));
+  async function confirmClaim(request) {
     let result;
     try {
-      result = await send("POST", config.urls.submit, body);
+      result = await request;
     } catch (error) {
       result = { ok: false, status: 0, data: { message: error.message } };
     }
-    if (result.ok) return done();
+    if (signal.aborted) return new Promise(() => {});
+    if (result.status === 204) {
+      location.assign(config.urls.queue); // nothing is left: the queue says so
+      return new Promise(() => {});
+    }
+    if (!result.ok) {
+      post(config.urls.next); // the server claims once more and shows the pair, or the queue with the reason
+      return new Promise(() => {});
+    }
+    if (result.data.pair_key !== config.pair_key) {
+      location.replace(withId(config.assignment_urls, result.data.assignment).page); // another pair: its own page
+      return new Promise(() => {});
+    }
+    config.assignment = result.data.assignment;
+    config.urls = { ...config.urls, ...withId(config.assignment_urls, config.assignment) };
+    $("[data-workspace]").dataset.assignment = String(config.assignment);
+    history.replaceState(null, "", config.urls.page);
+    timer.keep(`concord:time:${config.assignment}`);
+    showLease(result.data.expires_at);
+    refreshProgress();
+  }
+
+  // A prepared page's progress line was written before the last submit: read it again.
+  async function refreshProgress() {
+    const line = $("[data-progress]");
+    if (!line) return;
+    const response = await fetch(config.urls.stats, { credentials: "same-origin", headers: { Accept: "application/json" } });
+    if (!response.ok) return;
+    const progress = (await response.json()).campaigns[0];
+    if (progress && !signal.aborted) {
+      line.textContent = `You rated ${progress.submitted_today} today, ${progress.submitted} in all · ${progress.pairs_complete} of ${progress.pairs_total} pairs complete`;
+    }
+  }
+
+  async function saveDraft({ keepalive = false } = {}) {
+    clearTimeout(saveTimer);
+    if (!dirty || phase !== "rating") return;
+    await claimed;
+    dirty = false;
+    setSaveState("Saving…", "saving");
+    let result;
+    try {
+      result = await send("PUT", config.urls.draft, { values: form.values() }, { keepalive });
+    } catch (error) {
+      result = { ok: false, status: 0, data: { message: error.message } };
+    }
+    if (result.ok) {
+      showLease(result.data?.expires_at);
+      if (phase === "rating") setSaveState(`Draft saved ${new Date().toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" })}`, "saved");
+      return;
+    }
+    dirty = true;
+    const reason = result.data?.message || `status ${result.status}`;
     if (result.status >= 400 && result.status < 500) {
-      phase = "rating";
-      submitButton.disabled = false;
-      form.showErrors(result.data?.extra?.fields || { __all__: result.data?.message || `Refused (status ${result.status}).` });
-      setSaveState(result.data?.message || "Not submitted", "error");
+      // Refused (the lease ended, the pair was closed): retrying cannot help; the answers stay on screen.
+      setSaveState(`Draft not saved: ${reason}`, "error");
       return;
     }
-    if (attempt >= 4) {
-      phase = "rating";
-      submitButton.disabled = false;
-      setSaveState("Could not reach the server; your answers are kept. Press Ctrl+Enter to try again.", "error");
+    setSaveState(`Draft not saved (${reason}); retrying`, "error");
+    saveTimer = setTimeout(() => saveDraft(), 3000);
+  }
+
+  form.onChange = () => {
+    dirty = true;
+    setSaveState("Unsaved changes", "dirty");
+    clearTimeout(saveTimer);
+    saveTimer = setTimeout(() => saveDraft(), config.autosave_ms || 700);
+  };
+  document.addEventListener("visibilitychange", () => { if (document.visibilityState === "hidden") saveDraft({ keepalive: true }); }, { signal });
+  window.addEventListener("pagehide", () => saveDraft({ keepalive: true }), { signal });
+
+  // Submit: validated here first, sent with the one key, retried on network errors, never twice at once.
+  async function submit() {
+    if (phase !== "rating") return;
+    const errors = form.validate();
+    if (Object.keys(errors).length) {
+      form.showErrors(errors);
+      setSaveState("Some answers are missing; see the messages in red", "error");
       return;
     }
-    setSaveState(`Server unreachable, retrying (${attempt})…`, "error");
-    await sleep(800 * attempt);
+    // A warning first (a second submit sends anyway: the server's refusal, media_not_played, stays the rule).
+    const short = shortPlayback();
+    if (short.length && short.join() !== playbackWarned) {
+      playbackWarned = short.join();
+      const named = short.map((side) => (side === "prompt" ? "the prompt's recording" : `response ${side}`)).join(" and ");
+      setSaveState(`Play ${named} to the end before submitting; this campaign requires it.`, "error");
+      return;
+    }
+    phase = "submitting";
+    clearTimeout(saveTimer);
+    submitButton.disabled = true;
+    setSaveState("Submitting…", "saving");
+    await claimed;
+    const body = { values: form.values(), time_on_item_ms: timer.elapsedMs(), idempotency_key: submitKey(), media_played: mediaPlayed() };
+    for (let attempt = 1; ; attempt += 1) {
+      let result;
+      try {
+        result = await send("POST", config.urls.submit, body);
+      } catch (error) {
+        result = { ok: false, status: 0, data: { message: error.message } };
+      }
+      if (result.ok) return done();
+      if (result.status >= 400 && result.status < 500) {
+        phase = "rating";
+        submitButton.disabled = false;
+        form.showErrors(result.data?.extra?.fields || { __all__: result.data?.message || `Refused (status ${result.status}).` });
+        setSaveState(result.data?.message || "Not submitted", "error");
+        return;
+      }
+      if (attempt >= 4) {
+        phase = "rating";
+        submitButton.disabled = false;
+        setSaveState("Could not reach the server; your answers are kept. Press Ctrl+Enter to try again.", "error");
+        return;
+      }
+      setSaveState(`Server unreachable, retrying (${attempt})…`, "error");
+      await sleep(800 * attempt);
+    }
   }
-}
 
-function done() {
-  phase = "done";
-  timer.pause();
-  timer.clear();
-  sessionStorage.removeItem(`concord:submit-key:${config.assignment}`);
-  sessionStorage.removeItem(`concord:played:${config.assignment}`);
-  form.lock();
-  setSaveState("Submitted", "saved");
-  $("[data-actions]").hidden = true;
-  const panel = $("[data-done]");
-  panel.hidden = false;
-  $("[data-next]", panel).focus();
-}
-
-function next() {
-  $("[data-next-form]").requestSubmit();
-}
-
-async function skip(reason) {
-  const result = await send("POST", config.urls.skip, { reason });
-  if (!result.ok) {
-    $("[data-skip-error]").textContent = result.data?.message || `Not skipped (status ${result.status}).`;
-    $("[data-skip-error]").hidden = false;
-    return;
+  function done() {
+    phase = "done";
+    timer.pause();
+    timer.clear();
+    sessionStorage.removeItem(`concord:submit-key:${config.assignment}`);
+    sessionStorage.removeItem(`concord:played:${config.assignment}`);
+    form.lock();
+    setSaveState("Submitted", "saved");
+    $("[data-actions]").hidden = true;
+    const panel = $("[data-done]");
+    panel.hidden = false;
+    $("[data-next]", panel).focus();
   }
-  phase = "done";
-  timer.clear();
-  next();
-}
 
-function skipReason() {
-  const picked = $("input[name=skip-reason]:checked", dialogs.skip);
-  if (!picked) return "";
-  if (picked.value !== "other") return picked.value;
-  const text = $("[data-skip-other]", dialogs.skip).value.trim();
-  return text ? `other: ${text}` : "";
-}
-
-function confirmSkip() {
-  const reason = skipReason();
-  if (!reason) {
-    $("[data-skip-error]").textContent = "Choose a reason (or write one for “other”).";
-    $("[data-skip-error]").hidden = false;
-    return;
+  // Next pair: the prepared page when there is one, else the form's POST (the server claims and answers with the page).
+  let prepared = null;
+  const nextForm = $("[data-next-form]");
+  nextForm.addEventListener("submit", (event) => {
+    if (!prepared) return;
+    event.preventDefault();
+    show(prepared);
+  });
+  function next() {
+    nextForm.requestSubmit();
   }
-  skip(reason);
-}
 
-const anyDialog = () => Object.values(dialogs).some((d) => d && d.open);
-const rating = () => phase === "rating" && !anyDialog();
-function toggleDialog(dialog) {
-  if (dialog.open) dialog.close();
-  else {
-    Object.values(dialogs).forEach((d) => d && d.open && d.close());
-    dialog.showModal();
+  async function skip(reason) {
+    await claimed;
+    const result = await send("POST", config.urls.skip, { reason });
+    if (!result.ok) {
+      $("[data-skip-error]").textContent = result.data?.message || `Not skipped (status ${result.status}).`;
+      $("[data-skip-error]").hidden = false;
+      return;
+    }
+    phase = "done";
+    timer.clear();
+    next();
   }
-}
 
-// Shortcuts. Choices: the key shown on each option applies to the highlighted row.
-bind(["?"], { label: "Show or hide these shortcuts", when: () => !dialogs.skip.open, run: () => toggleDialog(dialogs.help) });
-if (dialogs.instructions) bind(["i"], { label: "Show or hide the instructions", when: () => !dialogs.skip.open, run: () => toggleDialog(dialogs.instructions) });
-bind(["j", "ArrowDown"], { group: "Rating", label: "Next question", when: rating, run: () => form.move(1) });
-bind(["k", "ArrowUp"], { group: "Rating", label: "Previous question", when: rating, run: () => form.move(-1) });
-bind(["0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "y", "n"], {
-  group: "Rating", label: "Choose the option with that key in the highlighted question (then move on)", hint: ["0–9", "y", "n"],
-  when: rating, run: (event) => form.pick(event.key),
-});
-bind(["Enter"], { group: "Rating", label: "Write in the highlighted text box", when: rating, run: () => form.editCurrent() });
-bind(["r"], { group: "Rating", label: "Write the rationale", when: rating, run: () => form.focusRationale() });
-bind(["a"], { group: "Rating", label: "Add a criterion", when: () => rating() && Boolean($("[data-add-criterion]")), run: () => form.addCriterion() });
-bind(["Escape"], { group: "Rating", label: "Leave the text box", inText: true, when: (e) => rating() && e.target.closest("[data-rating-form]"), run: (e) => e.target.blur() });
-bind(["Ctrl+Enter"], { group: "Rating", label: "Submit", inText: true, when: rating, run: submit });
-bind(["x"], { group: "Rating", label: "Skip this pair (asks for a reason)", when: rating, run: () => toggleDialog(dialogs.skip) });
-bind(["g"], { label: "Back to the queue (a draft is kept)", when: () => !anyDialog(), run: () => $("[data-queue-link]").click() });
-bind(["Enter", "n"], { group: "Rating", label: "Next pair, once submitted", when: () => phase === "done" && !anyDialog(), run: next });
-bind(["1", "2", "3", "4", "5", "6", "7", "8", "9"], {
-  when: () => dialogs.skip.open, run: (event) => {
-    const option = $(`input[name=skip-reason][data-key="${event.key}"]`, dialogs.skip);
-    if (!option) return;
-    option.checked = true;
-    if (option.value === "other") $("[data-skip-other]", dialogs.skip).focus();
-  },
-});
-bind(["Enter", "Ctrl+Enter"], { inText: true, when: () => dialogs.skip.open, run: confirmSkip });
+  function skipReason() {
+    const picked = $("input[name=skip-reason]:checked", dialogs.skip);
+    if (!picked) return "";
+    if (picked.value !== "other") return picked.value;
+    const text = $("[data-skip-other]", dialogs.skip).value.trim();
+    return text ? `other: ${text}` : "";
+  }
 
-submitButton.addEventListener("click", submit);
-$("[data-skip-open]").addEventListener("click", () => toggleDialog(dialogs.skip));
-$("[data-skip-confirm]").addEventListener("click", confirmSkip);
-$$("[data-dialog-close]").forEach((button) => button.addEventListener("click", () => button.closest("dialog").close()));
-$$("[data-open-dialog]").forEach((button) => button.addEventListener("click", () => toggleDialog($(`#${button.dataset.openDialog}`))));
+  function confirmSkip() {
+    const reason = skipReason();
+    if (!reason) {
+      $("[data-skip-error]").textContent = "Choose a reason (or write one for “other”).";
+      $("[data-skip-error]").hidden = false;
+      return;
+    }
+    skip(reason);
+  }
 
-// Viewing aids, where the kind offers them.
-const pair = $(".pair");
-const frames = $$("[data-zoom-frame]");
-if (frames.length) {
-  const zoom = new ZoomGroup(frames, $("[data-zoom-level]"));
-  $$("[data-zoom]").forEach((button) => button.addEventListener("click", () => {
-    const action = button.dataset.zoom;
-    if (action === "reset") zoom.reset(); else zoom.zoomAt(action === "in" ? 1.25 : 0.8);
-  }));
-  bind(["+", "="], { group: "Viewing", label: "Zoom in (both sides)", hint: ["+"], when: rating, run: () => zoom.zoomAt(1.25) });
-  bind(["-"], { group: "Viewing", label: "Zoom out", when: rating, run: () => zoom.zoomAt(0.8) });
-  bind(["z"], { group: "Viewing", label: "Reset zoom", when: rating, run: () => zoom.reset() });
-  bind(["Shift+ArrowLeft", "Shift+ArrowRight", "Shift+ArrowUp", "Shift+ArrowDown"], {
-    group: "Viewing", label: "Pan the zoomed images", hint: ["Shift+←↑→↓"], when: rating,
-    run: (event) => {
-      const d = { Left: [0.1, 0], Right: [-0.1, 0], Up: [0, 0.1], Down: [0, -0.1] }[event.key.replace("Arrow", "")];
-      zoom.pan(...d);
+  const anyDialog = () => Object.values(dialogs).some((d) => d && d.open);
+  const rating = () => phase === "rating" && !anyDialog();
+  function toggleDialog(dialog) {
+    if (dialog.open) dialog.close();
+    else {
+      Object.values(dialogs).forEach((d) => d && d.open && d.close());
+      dialog.showModal();
+    }
+  }
+
+  // Shortcuts. Choices: the key shown on each option applies to the highlighted row.
+  bind(["?"], { label: "Show or hide these shortcuts", when: () => !dialogs.skip.open, run: () => toggleDialog(dialogs.help) });
+  if (dialogs.instructions) bind(["i"], { label: "Show or hide the instructions", when: () => !dialogs.skip.open, run: () => toggleDialog(dialogs.instructions) });
+  bind(["j", "ArrowDown"], { group: "Rating", label: "Next question", when: rating, run: () => form.move(1) });
+  bind(["k", "ArrowUp"], { group: "Rating", label: "Previous question", when: rating, run: () => form.move(-1) });
+  bind(["0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "y", "n"], {
+    group: "Rating", label: "Choose the option with that key in the highlighted question (then move on)", hint: ["0–9", "y", "n"],
+    when: rating, run: (event) => form.pick(event.key),
+  });
+  bind(["Enter"], { group: "Rating", label: "Write in the highlighted text box", when: rating, run: () => form.editCurrent() });
+  bind(["r"], { group: "Rating", label: "Write the rationale", when: rating, run: () => form.focusRationale() });
+  bind(["a"], { group: "Rating", label: "Add a criterion", when: () => rating() && Boolean($("[data-add-criterion]")), run: () => form.addCriterion() });
+  bind(["Escape"], { group: "Rating", label: "Leave the text box", inText: true, when: (e) => rating() && e.target.closest("[data-rating-form]"), run: (e) => e.target.blur() });
+  bind(["Ctrl+Enter"], { group: "Rating", label: "Submit", inText: true, when: rating, run: submit });
+  bind(["x"], { group: "Rating", label: "Skip this pair (asks for a reason)", when: rating, run: () => toggleDialog(dialogs.skip) });
+  bind(["g"], { label: "Back to the queue (a draft is kept)", when: () => !anyDialog(), run: () => $("[data-queue-link]").click() });
+  bind(["Enter", "n"], { group: "Rating", label: "Next pair, once submitted", when: () => phase === "done" && !anyDialog(), run: next });
+  bind(["1", "2", "3", "4", "5", "6", "7", "8", "9"], {
+    when: () => dialogs.skip.open, run: (event) => {
+      const option = $(`input[name=skip-reason][data-key="${event.key}"]`, dialogs.skip);
+      if (!option) return;
+      option.checked = true;
+      if (option.value === "other") $("[data-skip-other]", dialogs.skip).focus();
     },
   });
-}
-const slider = $("[data-compare-slider]");
-if (slider) {
-  const compare = new Compare(pair, slider, $$("[data-compare-choose]"));
-  $("[data-compare-toggle]").addEventListener("click", () => compare.toggle());
-  bind(["c"], { group: "Viewing", label: "Show the output or its input image", when: rating, run: () => compare.toggle() });
-  bind(["[", "]"], { group: "Viewing", label: "Move the comparison slider", when: rating, run: (e) => compare.nudge(e.key === "]" ? 10 : -10) });
-  bind(["v"], { group: "Viewing", label: "Compare with the next input image", when: rating, run: () => compare.choose(compare.index + 1) });
-}
-// Response panes: interleaved answers aligned step by step and paged by step; the others paged by screen.
-const panes = $$("[data-side-scroll]");
-const steps = pair.dataset.kind === "interleaved" ? new StepAlignment(panes) : null;
-const syncToggle = $("[data-sync-scroll-toggle]");
-if (syncToggle) {
-  syncScroll(panes, syncToggle, { aligned: Boolean(steps) });
-  bind(["s"], { group: "Viewing", label: "Scroll both sides together, or not", when: rating, run: () => { syncToggle.checked = !syncToggle.checked; } });
-}
-// Space on a focused button or link presses it, as everywhere else.
-const onControl = (event) => event.key === " " && Boolean(event.target.closest?.("button, a, summary"));
-const page = (direction) => {
-  if (steps) steps.go(steps.current() + direction);
-  else scrollPanes(syncToggle?.checked ? panes.slice(0, 1) : panes, direction);
-};
-bind([" ", "PageDown"], { group: "Viewing", label: steps ? "Next step, in both responses" : "Scroll the responses down", hint: ["Space", "PageDown"], when: (e) => rating() && !onControl(e), run: () => page(1) });
-bind(["Shift+ ", "PageUp"], { group: "Viewing", label: steps ? "Previous step" : "Scroll the responses up", hint: ["Shift+Space", "PageUp"], when: (e) => rating() && !onControl(e), run: () => page(-1) });
-const prompt = $("#prompt");
-const togglePrompt = () => {
-  const open = prompt.classList.toggle("expanded");
-  promptButton.setAttribute("aria-expanded", String(open));
-  if (open) prompt.scrollTop = 0;
-};
-const promptButton = $("[data-prompt-toggle]");
-promptButton.addEventListener("click", togglePrompt);
-bind(["p"], { group: "Viewing", label: "Show the whole prompt, or fold it back", when: rating, run: togglePrompt });
-const stepsToggle = $("[data-steps-toggle]");
-if (stepsToggle) {
-  const flip = () => {
-    const steps = $$("[data-step]");
-    const open = !steps.every((step) => step.open);
-    steps.forEach((step) => { step.open = open; });
-  };
-  stepsToggle.addEventListener("click", flip);
-  bind(["e"], { group: "Viewing", label: "Collapse or expand all reasoning steps", when: rating, run: flip });
-}
+  bind(["Enter", "Ctrl+Enter"], { inText: true, when: () => dialogs.skip.open, run: confirmSkip });
 
-// Every image on the page opens in the inspector: prompt, outputs, edit inputs, reasoning inputs and tool results.
-const inspectable = $$(".pair img").filter((img) => !img.matches("[data-compare-input]"));
-if (inspectable.length) {
-  const inputs = pair.dataset.kind === "image-editing" ? $$(".prompt img") : [];
-  const inspector = new Inspector(dialogs.inspector, inspectable, inputs);
-  inspector.bindKeys();
-  const openButton = $("[data-inspect-open]");
-  openButton.hidden = false;
-  openButton.addEventListener("click", () => inspector.openCurrent());
-}
+  submitButton.addEventListener("click", submit);
+  $("[data-skip-open]").addEventListener("click", () => toggleDialog(dialogs.skip));
+  $("[data-skip-confirm]").addEventListener("click", confirmSkip);
+  $$("[data-dialog-close]").forEach((button) => button.addEventListener("click", () => button.closest("dialog").close()));
+  $$("[data-open-dialog]").forEach((button) => button.addEventListener("click", () => toggleDialog($(`#${button.dataset.openDialog}`))));
 
-// Audio and video: the responses' (or the prompt's) recordings on keys, A and B switched at the same moment.
-const playback = new Playback(pair, { styleNonce: config.style_nonce });
-if (playback.active) {
-  bind(["m"], { group: "Media", label: playback.video ? "Play or pause both videos, in step" : "Play or pause", when: rating, run: () => playback.toggle() });
-  bind([","], { group: "Media", label: "Play from the start", when: rating, run: () => playback.restart() });
-  if (playback.tracks.length === 2) {
-    bind([";"], { group: "Media", label: playback.video ? "Hear the other video" : "Switch to the other response at the same moment", when: rating, run: () => playback.switch() });
+  // Viewing aids, where the kind offers them.
+  const pair = $(".pair");
+  const frames = $$("[data-zoom-frame]");
+  if (frames.length) {
+    const zoom = new ZoomGroup(frames, $("[data-zoom-level]"));
+    $$("[data-zoom]").forEach((button) => button.addEventListener("click", () => {
+      const action = button.dataset.zoom;
+      if (action === "reset") zoom.reset(); else zoom.zoomAt(action === "in" ? 1.25 : 0.8);
+    }));
+    bind(["+", "="], { group: "Viewing", label: "Zoom in (both sides)", hint: ["+"], when: rating, run: () => zoom.zoomAt(1.25) });
+    bind(["-"], { group: "Viewing", label: "Zoom out", when: rating, run: () => zoom.zoomAt(0.8) });
+    bind(["z"], { group: "Viewing", label: "Reset zoom", when: rating, run: () => zoom.reset() });
+    bind(["Shift+ArrowLeft", "Shift+ArrowRight", "Shift+ArrowUp", "Shift+ArrowDown"], {
+      group: "Viewing", label: "Pan the zoomed images", hint: ["Shift+←↑→↓"], when: rating,
+      run: (event) => {
+        const d = { Left: [0.1, 0], Right: [-0.1, 0], Up: [0, 0.1], Down: [0, -0.1] }[event.key.replace("Arrow", "")];
+        zoom.pan(...d);
+      },
+    });
   }
+  const slider = $("[data-compare-slider]");
+  if (slider) {
+    const compare = new Compare(pair, slider, $$("[data-compare-choose]"));
+    $("[data-compare-toggle]").addEventListener("click", () => compare.toggle());
+    bind(["c"], { group: "Viewing", label: "Show the output or its input image", when: rating, run: () => compare.toggle() });
+    bind(["[", "]"], { group: "Viewing", label: "Move the comparison slider", when: rating, run: (e) => compare.nudge(e.key === "]" ? 10 : -10) });
+    bind(["v"], { group: "Viewing", label: "Compare with the next input image", when: rating, run: () => compare.choose(compare.index + 1) });
+  }
+  // Response panes: interleaved answers aligned step by step and paged by step; the others paged by screen.
+  const panes = $$("[data-side-scroll]");
+  const steps = pair.dataset.kind === "interleaved" ? new StepAlignment(panes) : null;
+  const syncToggle = $("[data-sync-scroll-toggle]");
+  if (syncToggle) {
+    syncScroll(panes, syncToggle, { aligned: Boolean(steps) });
+    bind(["s"], { group: "Viewing", label: "Scroll both sides together, or not", when: rating, run: () => { syncToggle.checked = !syncToggle.checked; } });
+  }
+  // Space on a focused button or link presses it, as everywhere else.
+  const onControl = (event) => event.key === " " && Boolean(event.target.closest?.("button, a, summary"));
+  const page = (direction) => {
+    if (steps) steps.go(steps.current() + direction);
+    else scrollPanes(syncToggle?.checked ? panes.slice(0, 1) : panes, direction);
+  };
+  bind([" ", "PageDown"], { group: "Viewing", label: steps ? "Next step, in both responses" : "Scroll the responses down", hint: ["Space", "PageDown"], when: (e) => rating() && !onControl(e), run: () => page(1) });
+  bind(["Shift+ ", "PageUp"], { group: "Viewing", label: steps ? "Previous step" : "Scroll the responses up", hint: ["Shift+Space", "PageUp"], when: (e) => rating() && !onControl(e), run: () => page(-1) });
+  const prompt = $("#prompt");
+  const togglePrompt = () => {
+    const open = prompt.classList.toggle("expanded");
+    promptButton.setAttribute("aria-expanded", String(open));
+    if (open) prompt.scrollTop = 0;
+  };
+  const promptButton = $("[data-prompt-toggle]");
+  promptButton.addEventListener("click", togglePrompt);
+  bind(["p"], { group: "Viewing", label: "Show the whole prompt, or fold it back", when: rating, run: togglePrompt });
+  const stepsToggle = $("[data-steps-toggle]");
+  if (stepsToggle) {
+    const flip = () => {
+      const steps = $$("[data-step]");
+      const open = !steps.every((step) => step.open);
+      steps.forEach((step) => { step.open = open; });
+    };
+    stepsToggle.addEventListener("click", flip);
+    bind(["e"], { group: "Viewing", label: "Collapse or expand all reasoning steps", when: rating, run: flip });
+  }
+
+  // Every image on the page opens in the inspector: prompt, outputs, edit inputs, reasoning inputs and tool results.
+  const inspectable = $$(".pair img").filter((img) => !img.matches("[data-compare-input]"));
+  if (inspectable.length) {
+    const inputs = pair.dataset.kind === "image-editing" ? $$(".prompt img") : [];
+    const inspector = new Inspector(dialogs.inspector, inspectable, inputs);
+    inspector.bindKeys();
+    const openButton = $("[data-inspect-open]");
+    openButton.hidden = false;
+    openButton.addEventListener("click", () => inspector.openCurrent());
+  }
+
+  // Audio and video: the responses' (or the prompt's) recordings on keys, A and B switched at the same moment.
+  const playback = new Playback(pair, { styleNonce: STYLE_NONCE });
+  if (playback.active) {
+    bind(["m"], { group: "Media", label: playback.video ? "Play or pause both videos, in step" : "Play or pause", when: rating, run: () => playback.toggle() });
+    bind([","], { group: "Media", label: "Play from the start", when: rating, run: () => playback.restart() });
+    if (playback.tracks.length === 2) {
+      bind([";"], { group: "Media", label: playback.video ? "Hear the other video" : "Switch to the other response at the same moment", when: rating, run: () => playback.switch() });
+    }
+  }
+
+  // The share heard or watched, sent with the submit. Kept in the tab's session storage with the draft (the
+  // browser's record of what was played does not survive a reload): the larger of the two counts.
+  const playedKey = () => `concord:played:${config.assignment}`;
+  function mediaPlayed() {
+    if (!playback.active) return null;
+    let kept = {};
+    try { kept = JSON.parse(sessionStorage.getItem(playedKey()) || "{}"); } catch { kept = {}; }
+    const now = playback.coverage();
+    const merged = Object.fromEntries(Object.entries(now).map(([side, share]) => [side, Math.max(share, Number(kept[side]) || 0)]));
+    sessionStorage.setItem(playedKey(), JSON.stringify(merged));
+    return merged;
+  }
+  let playbackWarned = "";
+  function shortPlayback() {
+    if (!config.requires_full_playback || !playback.active) return [];
+    return Object.entries(mediaPlayed()).filter(([, share]) => share < config.full_playback_share).map(([side]) => side).sort();
+  }
+  if (playback.active) {
+    for (const track of playback.tracks) for (const event of ["pause", "ended"]) track.media.addEventListener(event, () => mediaPlayed());
+    window.addEventListener("pagehide", () => mediaPlayed(), { signal });
+  }
+
+  const questionMap = new QuestionMap(form, $("[data-one-at-a-time]"), $("[data-question-map]"));
+  bind(["f"], { group: "Rating", label: "One question at a time, or the whole form", when: rating, run: () => questionMap.set(!questionMap.on) });
+
+  renderHelp($("[data-shortcut-list]"));
+  form.focusRow(form.firstOpenRow(), { scroll: false });
+  if (config.show_instructions && dialogs.instructions) dialogs.instructions.showModal();
+
+  // Ready once the pair is this rater's: at once for a claimed page, after the claim for a page prepared ahead. Then,
+  // while the rater works, the next pair's page is prepared (when the browser is idle).
+  claimed.then(() => {
+    if (signal.aborted) return;
+    document.body.dataset.workspaceReady = String(++mounts);
+    const start = () => idle(() => prepareNext(config.urls.next).then((ready) => {
+      if (!ready || signal.aborted) return;
+      prepared = ready;
+      document.body.dataset.nextPrefetched = String(ready.images);
+    }).catch(() => {}));
+    if (document.readyState === "complete") start(); else window.addEventListener("load", start, { once: true, signal });
+  });
+
+  return {
+    unmount() {
+      lifetime.abort();
+      clearTimeout(saveTimer);
+      clearBindings();
+      for (const media of $$("audio, video")) media.pause();
+      delete document.body.dataset.workspaceReady;
+      delete document.body.dataset.nextPrefetched;
+    },
+  };
 }
 
-// The share heard or watched, sent with the submit. Kept in the tab's session storage with the draft (the
-// browser's record of what was played does not survive a reload): the larger of the two counts.
-const playedKey = `concord:played:${config.assignment}`;
-function mediaPlayed() {
-  if (!playback.active) return null;
-  let kept = {};
-  try { kept = JSON.parse(sessionStorage.getItem(playedKey) || "{}"); } catch { kept = {}; }
-  const now = playback.coverage();
-  const merged = Object.fromEntries(Object.entries(now).map(([side, share]) => [side, Math.max(share, Number(kept[side]) || 0)]));
-  sessionStorage.setItem(playedKey, JSON.stringify(merged));
-  return merged;
-}
-let playbackWarned = "";
-function shortPlayback() {
-  if (!config.requires_full_playback || !playback.active) return [];
-  return Object.entries(mediaPlayed()).filter(([, share]) => share < config.full_playback_share).map(([side]) => side).sort();
-}
-if (playback.active) {
-  for (const track of playback.tracks) for (const event of ["pause", "ended"]) track.media.addEventListener(event, () => mediaPlayed());
-  window.addEventListener("pagehide", () => mediaPlayed());
-}
-
-const questionMap = new QuestionMap(form, $("[data-one-at-a-time]"), $("[data-question-map]"));
-bind(["f"], { group: "Rating", label: "One question at a time, or the whole form", when: rating, run: () => questionMap.set(!questionMap.on) });
-
-renderHelp($("[data-shortcut-list]"));
-form.focusRow(form.firstOpenRow(), { scroll: false });
-if (config.show_instructions && dialogs.instructions) dialogs.instructions.showModal();
-document.body.dataset.workspaceReady = "true";
+page = mount(configOf(document));
