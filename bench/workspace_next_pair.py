@@ -251,7 +251,8 @@ def run_campaign(browser, base_url: str, session_key: str, slug: str, first: int
         page.keyboard.press("Control+Enter")
         page.wait_for_selector("[data-done]:not([hidden])", timeout=30_000)
         # The next pair is shown in the same document (the prepared page, claimed as it is shown): no navigation.
-        mark = page.evaluate("() => { window.__benchNext = window.__benchWatch(); return benchNow(); }")
+        mark = page.evaluate("() => { window.__benchNext = window.__benchWatch(); "
+                             "return performance.timeOrigin + performance.now(); }")
         page.keyboard.press("Enter")
         ready = page.evaluate("() => window.__benchNext")
         next_ms.append(ready["at"] - mark)
