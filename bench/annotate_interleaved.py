@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import subprocess
 import sys
 from pathlib import Path
 
@@ -42,6 +43,13 @@ def parse_server(text: str) -> tuple[str, Path, int, int, str]:
     return name, path, int(workers), int(threads), worker_class or "gthread"
 
 
+def backend_of(tree: Path, db: str) -> str:
+    """The first authentication backend of the Concord checkout at ``tree``, as its own settings name it."""
+    script = "import django; django.setup(); from django.conf import settings; print(settings.AUTHENTICATION_BACKENDS[0])"
+    return subprocess.run([sys.executable, "-c", script], cwd=tree, env=annotate_load._env(db), check=True,
+                          capture_output=True, text=True).stdout.strip().splitlines()[-1]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--server", action="append", type=parse_server, required=True,
@@ -56,24 +64,26 @@ def main() -> None:
         parser.error("give at least two --server")
 
     annotate_load.setup_django(args.db)
-    sessions = annotate_load.make_annotators(args.annotators)
+    annotate_load.make_annotators(args.annotators)
     annotate_load.copy_campaign("interleaved", args.pairs)
     servers = []
     try:
         for name, tree, workers, threads, worker_class in args.server:
             process, url = annotate_load.start_gunicorn(args.db, tree=tree, workers=workers, threads=threads,
                                                         worker_class=worker_class)
-            servers.append((name, url, process))
+            # The same raters, signed in to each version as it names its backend (the apps were split once).
+            sessions = annotate_load.make_sessions(backend_of(tree, args.db))
+            servers.append((name, url, process, sessions))
             annotate_load.run_phase(url, "interleaved", sessions, 3.0)  # warm the workers
-        results = {name: [] for name, _, _ in servers}
+        results = {name: [] for name, *_ in servers}
         for round_ in range(args.rounds):
-            for name, url, process in servers if round_ % 2 == 0 else servers[::-1]:
+            for name, url, process, sessions in servers if round_ % 2 == 0 else servers[::-1]:
                 phase = annotate_load._measured_phase(process.pid, url, "interleaved", sessions, args.phase, args.pairs)
                 results[name].append(annotate_load._strip(phase))
             print(f"round {round_ + 1}: " + "  ".join(f"{n} {r[-1]['cycles_per_s']}" for n, r in results.items()),
                   flush=True)
     finally:
-        for _, _, process in servers:
+        for _, _, process, _ in servers:
             annotate_load.stop_gunicorn(process)
     summary = {}
     for name, phases in results.items():

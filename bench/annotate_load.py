@@ -104,18 +104,26 @@ def timed_claim_then_submit(campaign, rater, key_prefix: str) -> float:
 
 def make_annotators(count: int) -> list[tuple[str, str]]:
     """Annotators with a logged-in session each: (session key, CSRF token)."""
+    from accounts.models import User
+
+    User.objects.bulk_create([User(username=f"bench-rater-{i}", role="annotator") for i in range(count)])
+    return make_sessions()
+
+
+def make_sessions(backend: str | None = None) -> list[tuple[str, str]]:
+    """A logged-in session for each bench annotator, naming ``backend`` (this tree's first authentication backend
+    unless given: another version of Concord may name its own): (session key, CSRF token)."""
     from django.conf import settings
     from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
 
     from accounts.models import User
 
     SessionStore = importlib.import_module(settings.SESSION_ENGINE).SessionStore
-    users = User.objects.bulk_create([User(username=f"bench-rater-{i}", role="annotator") for i in range(count)])
     sessions = []
-    for user in users:
+    for user in User.objects.filter(username__startswith="bench-rater-").order_by("pk"):
         store = SessionStore()
         store[SESSION_KEY] = str(user.pk)
-        store[BACKEND_SESSION_KEY] = settings.AUTHENTICATION_BACKENDS[0]
+        store[BACKEND_SESSION_KEY] = backend or settings.AUTHENTICATION_BACKENDS[0]
         store[HASH_SESSION_KEY] = user.get_session_auth_hash()
         store.create()
         sessions.append((store.session_key, secrets.token_hex(16)))

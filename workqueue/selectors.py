@@ -305,6 +305,7 @@ def annotator_stats(*, annotator: User, campaign: Campaign | None = None, now: d
 # Review and correct (workqueue.services.review): the annotator's own submitted work, never the pair's identity.
 
 REVIEWABLE = (Assignment.Status.SUBMITTED, Assignment.Status.WITHDRAWN)
+PROMPT_EXCERPT = 120  # characters of a prompt's text in the annotator's list of their work
 
 
 def _shown_answer_label(definition: dict, shown: dict) -> str:
@@ -318,13 +319,13 @@ def _shown_answer_label(definition: dict, shown: dict) -> str:
 
 
 def my_work(*, annotator: User, limit: int = 200) -> list[dict]:
-    """The annotator's submitted and withdrawn pairs, newest first (one query): when, in which campaign, their overall
-    answer as they saw it, how many times they changed it, and whether it can still be changed (its pair has not
-    gone into consensus)."""
+    """The annotator's submitted and withdrawn pairs, newest first (one query): when, in which campaign, the start of
+    its prompt (blind, as the pair was shown), their overall answer as they saw it, how many times they changed it,
+    and whether it can still be changed (its pair has not gone into consensus)."""
     decided = Pair.objects.filter(pk=OuterRef("pair_id"), consensus__isnull=False)
     assignments = (
         Assignment.objects.filter(annotator=annotator, status__in=REVIEWABLE)
-        .select_related("campaign__rating_schema", "annotation")
+        .select_related("campaign__rating_schema", "annotation", "pair__prompt", "pair__response_a", "pair__response_b")
         .annotate(corrections=Count("revisions", filter=Q(revisions__kind="corrected")), decided=Exists(decided))
         .order_by("-finished_at", "-id")[:limit]
     )
@@ -337,6 +338,9 @@ def my_work(*, annotator: User, limit: int = 200) -> list[dict]:
             "assignment": assignment.pk,
             "campaign": assignment.campaign.slug,
             "campaign_name": assignment.campaign.name,
+            # Masked whole, then cut: a cut never leaves part of a model's name.
+            "prompt": _blind_patterns(assignment).redact(content.plain_text(assignment.pair.prompt.content or []))[
+                :PROMPT_EXCERPT],
             "status": assignment.status,
             "submitted_at": assignment.finished_at,
             "answer": _shown_answer_label(definition, shown),
@@ -362,6 +366,7 @@ def review_display(*, assignment_id: int, annotator: User) -> dict:
         **display,
         "draft": shown,
         "revisions": list(assignment.revisions.order_by("at", "id").values("kind", "at")),
+        "submitted_at": assignment.finished_at,
         "can_change": assignment.status == Assignment.Status.SUBMITTED and not decided,
         "decided": decided,
         "warnings": consistency.rubric_contradictions(definition, shown),

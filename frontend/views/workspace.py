@@ -209,6 +209,8 @@ class ReviewView(LoginRequiredMixin, TemplateView):
                 "check": reverse("api-answers-check", args=[assignment_id]),
                 "back": reverse("workspace-me"),
             },
+            # For wavesurfer.js's own <style> (see config.csp); absent where the policy middleware did not run.
+            "style_nonce": getattr(self.request, "csp_nonce", ""),
         }
         return {
             **super().get_context_data(**kwargs),

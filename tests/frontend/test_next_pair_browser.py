@@ -78,8 +78,8 @@ def test_next_pair_is_the_prepared_page_claimed_as_it_is_shown_and_works_as_a_lo
     shown = page.eval_on_selector_all(".side img", "(images) => images.map((img) => img.getAttribute('src'))")
     assert shown == [display["left"][0]["url"], display["right"][0]["url"]], "the sides the claim gave, in its order"
     assert SECRET not in page.content().lower()
-    assert page.locator("[data-lease]").inner_text().startswith("Held for you until")
-    page.wait_for_function("() => /You rated 1 today, 1 in all/.test(document.querySelector('[data-progress]').textContent)")
+    assert page.locator("[data-lease]").inner_text().startswith("Yours until")
+    page.wait_for_function("() => /^1 today · 1 in all/.test(document.querySelector('[data-progress]').textContent)")
 
     page.keyboard.press("?")  # the shortcuts are those of a loaded page, each once
     assert page.locator("#shortcuts dd").all_inner_texts() == shortcuts

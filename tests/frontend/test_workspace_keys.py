@@ -1,9 +1,10 @@
 """Every control on a key, and pages that pass axe-core, in a real headless Chromium.
 
-The walk visits the annotation page of every kind (rating, with each dialog open, and submitted) and
-fails for any visible interactive control that has no key: neither ``aria-keyshortcuts`` nor a
-``<kbd>`` in itself or its label. axe-core (vendored under tests/frontend/vendor, never served by
-Concord) checks the same pages, the queue and the rater's own page for serious or critical violations.
+The walk visits the annotation page of every kind (rating, with each dialog open, and submitted) and the review
+page of a submitted pair, and fails for any visible interactive control that has no key (neither
+``aria-keyshortcuts`` nor a ``<kbd>`` in itself or its label) and for any key a control names that the page does
+not bind. axe-core (vendored under tests/frontend/vendor, never served by Concord) checks the same pages, the
+queue and the rater's own page for serious or critical violations.
 """
 
 import os
@@ -14,6 +15,8 @@ import pytest
 from tests.browser import chromium, log_in
 from tests.factories import UserFactory
 from tests.frontend.workspace_pairs import make_pair
+from workqueue.models import AnnotationRevision, Assignment
+from workqueue.services.assignments import annotation_submit, assignment_claim
 
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 AXE_SOURCE = (Path(__file__).resolve().parent / "vendor" / "axe-core" / "axe.min.js").read_text(encoding="utf-8")
@@ -29,6 +32,20 @@ UNKEYED = """() => {
   return [...document.querySelectorAll(selector)]
     .filter((el) => !el.closest(".topbar") && !el.closest("dialog:not([open])") && shown(el) && !keyed(el))
     .map((el) => el.outerHTML.slice(0, 140));
+}"""
+
+
+# Keys a visible control names (aria-keyshortcuts, in ARIA's spelling) that the page's key registry does not bind.
+UNBOUND = """async () => {
+  const script = document.querySelector("script[type=module][src*='/workspace/']");
+  const { boundKeys } = await import(new URL("keys.js", script.src).href);
+  const bound = new Set(boundKeys().map((key) => key.replace("Ctrl+", "Control+")));
+  bound.add("Escape");  // a dialog closes on Escape by itself
+  const shown = (el) => el.closest("dialog[open]") || !!(el.offsetWidth || el.offsetHeight || el.getClientRects().length);
+  return [...document.querySelectorAll("[aria-keyshortcuts]")]
+    .filter((el) => !el.closest(".topbar") && !el.closest("dialog:not([open])") && shown(el))
+    .flatMap((el) => el.getAttribute("aria-keyshortcuts").split(" ").filter((key) => !bound.has(key))
+      .map((key) => `${key}: ${el.outerHTML.slice(0, 100)}`));
 }"""
 
 
@@ -69,6 +86,7 @@ def test_every_control_on_the_annotation_page_has_a_key_and_axe_finds_nothing_se
     page.wait_for_selector("body[data-workspace-ready]")
     page.keyboard.press("Escape")  # the first visit's instructions
     assert page.evaluate(UNKEYED) == [], "rating"
+    assert page.evaluate(UNBOUND) == [], "rating"
     assert axe_violations(page) == [], "annotation page"
     for key in ("?", "x", "i"):  # each dialog's controls have keys too
         page.keyboard.press(key)
@@ -84,4 +102,57 @@ def test_every_control_on_the_annotation_page_has_a_key_and_axe_finds_nothing_se
     assert page.evaluate(UNKEYED) == [], "submitted"
     page.goto(f"{live_server.url}/work/me/")
     assert axe_violations(page) == [], "my work"
+    context.close()
+
+
+@pytest.mark.browser
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("kind", ["text-to-image", "interleaved"])
+def test_the_review_page_has_the_rating_pages_keys_and_each_key_it_shows_works(live_server, browser, kind):
+    annotator = UserFactory(username=f"review-keys-{kind}")
+    pair = make_pair(kind, annotators=[annotator], seed=5)
+    assignment = assignment_claim(campaign=pair.campaign, annotator=annotator)
+    definition = pair.campaign.rating_schema.definition  # every rubric scored 2 for A and 1 for B, then A overall
+    values = {q["id"]: {"A": 2, "B": 1} for q in definition["questions"] if q.get("scope") == "response"}
+    values |= {"overall": 5, "rationale": "A is closer.", "prompt_valid": True}
+    annotation_submit(assignment=assignment, annotator=annotator, values=values, time_on_item_ms=900,
+                      idempotency_key=f"review-keys-{kind}")
+    context = browser.new_context(viewport={"width": 1280, "height": 720}, bypass_csp=True)
+    context.set_default_timeout(15_000)
+    page = context.new_page()
+    log_in(page, live_server.url, annotator.username)
+    page.goto(f"{live_server.url}/work/assignments/{assignment.pk}/review/")
+    page.wait_for_selector("body[data-review-ready]")
+    assert page.evaluate(UNKEYED) == [], "review"
+    assert page.evaluate(UNBOUND) == [], "review"
+    assert axe_violations(page) == [], "review page"
+    page.keyboard.press("?")
+    listed = page.locator("#shortcuts dd").all_inner_texts()
+    for label in ("Next question", "Save the correction", "Withdraw my answer (asks first)", "Back to My work",
+                  "Show the whole prompt, or fold it back"):
+        assert label in listed, label
+    assert page.evaluate(UNKEYED) == [], "shortcuts"
+    page.keyboard.press("Escape")
+    page.keyboard.press("p")
+    assert "expanded" in page.get_attribute("#prompt", "class")
+    page.keyboard.press("p")
+    if page.locator("[data-inspect-open]:visible").count():
+        page.keyboard.press("o")
+        page.wait_for_selector("#inspector[open]")
+        page.keyboard.press("Escape")
+    first = page.locator("[data-row]").first
+    page.keyboard.press(first.locator("input[type=radio]").last.get_attribute("data-key"))
+    assert first.locator("input[type=radio]").last.is_checked(), "a digit picks in the highlighted question"
+    page.keyboard.press("Control+Enter")
+    page.wait_for_selector("[data-save-state]:has-text('Correction saved')")
+    assert AnnotationRevision.objects.filter(assignment=assignment).count() == 2, "as submitted, then corrected"
+    history = page.locator("[data-revisions] li").all_inner_texts()
+    assert history[0].startswith("Submitted ") and history[-1].startswith("Corrected ")
+    assert history[0][-8:-3].count(":") == history[-1][-8:-3].count(":"), "one way of writing times"
+    page.once("dialog", lambda dialog: dialog.dismiss())
+    page.keyboard.press("W")  # asks first; dismissed, nothing withdrawn
+    page.wait_for_timeout(200)
+    assert Assignment.objects.get(pk=assignment.pk).status == Assignment.Status.SUBMITTED
+    page.keyboard.press("g")
+    page.wait_for_url(f"{live_server.url}/work/me/")
     context.close()

@@ -91,7 +91,7 @@ def test_the_next_pair_is_prepared_as_its_page_without_a_lease(client):
     assert SECRET not in html.lower()
     config = config_of(html)
     assert (config["assignment"], config["show_instructions"]) == (None, False)
-    assert "draft" not in config["urls"] and "Held for you until" not in html
+    assert "draft" not in config["urls"] and "Yours until" not in html
     claimed = client.post(f"/api/v1/campaigns/{pair.campaign.slug}/claim/").json()
     assert claimed["pair_key"] == config["pair_key"]
     assert client.get(reverse("workspace-next", args=[pair.campaign.slug])).status_code == 204, "nothing left"

@@ -147,6 +147,9 @@ def test_a_withdrawal_frees_the_slot_for_another_rater_and_keeps_the_versions():
 @pytest.mark.django_db
 def test_my_work_lists_submitted_and_withdrawn_pairs_newest_first_in_one_query():
     campaign, (rater, *_), _ = ab_tie_campaign(pairs=3)
+    named = Pair.objects.filter(campaign=campaign).select_related("prompt", "response_a").order_by("pk").first()
+    named.prompt.content = [{"type": "text", "text": f"Which is kinder? (asked of {named.response_a.model_name})"}]
+    named.prompt.save(update_fields=["content"])
     done = []
     for answer in ("A", "B", "tie"):
         assignment = assignment_claim(campaign=campaign, annotator=rater)
@@ -162,6 +165,9 @@ def test_my_work_lists_submitted_and_withdrawn_pairs_newest_first_in_one_query()
     assert [(item["status"], item["can_change"]) for item in listed] == [
         ("submitted", True), ("submitted", True), ("withdrawn", False)]
     assert all("external" not in key for item in listed for key in item)
+    prompts = {item["assignment"]: item["prompt"] for item in listed}
+    shown = prompts[next(d.pk for d in done if d.pair_id == named.pk)]
+    assert shown.startswith("Which is kinder? (asked of ") and named.response_a.model_name not in shown, "blind"
     assert UserFactory(username="nobody") and _api(UserFactory(username="nobody")).get("/api/v1/me/work/").json() == []
 
 

@@ -28,6 +28,7 @@ class MyWorkApi(APIView):
         assignment = serializers.IntegerField()
         campaign = serializers.CharField()
         campaign_name = serializers.CharField()
+        prompt = serializers.CharField(help_text="The start of the pair's prompt text, blind, as it was shown.")
         status = serializers.CharField()
         submitted_at = serializers.DateTimeField()
         answer = serializers.CharField()
@@ -51,6 +52,7 @@ class AssignmentReviewApi(APIView):
             at = serializers.DateTimeField()
 
         revisions = RevisionSerializer(many=True)
+        submitted_at = serializers.DateTimeField(help_text="When you first submitted the answer.")
         can_change = serializers.BooleanField()
         decided = serializers.BooleanField()
         warnings = serializers.ListField(child=serializers.CharField())

@@ -1,4 +1,26 @@
 // The rating form: answers as shown (left = A), keyboard stops, inline validation, server errors.
+import { bind } from "./keys.js";
+
+// The answer's keys, on the rating page and the review page alike; `when(event)` says whether they apply now.
+export function bindAnswerKeys(form, when) {
+  bind(["j", "ArrowDown"], { group: "Rating", label: "Next question", when, run: () => form.move(1) });
+  bind(["k", "ArrowUp"], { group: "Rating", label: "Previous question", when, run: () => form.move(-1) });
+  bind(["0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "y", "n"], {
+    group: "Rating", label: "Choose the option with that key in the highlighted question (then move on)", hint: ["0–9", "y", "n"],
+    when, run: (event) => form.pick(event.key),
+  });
+  bind(["Enter"], { group: "Rating", label: "Write in the highlighted text box", when, run: () => form.editCurrent() });
+  bind(["r"], { group: "Rating", label: "Write the rationale", when, run: () => form.focusRationale() });
+  bind(["a"], {
+    group: "Rating", label: "Add a criterion", when: (e) => when(e) && Boolean(form.form.querySelector("[data-add-criterion]")),
+    run: () => form.addCriterion(),
+  });
+  bind(["Escape"], {
+    group: "Rating", label: "Leave the text box", inText: true, when: (e) => when(e) && e.target.closest("[data-rating-form]"),
+    run: (e) => e.target.blur(),
+  });
+}
+
 export class RatingForm {
   constructor(form) {
     this.form = form;

@@ -22,6 +22,11 @@ export function bind(keys, { label, group = "General", when = () => true, run, i
   bindings.push({ keys: [].concat(keys), label, group, when, run, inText, hint });
 }
 
+// Every key something is bound to now (the browser tests hold each key a control shows to this list).
+export function boundKeys() {
+  return bindings.flatMap((binding) => binding.keys);
+}
+
 // Forget every binding: the page's content is being replaced by the next pair's, which binds its own.
 export function clearBindings() {
   bindings.length = 0;

@@ -1,11 +1,12 @@
 // The review page: change a submitted answer or withdraw it, over the API; warnings are shown, never block.
 import { send } from "./api.js";
-import { RatingForm } from "./form.js";
-import { bind } from "./keys.js";
-import { Compare, ZoomGroup, syncScroll } from "./media.js";
+import { RatingForm, bindAnswerKeys } from "./form.js";
+import { bind, renderHelp } from "./keys.js";
+import { wireViewing } from "./viewing.js";
 
 const config = JSON.parse(document.getElementById("review-config").textContent);
 const $ = (selector, root = document) => root.querySelector(selector);
+const $$ = (selector, root = document) => [...root.querySelectorAll(selector)];
 const form = new RatingForm($("[data-rating-form]"));
 const state = $("[data-save-state]");
 const correctButton = $("[data-correct]");
@@ -37,7 +38,11 @@ async function correct() {
     state.textContent = "Correction saved";
     const history = $("[data-revisions]");
     history.querySelector("[data-unchanged]")?.remove();
-    history.append(Object.assign(document.createElement("li"), { textContent: `Corrected ${new Date().toLocaleString()}` }));
+    const when = Object.assign(document.createElement("time"), { dateTime: new Date().toISOString() });
+    const line = document.createElement("li");
+    line.append("Corrected ", when);
+    history.append(line);
+    showTimes();
     return;
   }
   if (result.status === 409) return locked(result.data?.message || "This answer can no longer be changed.");
@@ -63,34 +68,38 @@ form.onChange = () => {
   }, 400);
 };
 
+// Times in the history as the browser writes them, the server's and those added here alike.
+function showTimes() {
+  for (const time of $$("[data-revisions] time")) time.textContent = new Date(time.dateTime).toLocaleString();
+}
+showTimes();
+
+// The same keys as the rating page: the answer's, the viewing aids', and the shortcuts list.
+const dialogs = { help: $("#shortcuts"), inspector: $("#inspector") };
+const idle = () => !Object.values(dialogs).some((dialog) => dialog.open);
+const editable = () => idle() && Boolean(correctButton) && !correctButton.hidden;
+const toggleHelp = () => {
+  if (dialogs.help.open) dialogs.help.close();
+  else {
+    dialogs.help.showModal();
+    dialogs.help.scrollTop = 0;
+  }
+};
+bind(["?"], { label: "Show or hide these shortcuts", run: toggleHelp });
+bind(["g"], { label: "Back to My work", when: idle, run: () => $("[data-back-link]").click() });
+bindAnswerKeys(form, editable);
 if (correctButton) {
   correctButton.addEventListener("click", correct);
-  bind(["Ctrl+Enter"], { label: "Save the correction", inText: true, run: correct });
+  bind(["Ctrl+Enter"], { group: "Rating", label: "Save the correction", inText: true, when: editable, run: correct });
 }
-if (withdrawButton) withdrawButton.addEventListener("click", withdraw);
+if (withdrawButton) {
+  withdrawButton.addEventListener("click", withdraw);
+  bind(["W"], { group: "Rating", label: "Withdraw my answer (asks first)", when: () => idle() && !withdrawButton.hidden, run: withdraw });
+}
 if (!correctButton) form.lock();
-
-// The pair as it was shown, with the same viewing aids (by pointer; the rating page has their keys).
-const frames = [...document.querySelectorAll("[data-zoom-frame]")];
-if (frames.length) {
-  const zoom = new ZoomGroup(frames, $("[data-zoom-level]"));
-  document.querySelectorAll("[data-zoom]").forEach((button) => button.addEventListener("click", () => {
-    if (button.dataset.zoom === "reset") zoom.reset(); else zoom.zoomAt(button.dataset.zoom === "in" ? 1.25 : 0.8);
-  }));
-}
-const slider = $("[data-compare-slider]");
-if (slider) {
-  const compare = new Compare($(".pair"), slider, [...document.querySelectorAll("[data-compare-choose]")]);
-  $("[data-compare-toggle]").addEventListener("click", () => compare.toggle());
-}
-const syncToggle = $("[data-sync-scroll-toggle]");
-if (syncToggle) syncScroll([...document.querySelectorAll("[data-side-scroll]")], syncToggle);
+$$("[data-dialog-close]").forEach((button) => button.addEventListener("click", () => button.closest("dialog").close()));
+$$("[data-open-dialog]").forEach((button) => button.addEventListener("click", toggleHelp));
+wireViewing({ pair: $(".pair"), inspectorDialog: dialogs.inspector, when: idle, styleNonce: config.style_nonce });
+renderHelp($("[data-shortcut-list]"));
+form.focusRow(0, { scroll: false });
 document.body.dataset.reviewReady = "true";
-const stepsToggle = $("[data-steps-toggle]");
-if (stepsToggle) {
-  stepsToggle.addEventListener("click", () => {
-    const steps = [...document.querySelectorAll("[data-step]")];
-    const open = !steps.every((step) => step.open);
-    steps.forEach((step) => { step.open = open; });
-  });
-}

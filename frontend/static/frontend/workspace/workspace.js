@@ -5,12 +5,11 @@
 // the page stays only if the claim gave that very pair (else the claimed pair's page is loaded, or the queue).
 import { send } from "./api.js";
 import { bind, clearBindings, renderHelp } from "./keys.js";
-import { RatingForm } from "./form.js";
-import { Inspector } from "./inspector.js";
+import { RatingForm, bindAnswerKeys } from "./form.js";
 import { QuestionMap } from "./panel.js";
-import { Playback } from "./playback.js";
-import { Compare, StepAlignment, VisibleTimer, ZoomGroup, scrollPanes, syncScroll } from "./media.js";
+import { VisibleTimer } from "./media.js";
 import { prepareNext } from "./next.js";
+import { wireViewing } from "./viewing.js";
 
 const $ = (selector, root = document) => root.querySelector(selector);
 const $$ = (selector, root = document) => [...root.querySelectorAll(selector)];
@@ -82,7 +81,7 @@ function mount(config, { claim = null } = {}) {
     const when = new Date(expiresAt || lease?.dataset.expiresAt || "");
     if (!lease || Number.isNaN(when.getTime())) return;
     lease.dataset.expiresAt = when.toISOString();
-    lease.textContent = `Held for you until ${when.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" })}`;
+    lease.textContent = `Yours until ${when.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" })}`;
   }
   showLease();
 
@@ -127,7 +126,7 @@ function mount(config, { claim = null } = {}) {
     if (!response.ok) return;
     const progress = (await response.json()).campaigns[0];
     if (progress && !signal.aborted) {
-      line.textContent = `You rated ${progress.submitted_today} today, ${progress.submitted} in all · ${progress.pairs_complete} of ${progress.pairs_total} pairs complete`;
+      line.textContent = `${progress.submitted_today} today · ${progress.submitted} in all · ${progress.pairs_complete}/${progress.pairs_total} pairs complete`;
     }
   }
 
@@ -281,22 +280,14 @@ function mount(config, { claim = null } = {}) {
     else {
       Object.values(dialogs).forEach((d) => d && d.open && d.close());
       dialog.showModal();
+      dialog.scrollTop = 0; // from its title, though focus went to a button further down
     }
   }
 
   // Shortcuts. Choices: the key shown on each option applies to the highlighted row.
   bind(["?"], { label: "Show or hide these shortcuts", when: () => !dialogs.skip.open, run: () => toggleDialog(dialogs.help) });
   if (dialogs.instructions) bind(["i"], { label: "Show or hide the instructions", when: () => !dialogs.skip.open, run: () => toggleDialog(dialogs.instructions) });
-  bind(["j", "ArrowDown"], { group: "Rating", label: "Next question", when: rating, run: () => form.move(1) });
-  bind(["k", "ArrowUp"], { group: "Rating", label: "Previous question", when: rating, run: () => form.move(-1) });
-  bind(["0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "y", "n"], {
-    group: "Rating", label: "Choose the option with that key in the highlighted question (then move on)", hint: ["0–9", "y", "n"],
-    when: rating, run: (event) => form.pick(event.key),
-  });
-  bind(["Enter"], { group: "Rating", label: "Write in the highlighted text box", when: rating, run: () => form.editCurrent() });
-  bind(["r"], { group: "Rating", label: "Write the rationale", when: rating, run: () => form.focusRationale() });
-  bind(["a"], { group: "Rating", label: "Add a criterion", when: () => rating() && Boolean($("[data-add-criterion]")), run: () => form.addCriterion() });
-  bind(["Escape"], { group: "Rating", label: "Leave the text box", inText: true, when: (e) => rating() && e.target.closest("[data-rating-form]"), run: (e) => e.target.blur() });
+  bindAnswerKeys(form, rating);
   bind(["Ctrl+Enter"], { group: "Rating", label: "Submit", inText: true, when: rating, run: submit });
   bind(["x"], { group: "Rating", label: "Skip this pair (asks for a reason)", when: rating, run: () => toggleDialog(dialogs.skip) });
   bind(["g"], { label: "Back to the queue (a draft is kept)", when: () => !anyDialog(), run: () => $("[data-queue-link]").click() });
@@ -317,90 +308,8 @@ function mount(config, { claim = null } = {}) {
   $$("[data-dialog-close]").forEach((button) => button.addEventListener("click", () => button.closest("dialog").close()));
   $$("[data-open-dialog]").forEach((button) => button.addEventListener("click", () => toggleDialog($(`#${button.dataset.openDialog}`))));
 
-  // Viewing aids, where the kind offers them.
-  const pair = $(".pair");
-  const frames = $$("[data-zoom-frame]");
-  if (frames.length) {
-    const zoom = new ZoomGroup(frames, $("[data-zoom-level]"));
-    $$("[data-zoom]").forEach((button) => button.addEventListener("click", () => {
-      const action = button.dataset.zoom;
-      if (action === "reset") zoom.reset(); else zoom.zoomAt(action === "in" ? 1.25 : 0.8);
-    }));
-    bind(["+", "="], { group: "Viewing", label: "Zoom in (both sides)", hint: ["+"], when: rating, run: () => zoom.zoomAt(1.25) });
-    bind(["-"], { group: "Viewing", label: "Zoom out", when: rating, run: () => zoom.zoomAt(0.8) });
-    bind(["z"], { group: "Viewing", label: "Reset zoom", when: rating, run: () => zoom.reset() });
-    bind(["Shift+ArrowLeft", "Shift+ArrowRight", "Shift+ArrowUp", "Shift+ArrowDown"], {
-      group: "Viewing", label: "Pan the zoomed images", hint: ["Shift+←↑→↓"], when: rating,
-      run: (event) => {
-        const d = { Left: [0.1, 0], Right: [-0.1, 0], Up: [0, 0.1], Down: [0, -0.1] }[event.key.replace("Arrow", "")];
-        zoom.pan(...d);
-      },
-    });
-  }
-  const slider = $("[data-compare-slider]");
-  if (slider) {
-    const compare = new Compare(pair, slider, $$("[data-compare-choose]"));
-    $("[data-compare-toggle]").addEventListener("click", () => compare.toggle());
-    bind(["c"], { group: "Viewing", label: "Show the output or its input image", when: rating, run: () => compare.toggle() });
-    bind(["[", "]"], { group: "Viewing", label: "Move the comparison slider", when: rating, run: (e) => compare.nudge(e.key === "]" ? 10 : -10) });
-    bind(["v"], { group: "Viewing", label: "Compare with the next input image", when: rating, run: () => compare.choose(compare.index + 1) });
-  }
-  // Response panes: interleaved answers aligned step by step and paged by step; the others paged by screen.
-  const panes = $$("[data-side-scroll]");
-  const steps = pair.dataset.kind === "interleaved" ? new StepAlignment(panes) : null;
-  const syncToggle = $("[data-sync-scroll-toggle]");
-  if (syncToggle) {
-    syncScroll(panes, syncToggle, { aligned: Boolean(steps) });
-    bind(["s"], { group: "Viewing", label: "Scroll both sides together, or not", when: rating, run: () => { syncToggle.checked = !syncToggle.checked; } });
-  }
-  // Space on a focused button or link presses it, as everywhere else.
-  const onControl = (event) => event.key === " " && Boolean(event.target.closest?.("button, a, summary"));
-  const page = (direction) => {
-    if (steps) steps.go(steps.current() + direction);
-    else scrollPanes(syncToggle?.checked ? panes.slice(0, 1) : panes, direction);
-  };
-  bind([" ", "PageDown"], { group: "Viewing", label: steps ? "Next step, in both responses" : "Scroll the responses down", hint: ["Space", "PageDown"], when: (e) => rating() && !onControl(e), run: () => page(1) });
-  bind(["Shift+ ", "PageUp"], { group: "Viewing", label: steps ? "Previous step" : "Scroll the responses up", hint: ["Shift+Space", "PageUp"], when: (e) => rating() && !onControl(e), run: () => page(-1) });
-  const prompt = $("#prompt");
-  const togglePrompt = () => {
-    const open = prompt.classList.toggle("expanded");
-    promptButton.setAttribute("aria-expanded", String(open));
-    if (open) prompt.scrollTop = 0;
-  };
-  const promptButton = $("[data-prompt-toggle]");
-  promptButton.addEventListener("click", togglePrompt);
-  bind(["p"], { group: "Viewing", label: "Show the whole prompt, or fold it back", when: rating, run: togglePrompt });
-  const stepsToggle = $("[data-steps-toggle]");
-  if (stepsToggle) {
-    const flip = () => {
-      const steps = $$("[data-step]");
-      const open = !steps.every((step) => step.open);
-      steps.forEach((step) => { step.open = open; });
-    };
-    stepsToggle.addEventListener("click", flip);
-    bind(["e"], { group: "Viewing", label: "Collapse or expand all reasoning steps", when: rating, run: flip });
-  }
-
-  // Every image on the page opens in the inspector: prompt, outputs, edit inputs, reasoning inputs and tool results.
-  const inspectable = $$(".pair img").filter((img) => !img.matches("[data-compare-input]"));
-  if (inspectable.length) {
-    const inputs = pair.dataset.kind === "image-editing" ? $$(".prompt img") : [];
-    const inspector = new Inspector(dialogs.inspector, inspectable, inputs);
-    inspector.bindKeys();
-    const openButton = $("[data-inspect-open]");
-    openButton.hidden = false;
-    openButton.addEventListener("click", () => inspector.openCurrent());
-  }
-
-  // Audio and video: the responses' (or the prompt's) recordings on keys, A and B switched at the same moment.
-  const playback = new Playback(pair, { styleNonce: STYLE_NONCE });
-  if (playback.active) {
-    bind(["m"], { group: "Media", label: playback.video ? "Play or pause both videos, in step" : "Play or pause", when: rating, run: () => playback.toggle() });
-    bind([","], { group: "Media", label: "Play from the start", when: rating, run: () => playback.restart() });
-    if (playback.tracks.length === 2) {
-      bind([";"], { group: "Media", label: playback.video ? "Hear the other video" : "Switch to the other response at the same moment", when: rating, run: () => playback.switch() });
-    }
-  }
+  // The pair's viewing aids and their keys (zoom, comparison, panes, prompt, steps, inspector, media).
+  const { playback } = wireViewing({ pair: $(".pair"), inspectorDialog: dialogs.inspector, when: rating, styleNonce: STYLE_NONCE });
 
   // The share heard or watched, sent with the submit. Kept in the tab's session storage with the draft (the
   // browser's record of what was played does not survive a reload): the larger of the two counts.
