@@ -42,6 +42,9 @@ DEFAULT_POLICY = "majority"
 WRITE_BATCH = 5_000
 MAX_NOTE = 5_000
 UNDECIDED_STATUSES = {Pair.Status.PENDING, Pair.Status.DROPPED_EASY, Pair.Status.EXCLUDED}
+# Why an undecided pair is not waiting for ratings, by its status; the first that applies names it.
+LEFT_OUT_STATUSES = {Pair.Status.PENDING: "awaiting_prefilter", Pair.Status.DROPPED_EASY: "dropped_by_prefilter",
+                     Pair.Status.EXCLUDED: "excluded"}
 
 
 class JobCancelled(Exception):
@@ -102,11 +105,13 @@ def consensus_apply(*, campaign: Campaign, policy: str | None = None, params: di
     table = rating_table(campaign=campaign, facts=facts, progress=(lambda done: progress(done, 0)) if progress else None)
     variable = _policy_variable(chosen_policy, full_params, table.variables)
     ratings_per_pair = np.bincount(table.pair, minlength=len(facts.pair_ids))
-    adjudicated = set(ConsensusRecord.objects.filter(pair__campaign=campaign, policy=ADJUDICATION_POLICY, stale_reason="")
-                      .values_list("pair_id", flat=True))
+    adjudicated = np.isin(facts.pair_ids, list(
+        ConsensusRecord.objects.filter(pair__campaign=campaign, policy=ADJUDICATION_POLICY, stale_reason="")
+        .values_list("pair_id", flat=True)))
+    awaiting_curator = np.isin(facts.pair_ids, _awaiting_curator(campaign))
     ready = ((ratings_per_pair >= np.maximum(facts.required, 1))
              & ~np.isin(facts.status, list(UNDECIDED_STATUSES))
-             & ~np.isin(facts.pair_ids, list(adjudicated) + _awaiting_curator(campaign)))
+             & ~adjudicated & ~awaiting_curator)
     ratings: PairRatings = pair_ratings_from_table(table, variable, rejected=facts.rejected,
                                                    response_ids=facts.response_ids).subset(ready)
     try:
@@ -117,13 +122,31 @@ def consensus_apply(*, campaign: Campaign, policy: str | None = None, params: di
         raise JobCancelled
     summary = _write(campaign=campaign, decisions=decisions, facts=facts, ready=ready, policy=chosen_policy.name,
                      params=full_params, dispute=dispute, progress=progress)
+    pending, not_rated = _undecided(facts=facts, ready=ready, adjudicated=adjudicated,
+                                    awaiting_curator=awaiting_curator)
     summary.update({"policy": chosen_policy.name, "params": full_params, "on_dispute": dispute,
-                    "pairs": int(len(facts.pair_ids)), "pending": int(len(facts.pair_ids) - ready.sum())})
+                    "pairs": int(len(facts.pair_ids)), "pending": pending, "left_out": not_rated})
     if chosen_policy.models_raters:
         left_out = ratings.anonymous_ratings()
         summary["ratings_left_out"] = {"anonymous_slots": left_out,
                                        "why": ANONYMOUS_WHY if left_out else None}
     return summary
+
+
+def _undecided(*, facts, ready: np.ndarray, adjudicated: np.ndarray,
+               awaiting_curator: np.ndarray) -> tuple[int, dict[str, int]]:
+    """The undecided pairs that wait for ratings, and the others counted by why no rating will decide them
+    now: awaiting or dropped by the pre-filter, excluded, decided by a curator, or waiting for a curator."""
+    undecided = ~ready
+    left_out: dict[str, int] = {}
+    for status, why in LEFT_OUT_STATUSES.items():
+        these = undecided & (facts.status == status)
+        left_out[why] = int(these.sum())
+        undecided &= ~these
+    for why, mask in (("adjudicated", adjudicated), ("awaiting_curator", awaiting_curator)):
+        left_out[why] = int((undecided & mask).sum())
+        undecided &= ~mask
+    return int(undecided.sum()), {why: n for why, n in sorted(left_out.items()) if n}
 
 
 def _awaiting_curator(campaign: Campaign) -> list[int]:

@@ -71,7 +71,7 @@ def test_pairs_still_waiting_for_ratings_are_not_decided():
     Pair.objects.filter(pk=waiting[0].pk).update(status=Pair.Status.QUEUED)
     excluded = add_pairs(campaign, [[1, 1, 1]], status=Pair.Status.EXCLUDED)
     summary = consensus_apply(campaign=campaign, policy="majority")
-    assert (summary["decided"], summary["pending"]) == (1, 2)
+    assert (summary["decided"], summary["pending"], summary["left_out"]) == (1, 1, {"excluded": 1})
     assert list(ConsensusRecord.objects.values_list("pair_id", flat=True)) == [done[0].pk]
     assert not ConsensusRecord.objects.filter(pair=excluded[0]).exists()
 
