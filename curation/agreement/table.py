@@ -19,13 +19,17 @@ SIDES = ("A", "B")
 
 @dataclass(frozen=True)
 class Observations:
-    """The ratings of one variable: unit, rater and value code of each, and the annotation row it came from."""
+    """The ratings of one variable: unit, rater and value code of each, and the annotation row it came from.
+
+    ``unit_criterion`` names each unit's criterion (criteria variables only; empty for the others).
+    """
 
     unit: np.ndarray
     rater: np.ndarray
     code: np.ndarray
     row: np.ndarray
     unit_pair: np.ndarray
+    unit_criterion: tuple[str, ...] = ()
 
     @property
     def n_units(self) -> int:
@@ -109,6 +113,7 @@ def observations_from_criteria(*, variable: Variable, pair: np.ndarray, rater: n
     """
     unit_of: dict[tuple[int, str], int] = {}
     unit_pair: list[int] = []
+    unit_criterion: list[str] = []
     units, raters, codes, rows = [], [], [], []
     for row, answer in enumerate(labels):
         if not isinstance(answer, list):
@@ -124,13 +129,14 @@ def observations_from_criteria(*, variable: Variable, pair: np.ndarray, rater: n
             if key not in unit_of:
                 unit_of[key] = len(unit_pair)
                 unit_pair.append(key[0])
+                unit_criterion.append(criterion)
             units.append(unit_of[key])
             raters.append(rater[row])
             codes.append(code)
             rows.append(row)
     return Observations(unit=np.asarray(units, dtype=np.int64), rater=np.asarray(raters, dtype=np.int64),
                         code=np.asarray(codes, dtype=np.int64), row=np.asarray(rows, dtype=np.int64),
-                        unit_pair=np.asarray(unit_pair, dtype=np.int64))
+                        unit_pair=np.asarray(unit_pair, dtype=np.int64), unit_criterion=tuple(unit_criterion))
 
 
 def gold_codes(*, variable: Variable, n_units: int, pair_index: dict[int, int], gold_answers: dict) -> np.ndarray:

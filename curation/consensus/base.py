@@ -77,14 +77,33 @@ class PairRatings:
 
 
 @dataclass(frozen=True)
+class CriterionDecision:
+    """One criterion's outcome within a pair (criteria questions): as a Decision, named by its criterion text."""
+
+    criterion: str
+    decision: str
+    chosen: str = ""
+    reason: str = ""
+    details: dict = field(default_factory=dict)
+
+    def as_json(self) -> dict:
+        return {"criterion": self.criterion, "decision": self.decision, "chosen": self.chosen, "reason": self.reason,
+                "details": self.details}
+
+
+@dataclass(frozen=True)
 class Decision:
-    """One pair's outcome: ``decision`` kept / dropped / disputed, ``chosen`` A, B or tie when kept, else ""."""
+    """One pair's outcome: ``decision`` kept / dropped / disputed, ``chosen`` A, B or tie when kept, else "".
+
+    ``criteria``: for a criteria question, each criterion's own outcome, in the pair's order.
+    """
 
     pair_id: int
     decision: str
     chosen: str = ""
     reason: str = ""
     details: dict = field(default_factory=dict)
+    criteria: tuple[CriterionDecision, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -167,18 +186,17 @@ def pair_ratings_from_table(table, variable: Variable, *, rejected: np.ndarray |
                             response_ids: np.ndarray | None = None) -> PairRatings:
     """The ratings of ``variable`` in a ``curation.agreement.table.RatingTable``, one row per pair of the table.
 
-    Criteria answers are pooled per pair: every criterion label of every rater counts as one vote.
+    A criteria question has no single answer per pair: ``curation.consensus.criteria`` decides it per criterion.
     """
+    if variable.scope == "criteria":
+        raise PolicyError(f"{variable.qid!r} is a criteria question: decide it per criterion "
+                          "(curation.consensus.criteria), never with the labels of a pair's criteria pooled")
     obs = table.observations[variable.qid]
     n_values = len(variable.domain)
     n_pairs = len(table.pair_ids)
     counts = obs.counts(n_values)
     if variable.scope == "response":
         counts = counts.reshape(n_pairs, 2, n_values)
-    elif variable.scope == "criteria":
-        pooled = np.zeros((n_pairs, n_values), dtype=np.int64)
-        np.add.at(pooled, obs.unit_pair, counts)
-        counts = pooled
     return PairRatings(pair_ids=np.asarray(table.pair_ids), variable=variable, counts=counts,
                        unit=obs.unit_pair[obs.unit], rater=obs.rater, code=obs.code,
                        rejected=rejected, response_ids=response_ids, stable=table.stable()[obs.rater])

@@ -63,10 +63,10 @@ def _refuse_anonymous_only_pairs(ratings: PairRatings) -> None:
 
 def decide_dawid_skene(ratings: PairRatings, params: dict) -> list[Decision]:
     """Keep when the most probable category is a side (or the schema's tie, unless ``strict_winner``) with
-    posterior at least ``threshold``; below it the pair is disputed. ``unit`` must index ``pair_ids``."""
+    posterior at least ``threshold``; below it the pair is disputed. ``unit`` must index ``pair_ids``.
+
+    A criteria question is decided per criterion: each (pair, criterion) is a unit a rater labels once."""
     require_sides(ratings, "dawid-skene")
-    if ratings.variable.scope != "pair":
-        raise PolicyError("dawid-skene models one label per rater and pair; criteria answers have several")
     threshold = params["threshold"]
     if not isinstance(threshold, int | float) or not 0.5 <= threshold <= 1:
         raise PolicyError("dawid-skene: threshold is a posterior probability between 0.5 and 1")

@@ -8,6 +8,8 @@ class ConsensusRecord(models.Model):
     A record describes the pair as it was decided: ``stale_reason`` names the curator action that changed
     the pair since (empty while the record is current), and ``basis_annotations`` the pair's annotation
     count then (a different count now means new annotations since). Releases take current records only.
+    For a criteria question each criterion is decided on its own (``criteria``); ``chosen`` then sums up
+    the kept criteria, and a release publishes each kept criterion with its own label.
     """
 
     class Decision(models.TextChoices):
@@ -22,6 +24,11 @@ class ConsensusRecord(models.Model):
     chosen = models.CharField(max_length=8, blank=True, help_text="A, B or tie when kept.")
     reason = models.CharField(max_length=64, blank=True, help_text="Reason code for a drop or dispute.")
     details = models.JSONField(default=dict, blank=True)
+    criteria = models.JSONField(
+        default=list, blank=True,
+        help_text="Criteria questions: each criterion's own decision, chosen side and reason, in the pair's order "
+                  "(empty for other questions, and for a curator's decision, which holds for every criterion).",
+    )
     stale_reason = models.CharField(
         max_length=64, blank=True, help_text="The curator action that changed the pair since; empty while current."
     )

@@ -1,5 +1,7 @@
 """Stream the kept consensus records of a release's campaigns into staged files, in bounded memory.
 
+A pair is one row; a pair of a criteria question is one row per kept criterion (``rows.criterion_items``).
+
 A release takes a pair only when its current state and its consensus record agree: the record is
 kept and current (no curator action since), the pair is complete, and it has the annotations the
 record was decided on. The others are counted, by reason, in ``left_out``.
@@ -85,7 +87,7 @@ class BuildOutput:
 PAIR_FIELDS = (
     "pair_id", "chosen", "pair__external_id", "pair__campaign_id", "pair__criteria", "pair__prompt__source",
     "pair__prompt__source_task", "pair__prompt__metadata", "pair__prompt__content", "pair__response_a__model_name",
-    "pair__response_a__content", "pair__response_b__model_name", "pair__response_b__content",
+    "pair__response_a__content", "pair__response_b__model_name", "pair__response_b__content", "criteria",
 )
 
 
@@ -106,6 +108,7 @@ class KeptPair:
     content_a: list
     model_b: str
     content_b: list
+    decided_criteria: list
 
     def contents(self):
         return (self.prompt_content, self.content_a, self.content_b)
@@ -206,7 +209,8 @@ def build(*, campaigns: list[Campaign], staging: Path, progress: Callable[[int],
         _resolve_media(batch, media_names, out)
         for pair in batch:
             campaign = by_id[pair.campaign_id]
-            if pair.external_id in out.chosen:
+            definition = campaign.rating_schema.definition
+            if pair.external_id in origin:
                 raise ApplicationError(
                     f"pair id {pair.external_id!r} appears in campaigns {origin[pair.external_id]!r} and {campaign.slug!r}; "
                     "ids must be unique within a release",
@@ -219,44 +223,50 @@ def build(*, campaigns: list[Campaign], staging: Path, progress: Callable[[int],
             ratings = [rows.Rating(rater=pseudonym(annotator_id, label, campaign.pk), source=source, values=values,
                                    media_played=played)
                        for _, annotator_id, label, source, values, played in found]
-            source = rows.PairSource(
-                pair_id=pair.external_id, task=campaign.kind, campaign=campaign.slug, prompt_source=pair.source,
-                prompt_source_task=pair.source_task, prompt_metadata=pair.metadata, prompt_content=pair.prompt_content,
-                model_a=pair.model_a, content_a=pair.content_a, model_b=pair.model_b, content_b=pair.content_b,
-                chosen=pair.chosen, criteria=pair.criteria or [], ratings=ratings,
-                definition=campaign.rating_schema.definition,
-            )
-            row, mmrb2, agreement = rows.build_row(source, media_names.__getitem__)
+            if rows.criteria_question(definition) is not None:
+                items = rows.criterion_items(pair_id=pair.external_id, criteria=pair.criteria or [],
+                                             decided=pair.decided_criteria or [], chosen=pair.chosen)
+            else:
+                items = [(pair.external_id, pair.criteria or [], pair.chosen)]
             writer = writers.get(campaign.kind)
             if writer is None:
                 writer = writers[campaign.kind] = SplitWriter(staging, campaign.kind, media_name=media_names.__getitem__,
                                                               media_bytes=media_bytes)
-            try:
-                writer.add(row, mmrb2 if pair.chosen in ("A", "B") else None)
-            except MediaUnreadable as exc:
-                raise ApplicationError(f"pair {pair.external_id!r}: {exc}", code="release_media_unreadable") from exc
-            omni.add(kind=campaign.kind, pair_id=pair.external_id, prompt=pair.prompt_content, model_a=pair.model_a,
-                     content_a=pair.content_a, model_b=pair.model_b, content_b=pair.content_b,
-                     criteria=pair.criteria or [], chosen=pair.chosen, media_path=lambda d: out.media[d].path)
-            out.chosen[pair.external_id] = pair.chosen
+            for item_id, criteria, chosen in items:
+                source = rows.PairSource(
+                    pair_id=item_id, task=campaign.kind, campaign=campaign.slug, prompt_source=pair.source,
+                    prompt_source_task=pair.source_task, prompt_metadata=pair.metadata,
+                    prompt_content=pair.prompt_content, model_a=pair.model_a, content_a=pair.content_a,
+                    model_b=pair.model_b, content_b=pair.content_b, chosen=chosen, criteria=criteria, ratings=ratings,
+                    definition=definition,
+                )
+                row, mmrb2, agreement = rows.build_row(source, media_names.__getitem__)
+                try:
+                    writer.add(row, mmrb2 if chosen in ("A", "B") else None)
+                except MediaUnreadable as exc:
+                    raise ApplicationError(f"pair {pair.external_id!r}: {exc}", code="release_media_unreadable") from exc
+                omni.add(kind=campaign.kind, pair_id=item_id, prompt=pair.prompt_content, model_a=pair.model_a,
+                         content_a=pair.content_a, model_b=pair.model_b, content_b=pair.content_b,
+                         criteria=criteria, chosen=chosen, media_path=lambda d: out.media[d].path)
+                out.chosen[item_id] = chosen
+                out.per_task[campaign.kind] += 1
+                out.per_source[pair.source] += 1
+                counts = out.agreement[campaign.kind]
+                counts[0] += agreement.agreeing_pairs
+                counts[1] += agreement.rater_pairs
+                if agreement.rater_pairs:
+                    agreeing, pairs = out.pair_agreement[campaign.kind]
+                    agreeing.append(agreement.agreeing_pairs)
+                    pairs.append(agreement.rater_pairs)
             origin[pair.external_id] = campaign.slug
-            out.per_task[campaign.kind] += 1
-            out.per_source[pair.source] += 1
             out.ratings += len(ratings)
-            out.measured[campaign.kind].add(measured_side(campaign.rating_schema.definition))
+            out.measured[campaign.kind].add(measured_side(definition))
             for (_, annotator_id, label, *_), r in zip(found, ratings, strict=True):
                 if annotator_id is None and label.startswith(ANONYMOUS_RATER_PREFIX):
                     out.anonymous_ratings += 1  # one rating of one pair, never counted as a rater
                     continue
                 out.raters.add(r.rater)
                 out.raters_per_task[campaign.kind].add(r.rater)
-            counts = out.agreement[campaign.kind]
-            counts[0] += agreement.agreeing_pairs
-            counts[1] += agreement.rater_pairs
-            if agreement.rater_pairs:
-                agreeing, pairs = out.pair_agreement[campaign.kind]
-                agreeing.append(agreement.agreeing_pairs)
-                pairs.append(agreement.rater_pairs)
             out.release_ids[pair.pair_id] = pair.external_id
             origins = out.origins[campaign.slug]
             for r in ratings:
@@ -284,11 +294,13 @@ def build(*, campaigns: list[Campaign], staging: Path, progress: Callable[[int],
 
 
 def measured_side(definition: dict) -> str:
-    """What the release's human agreement measures for a schema: the side each rating prefers."""
+    """What the release's human agreement measures for a schema: the side each rating prefers (on each
+    criterion, for a criteria question)."""
     question = schemas.preference_question(definition)
-    qid = question["id"] if question else next(
-        (q["id"] for q in definition.get("questions", []) if q["type"] == "criteria"), "preference")
-    return f"{qid}: nominal on A/B (ties excluded)"
+    criteria = rows.criteria_question(definition)
+    if question is None and criteria is not None:
+        return f"{criteria['id']} per criterion: nominal on A/B (ties excluded)"
+    return f"{question['id'] if question else 'preference'}: nominal on A/B (ties excluded)"
 
 
 def _resolve_media(batch: list[KeptPair], names: dict[str, str], out: BuildOutput) -> None:

@@ -1,4 +1,5 @@
-"""One release row per kept pair, built from plain data: pseudonyms, sides, MMRB2 annotations, agreement.
+"""One release row per kept pair (per kept criterion of a pair, for a criteria question), built from plain
+data: pseudonyms, sides, MMRB2 annotations, agreement.
 
 Nothing here touches the database; ``builder`` passes in what it streamed.
 """
@@ -37,10 +38,44 @@ def rater_pseudonym(*, secret: str, annotator_id: int | None, rater_label: str, 
     return "r_" + hmac.new(secret.encode(), subject.encode(), hashlib.sha256).hexdigest()[:20]
 
 
-def rating_side(definition: dict, values: dict) -> str | None:
+def criteria_question(definition: dict) -> dict | None:
+    """The schema's criteria question (Omni-RewardBench's per-criterion labels), if it has one."""
+    return next((q for q in definition.get("questions", []) if q["type"] == "criteria"), None)
+
+
+def criterion_label(question: dict, values: dict, criterion: str):
+    """The label a rating gave ``criterion`` (None where it gave none)."""
+    for item in values.get(question["id"]) or []:
+        if isinstance(item, dict) and str(item.get("criterion", "")).strip() == criterion:
+            return item.get("label")
+    return None
+
+
+def criterion_items(*, pair_id: str, criteria: list, decided: list[dict], chosen: str) -> list[tuple[str, list, str]]:
+    """The release items of a kept pair of a criteria question: ``(item id, [criterion], label)`` per kept
+    criterion, as Omni-RewardBench has one item per (pair, criterion).
+
+    ``decided`` is the consensus record's per-criterion outcome; where it is empty (a curator's decision, or a
+    one-criterion pair decided before per-criterion consensus) the pair's ``chosen`` holds for each criterion
+    it names. An item keeps the pair's id when the pair has one criterion; with several, criterion n (counted
+    from 1 in the record's order) is ``<pair id>#<n>``.
+    """
+    if decided:
+        texts = [c["criterion"] for c in decided]
+        labelled = [(i, c["criterion"], c["chosen"]) for i, c in enumerate(decided) if c["decision"] == "kept"]
+    else:
+        texts = [c.strip() if isinstance(c, str) else json.dumps(c, sort_keys=True) for c in criteria]
+        labelled = [(i, text, chosen) for i, text in enumerate(texts)]
+        if not texts:
+            return [(pair_id, [], chosen)]
+    return [(pair_id if len(texts) == 1 else f"{pair_id}#{i + 1}", [text], label) for i, text, label in labelled]
+
+
+def rating_side(definition: dict, values: dict, *, criterion: str | None = None) -> str | None:
     """The side (A or B) a rating prefers, or None for a tie, an abstention or a schema without a preference.
 
-    On an oriented scale the middle values are ties (3 and 4 on MMRB2's 1..6), as in MMRB2's agreement.
+    On an oriented scale the middle values are ties (3 and 4 on MMRB2's 1..6), as in MMRB2's agreement. On a
+    criteria question it is the label given to ``criterion``; without one, the label every criterion shares.
     """
     question = schemas.preference_question(definition)
     if question is not None:
@@ -55,19 +90,23 @@ def rating_side(definition: dict, values: dict) -> str | None:
                 return "B"
             return None
         return value if value in ("A", "B") else None
-    for q in definition.get("questions", []):
-        if q["type"] == "criteria":
-            labels = {item.get("label") for item in values.get(q["id"]) or [] if isinstance(item, dict)}
-            return labels.pop() if len(labels) == 1 and labels <= {"A", "B"} else None
-    return None
+    q = criteria_question(definition)
+    if q is None:
+        return None
+    if criterion is not None:
+        label = criterion_label(q, values, criterion)
+        return label if label in ("A", "B") else None
+    labels = {item.get("label") for item in values.get(q["id"]) or [] if isinstance(item, dict)}
+    return labels.pop() if len(labels) == 1 and labels <= {"A", "B"} else None
 
 
-def human_annotations(definition: dict, ratings: list[Rating]):
+def human_annotations(definition: dict, ratings: list[Rating], *, criterion: str | None = None):
     """The ratings in MMRB2's ``human_annotations`` form.
 
     Generation (an oriented 1..6 scale): the list of values. Reasoning (a per-response correctness
     scale): ``{"response_a_ratings": [...], "response_b_ratings": [...]}`` as letters (1 → A, 2 → B, ...).
-    Otherwise the list of preference answers (choices, or per-criterion labels).
+    Otherwise the list of preference answers: choices, or the labels given to ``criterion`` (each rating's
+    per-criterion labels without one).
     """
     question = schemas.preference_question(definition)
     if question is not None:
@@ -82,6 +121,9 @@ def human_annotations(definition: dict, ratings: list[Rating]):
                     if isinstance(value, int) and q["min"] <= value < q["min"] + len(LETTERS):
                         out[name].append(LETTERS[value - q["min"]])
             return out
+        if q["type"] == "criteria" and criterion is not None:
+            labels = (criterion_label(q, r.values, criterion) for r in ratings)
+            return [label for label in labels if label is not None]
         if q["type"] == "criteria":
             return [[item.get("label") for item in r.values.get(q["id"]) or []] for r in ratings]
     return []
@@ -151,11 +193,13 @@ def build_row(source: PairSource, media_name) -> tuple[dict, dict, PairAgreement
     """The JSONL row, the MMRB2 pair and the agreement of one pair; ``media_name(digest)`` names media files.
 
     MMRB2's pair lists media relative to its own folder (``mmrb2/``), as MMRB2's evaluate.py opens them; a
-    rating's ``side`` is A, B, or None (a tie, an abstention, or a schema without a preference question).
+    rating's ``side`` is A, B, or None (a tie, an abstention, or a schema without a preference question). An
+    item of one criterion (a criteria question) takes each rating's side and annotations on that criterion.
     """
-    sides = [rating_side(source.definition, r.values) for r in source.ratings]
+    criterion = source.criteria[0] if len(source.criteria) == 1 and criteria_question(source.definition) else None
+    sides = [rating_side(source.definition, r.values, criterion=criterion) for r in source.ratings]
     agreement = pair_agreement(sides, source.chosen)
-    annotations = human_annotations(source.definition, source.ratings)
+    annotations = human_annotations(source.definition, source.ratings, criterion=criterion)
     digests = []
     for blocks in (source.prompt_content, source.content_a, source.content_b):
         for digest in content.media_digests(blocks):

@@ -27,7 +27,8 @@ from core.services.jobs import (
 from curation.agreement.report import ANONYMOUS_WHY
 from curation.agreement.variables import Variable, primary_variable
 from curation.consensus import DISPUTE_REASONS, ConsensusPolicy, PolicyError, get_policy
-from curation.consensus.base import DISPUTED, KEPT, PairRatings, pair_ratings_from_table
+from curation.consensus.base import DISPUTED, DROPPED, KEPT, PairRatings, pair_ratings_from_table
+from curation.consensus.criteria import CriteriaRatings, criteria_ratings_from_table, decide_by_criterion
 from curation.models import ConsensusRecord
 from curation.selectors.ratings import pair_facts, rating_table
 
@@ -42,6 +43,9 @@ DEFAULT_POLICY = "majority"
 WRITE_BATCH = 5_000
 MAX_NOTE = 5_000
 UNDECIDED_STATUSES = {Pair.Status.PENDING, Pair.Status.DROPPED_EASY, Pair.Status.EXCLUDED}
+# Why an undecided pair is not waiting for ratings, by its status; the first that applies names it.
+LEFT_OUT_STATUSES = {Pair.Status.PENDING: "awaiting_prefilter", Pair.Status.DROPPED_EASY: "dropped_by_prefilter",
+                     Pair.Status.EXCLUDED: "excluded"}
 
 
 class JobCancelled(Exception):
@@ -95,6 +99,9 @@ def consensus_apply(*, campaign: Campaign, policy: str | None = None, params: di
     ("adjudicate"), or given one more annotator up to ``campaign.max_overlap`` and re-queued, then
     adjudicated ("escalate"). Running it twice changes nothing more: an escalated pair waits for its
     next rating. Returns the counts by outcome.
+
+    A criteria question is decided per criterion (``curation.consensus.criteria``): under "drop" a pair keeps
+    the criteria that were kept; under "escalate" and "adjudicate" a disputed criterion holds the whole pair.
     """
     chosen_policy, full_params, dispute = consensus_settings(campaign=campaign, policy=policy, params=params,
                                                              on_dispute=on_dispute)
@@ -102,28 +109,61 @@ def consensus_apply(*, campaign: Campaign, policy: str | None = None, params: di
     table = rating_table(campaign=campaign, facts=facts, progress=(lambda done: progress(done, 0)) if progress else None)
     variable = _policy_variable(chosen_policy, full_params, table.variables)
     ratings_per_pair = np.bincount(table.pair, minlength=len(facts.pair_ids))
-    adjudicated = set(ConsensusRecord.objects.filter(pair__campaign=campaign, policy=ADJUDICATION_POLICY, stale_reason="")
-                      .values_list("pair_id", flat=True))
+    adjudicated = np.isin(facts.pair_ids, list(
+        ConsensusRecord.objects.filter(pair__campaign=campaign, policy=ADJUDICATION_POLICY, stale_reason="")
+        .values_list("pair_id", flat=True)))
+    awaiting_curator = np.isin(facts.pair_ids, _awaiting_curator(campaign))
     ready = ((ratings_per_pair >= np.maximum(facts.required, 1))
              & ~np.isin(facts.status, list(UNDECIDED_STATUSES))
-             & ~np.isin(facts.pair_ids, list(adjudicated) + _awaiting_curator(campaign)))
-    ratings: PairRatings = pair_ratings_from_table(table, variable, rejected=facts.rejected,
-                                                   response_ids=facts.response_ids).subset(ready)
+             & ~adjudicated & ~awaiting_curator)
+    ratings: PairRatings | CriteriaRatings
     try:
-        decisions = chosen_policy.decide(ratings, full_params)
+        if variable.scope == "criteria":
+            ratings = criteria_ratings_from_table(table, variable, keep=ready)
+            decisions = decide_by_criterion(chosen_policy, ratings, full_params, pair_ids=facts.pair_ids[ready].tolist(),
+                                            order=_named_criteria(campaign), hold_disputes=dispute != "drop")
+        else:
+            ratings = pair_ratings_from_table(table, variable, rejected=facts.rejected,
+                                              response_ids=facts.response_ids).subset(ready)
+            decisions = chosen_policy.decide(ratings, full_params)
     except PolicyError as exc:
         raise ApplicationError(str(exc), code="invalid_policy") from exc
     if job is not None and job_is_cancelled(job_id=job.pk):
         raise JobCancelled
     summary = _write(campaign=campaign, decisions=decisions, facts=facts, ready=ready, policy=chosen_policy.name,
                      params=full_params, dispute=dispute, progress=progress)
+    pending, not_rated = _undecided(facts=facts, ready=ready, adjudicated=adjudicated,
+                                    awaiting_curator=awaiting_curator)
     summary.update({"policy": chosen_policy.name, "params": full_params, "on_dispute": dispute,
-                    "pairs": int(len(facts.pair_ids)), "pending": int(len(facts.pair_ids) - ready.sum())})
+                    "pairs": int(len(facts.pair_ids)), "pending": pending, "left_out": not_rated})
     if chosen_policy.models_raters:
         left_out = ratings.anonymous_ratings()
         summary["ratings_left_out"] = {"anonymous_slots": left_out,
                                        "why": ANONYMOUS_WHY if left_out else None}
     return summary
+
+
+def _named_criteria(campaign: Campaign) -> dict[int, list[str]]:
+    """The criteria each pair of the campaign names, as raters' labels name them (trimmed text)."""
+    return {pair_id: [str(c).strip() for c in criteria if isinstance(c, str)]
+            for pair_id, criteria in Pair.objects.filter(campaign=campaign).exclude(criteria=[])
+            .values_list("pk", "criteria").iterator() if isinstance(criteria, list)}
+
+
+def _undecided(*, facts, ready: np.ndarray, adjudicated: np.ndarray,
+               awaiting_curator: np.ndarray) -> tuple[int, dict[str, int]]:
+    """The undecided pairs that wait for ratings, and the others counted by why no rating will decide them
+    now: awaiting or dropped by the pre-filter, excluded, decided by a curator, or waiting for a curator."""
+    undecided = ~ready
+    left_out: dict[str, int] = {}
+    for status, why in LEFT_OUT_STATUSES.items():
+        these = undecided & (facts.status == status)
+        left_out[why] = int(these.sum())
+        undecided &= ~these
+    for why, mask in (("adjudicated", adjudicated), ("awaiting_curator", awaiting_curator)):
+        left_out[why] = int((undecided & mask).sum())
+        undecided &= ~mask
+    return int(undecided.sum()), {why: n for why, n in sorted(left_out.items()) if n}
 
 
 def _awaiting_curator(campaign: Campaign) -> list[int]:
@@ -146,7 +186,10 @@ def _write(*, campaign, decisions, facts, ready, policy, params, dispute, progre
     chosen = Counter({"A": 0, "B": 0})
     if any(d.decision == KEPT and d.chosen == "tie" for d in decisions):
         chosen["tie"] = 0
+    by_criterion: Counter = Counter()
     for d in decisions:
+        for c in d.criteria:
+            by_criterion[c.chosen if c.decision == KEPT else c.decision] += 1
         details = dict(d.details)
         if d.decision == KEPT:
             decision = ConsensusRecord.Decision.KEPT
@@ -167,12 +210,13 @@ def _write(*, campaign, decisions, facts, ready, policy, params, dispute, progre
         details["dispute"] = d.reason in DISPUTE_REASONS
         records.append(ConsensusRecord(pair_id=d.pair_id, policy=policy, params=params, decision=decision,
                                        chosen=d.chosen, reason=d.reason, details=details, stale_reason="",
-                                       basis_annotations=basis_of[d.pair_id]))
+                                       basis_annotations=basis_of[d.pair_id],
+                                       criteria=[c.as_json() for c in d.criteria]))
     for start in range(0, len(records), WRITE_BATCH):
         ConsensusRecord.objects.bulk_create(
             records[start:start + WRITE_BATCH], update_conflicts=True, unique_fields=["pair"],
             update_fields=["policy", "params", "decision", "chosen", "reason", "details", "stale_reason",
-                           "basis_annotations", "decided_at"],
+                           "basis_annotations", "criteria", "decided_at"],
         )
         if progress:
             progress(start + len(records[start:start + WRITE_BATCH]), len(records))
@@ -184,7 +228,15 @@ def _write(*, campaign, decisions, facts, ready, policy, params, dispute, progre
     Pair.objects.filter(pk__in=adjudicate).update(status=Pair.Status.ADJUDICATION, status_reason="disputed")
     Pair.objects.filter(pk__in=settled_from_queue).update(status=Pair.Status.COMPLETE, status_reason="")
     kept = sum(chosen.values())
+    criteria = {}
+    if any(d.criteria for d in decisions):
+        criteria = {"criteria": {
+            "decided": sum(by_criterion.values()),
+            "kept": sum(by_criterion[side] for side in ("A", "B", "tie")),
+            "chosen": {side: by_criterion[side] for side in ("A", "B", "tie")},
+            "dropped": by_criterion[DROPPED], "disputed": by_criterion[DISPUTED]}}
     return {
+        **criteria,
         "kept": kept,
         "dropped": sum(dropped_by_reason.values()),
         "dropped_by_reason": dict(sorted(dropped_by_reason.items())),
@@ -246,8 +298,9 @@ def consensus_invalidate(*, pair_id: int, reason: str) -> int:
 @transaction.atomic
 def pair_adjudicate(*, pair_id: int, curator: User, chosen: str | None, note: str) -> ConsensusRecord:
     """Record a curator's final decision on a pair awaiting adjudication: keep it with ``chosen`` A or B (or
-    tie, where the campaign's schema offers a tie), or drop it (``chosen`` None). Holds a row lock on the
-    pair, so two curators cannot both decide it."""
+    tie, where the campaign's schema offers a tie), or drop it (``chosen`` None); on a criteria question the
+    decision holds for every criterion of the pair. Holds a row lock on the pair, so two curators cannot both
+    decide it."""
     if not getattr(curator, "is_curator", False):
         raise ApplicationError("only curators can adjudicate pairs", code="forbidden", status_code=403)
     if chosen not in ("A", "B", "tie", None):
@@ -267,7 +320,8 @@ def pair_adjudicate(*, pair_id: int, curator: User, chosen: str | None, note: st
     if pair.status != Pair.Status.ADJUDICATION:
         raise ApplicationError(f"pair {pair_id} is not awaiting adjudication (status {pair.status})",
                                code="not_awaiting_adjudication", status_code=409)
-    previous = ConsensusRecord.objects.filter(pair=pair).values("policy", "params", "decision", "reason", "details").first()
+    previous = (ConsensusRecord.objects.filter(pair=pair)
+                .values("policy", "params", "decision", "reason", "details", "criteria").first())
     record, _ = ConsensusRecord.objects.update_or_create(
         pair=pair,
         defaults={
@@ -280,6 +334,7 @@ def pair_adjudicate(*, pair_id: int, curator: User, chosen: str | None, note: st
                         "previous": previous},
             "stale_reason": "",
             "basis_annotations": pair.annotations_done,
+            "criteria": [],
         },
     )
     pair.status = Pair.Status.COMPLETE

@@ -57,6 +57,9 @@ class Command(BaseCommand):
             f"dropped {summary['dropped']:,} ({reasons}), disputed {summary['disputed']:,}, "
             f"waiting for ratings {summary['pending']:,}"
         )
+        if summary["left_out"]:
+            why = ", ".join(f"{reason} {n:,}" for reason, n in summary["left_out"].items())
+            self.stdout.write(f"  {sum(summary['left_out'].values()):,} undecided pairs not waiting for ratings ({why})")
         left_out = summary.get("ratings_left_out", {})
         if left_out.get("anonymous_slots"):
             self.stdout.write(f"  {left_out['anonymous_slots']:,} ratings of anonymous slots left out ({left_out['why']})")

@@ -71,7 +71,7 @@ def test_pairs_still_waiting_for_ratings_are_not_decided():
     Pair.objects.filter(pk=waiting[0].pk).update(status=Pair.Status.QUEUED)
     excluded = add_pairs(campaign, [[1, 1, 1]], status=Pair.Status.EXCLUDED)
     summary = consensus_apply(campaign=campaign, policy="majority")
-    assert (summary["decided"], summary["pending"]) == (1, 2)
+    assert (summary["decided"], summary["pending"], summary["left_out"]) == (1, 1, {"excluded": 1})
     assert list(ConsensusRecord.objects.values_list("pair_id", flat=True)) == [done[0].pk]
     assert not ConsensusRecord.objects.filter(pair=excluded[0]).exists()
 
@@ -148,3 +148,66 @@ def test_a_consensus_job_runs_through_the_task(django_capture_on_commit_callback
     assert job.result["policy"] == "unanimous" and job.result["kept"] == 2  # the sides of 6, 5, 6 are unanimous
     assert job.result["dropped_by_reason"] == {"not_unanimous": 3}
     assert job.progress_done == job.progress_total == 5
+
+
+def criteria_answer(**by_criterion):
+    return [{"criterion": criterion, "label": label} for criterion, label in by_criterion.items()]
+
+
+DEMO_T2T_002 = [criteria_answer(**{"Answers the question": "A", "Is concise": "tie"}),
+                criteria_answer(**{"Answers the question": "A", "Is concise": "tie"}),
+                criteria_answer(**{"Answers the question": "tie", "Is concise": "tie"})]
+
+
+def test_a_criteria_pair_is_decided_criterion_by_criterion_and_records_each():
+    """demo-t2t-002: criterion 1 A, A, tie; criterion 2 tie, tie, tie. Pooled it was a tie (4 of 6 labels);
+    per criterion, criterion 1 is A (2 of 3) and criterion 2 a tie."""
+    campaign = make_campaign(preset="omni-criteria", kind="text-to-text", consensus_policy="majority")
+    pair, split = add_pairs(campaign, [DEMO_T2T_002, [criteria_answer(**{"Is concise": side}) for side in "AB"] + [None]],
+                            qid="criteria")
+    Pair.objects.filter(pk=pair.pk).update(criteria=["Answers the question", "Is concise"])
+    summary = consensus_apply(campaign=campaign)
+    assert (summary["kept"], summary["chosen"], summary["dropped_by_reason"]) == (1, {"A": 1, "B": 0},
+                                                                                  {"no_majority": 1})
+    assert summary["criteria"] == {"decided": 3, "kept": 2, "chosen": {"A": 1, "B": 0, "tie": 1}, "dropped": 0,
+                                   "disputed": 1}
+    record = ConsensusRecord.objects.get(pair=pair)
+    assert (record.decision, record.chosen) == ("kept", "A")
+    assert [(c["criterion"], c["decision"], c["chosen"]) for c in record.criteria] == [
+        ("Answers the question", "kept", "A"), ("Is concise", "kept", "tie")]
+    assert record.criteria[0]["details"]["share"] == pytest.approx(2 / 3)
+    assert ConsensusRecord.objects.get(pair=split).criteria[0]["reason"] == "no_majority"
+
+
+def test_a_disputed_criterion_sends_its_pair_to_adjudication_and_the_curator_decides_every_criterion():
+    campaign = make_campaign(preset="omni-criteria", kind="text-to-text", consensus_policy="majority",
+                             consensus_params={"on_dispute": "adjudicate"})
+    answers = [criteria_answer(tone="A", facts="A"), criteria_answer(tone="B", facts="A"), criteria_answer(facts="A")]
+    (pair,) = add_pairs(campaign, [answers], qid="criteria")
+    summary = consensus_apply(campaign=campaign)
+    assert (summary["adjudication"], summary["kept"]) == (1, 0)
+    record = ConsensusRecord.objects.get(pair=pair)
+    assert (record.decision, record.reason) == ("disputed", "no_majority")
+    assert [(c["criterion"], c["decision"]) for c in record.criteria] == [("facts", "kept"), ("tone", "disputed")]
+    decided = pair_adjudicate(pair_id=pair.pk, curator=CuratorFactory(), chosen="B", note="B is right on tone")
+    assert (decided.chosen, decided.criteria) == ("B", [])
+    assert decided.details["previous"]["criteria"] == record.criteria
+
+
+def test_the_migration_marks_pooled_criteria_decisions_stale_and_keeps_single_criterion_and_curator_ones():
+    import importlib
+
+    from tests.conftest import apps_at
+
+    migration = importlib.import_module("curation.migrations.0006_consensus_per_criterion")
+    campaign = make_campaign(preset="omni-criteria", kind="text-to-text")
+    two, one, adjudicated = add_pairs(campaign, [DEMO_T2T_002, DEMO_T2T_002, DEMO_T2T_002], qid="criteria")
+    Pair.objects.filter(pk__in=[two.pk, adjudicated.pk]).update(criteria=["Answers the question", "Is concise"])
+    Pair.objects.filter(pk=one.pk).update(criteria=["Answers the question"])
+    mmrb2 = make_campaign()
+    (generation,) = add_pairs(mmrb2, [[6, 6, 5]])
+    for p, policy in ((two, "majority"), (one, "majority"), (adjudicated, "adjudication"), (generation, "majority")):
+        ConsensusRecord.objects.create(pair=p, policy=policy, decision="kept", chosen="tie" if p != generation else "A")
+    migration.mark_pooled_decisions(apps_at(("curation", "0006_consensus_per_criterion")), None)
+    stale = dict(ConsensusRecord.objects.values_list("pair_id", "stale_reason"))
+    assert stale == {two.pk: "pooled_criteria", one.pk: "", adjudicated.pk: "", generation.pk: ""}

@@ -8,6 +8,7 @@ from curation.agreement.table import table_from_answers
 from curation.agreement.variables import variables_of_schema
 from curation.consensus import DISPUTE_REASONS, PolicyError, get_policy, policy_names
 from curation.consensus.base import pair_ratings_from_table
+from curation.consensus.criteria import criteria_ratings_from_table, decide_by_criterion
 
 
 def decide(policy_name, ratings_by_pair, *, preset="mmrb2-generation", qid="overall", params=None, **extra):
@@ -20,6 +21,10 @@ def decide(policy_name, ratings_by_pair, *, preset="mmrb2-generation", qid="over
             answers.append({qid: value})
     table = table_from_answers(variables=variables, pair_ids=pair_ids, raters=raters, answers=answers)
     policy = get_policy(policy_name)
+    if variables[qid].scope == "criteria":
+        ratings = criteria_ratings_from_table(table, variables[qid], keep=np.ones(len(table.pair_ids), dtype=bool))
+        return decide_by_criterion(policy, ratings, policy.params(params), pair_ids=table.pair_ids.tolist(),
+                                   order=extra.get("order", {}), hold_disputes=extra.get("hold_disputes", True))
     return policy.decide(pair_ratings_from_table(table, variables[qid], **extra), policy.params(params))
 
 
@@ -158,3 +163,53 @@ def test_a_policy_asked_for_a_strict_winner_drops_an_agreed_tie_as_majority_tie(
     assert outcome(unanimous) == [("dropped", "majority_tie")]
     # The middle of MMRB2's 1..6 scale is a tie band, not an answer: a drop whatever the parameter.
     assert outcome(decide("majority", {1: [3, 4, 6]})) == [("dropped", "majority_tie")]
+
+
+def labels(**by_criterion):
+    """One rater's answer to a criteria question: ``labels(tone="A", facts="tie")``."""
+    return [{"criterion": criterion, "label": label} for criterion, label in by_criterion.items()]
+
+
+def criteria_outcome(decision):
+    return [(c.criterion, c.decision, c.chosen or c.reason) for c in decision.criteria]
+
+
+def test_each_criterion_is_decided_by_its_own_majority_never_by_the_labels_of_all_criteria_pooled():
+    """Demo pair demo-t2t-002: criterion 1 rated A, A, tie and criterion 2 tie, tie, tie. Pooled, 4 of 6 labels
+    are ties; per criterion, 2 of 3 raters prefer A on criterion 1 and all three see a tie on criterion 2."""
+    ratings = {2: [labels(one="A", two="tie"), labels(one="A", two="tie"), labels(one="tie", two="tie")]}
+    (pair,) = decide("majority", ratings, preset="omni-criteria", qid="criteria", order={2: ["one", "two"]})
+    assert (pair.decision, pair.chosen) == ("kept", "A"), "the pair sums up its kept criteria: one A, one tie"
+    assert criteria_outcome(pair) == [("one", "kept", "A"), ("two", "kept", "tie")]
+    assert pair.criteria[0].details["ratings"] == 3 and pair.criteria[0].details["share"] == pytest.approx(2 / 3)
+    (unanimous,) = decide("unanimous", ratings, preset="omni-criteria", qid="criteria", order={2: ["two", "one"]})
+    assert criteria_outcome(unanimous) == [("two", "kept", "tie"), ("one", "disputed", "not_unanimous")], (
+        "the curator's policy applies to each criterion, in the order the pair names them")
+    assert (unanimous.decision, unanimous.reason) == ("disputed", "not_unanimous")
+
+
+def test_a_pair_keeps_its_agreed_criteria_when_disputes_are_dropped_and_waits_when_they_are_held():
+    ratings = {1: [labels(style="A", facts="A"), labels(style="B", facts="A"), labels(style="tie", facts="B")],
+               2: [labels(style="A"), labels(style="B")]}
+    dropped = decide("majority", ratings, preset="omni-criteria", qid="criteria", hold_disputes=False)
+    assert outcome(dropped) == [("kept", "A"), ("disputed", "no_majority")]
+    assert criteria_outcome(dropped[0]) == [("facts", "kept", "A"), ("style", "disputed", "no_majority")]
+    held = decide("majority", ratings, preset="omni-criteria", qid="criteria", hold_disputes=True)
+    assert outcome(held) == [("disputed", "no_majority"), ("disputed", "no_majority")]
+    strict = decide("majority", {1: [labels(facts="tie"), labels(facts="tie")]}, preset="omni-criteria",
+                    qid="criteria", params={"strict_winner": True})
+    assert outcome(strict) == [("dropped", "majority_tie")]
+
+
+def test_dawid_skene_weighs_raters_per_criterion():
+    ratings = {p: [labels(one="A", two="B"), labels(one="A", two="B"), labels(one="A", two="B")] for p in (1, 2, 3)}
+    decisions = decide("dawid-skene", ratings, preset="omni-criteria", qid="criteria", params={"threshold": 0.5})
+    assert [criteria_outcome(d) for d in decisions] == [[("one", "kept", "A"), ("two", "kept", "B")]] * 3
+    assert [d.chosen for d in decisions] == ["tie"] * 3, "one criterion for A, one for B: the pair sums up as a tie"
+
+
+def test_a_criteria_question_is_never_pooled_into_one_vote_per_pair():
+    variables = variables_of_schema(schemas.preset("omni-criteria", "text-to-text"))
+    table = table_from_answers(variables=variables, pair_ids=[1], raters=["r"], answers=[{"criteria": labels(x="A")}])
+    with pytest.raises(PolicyError, match="decide it per criterion"):
+        pair_ratings_from_table(table, variables["criteria"])

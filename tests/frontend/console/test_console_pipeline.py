@@ -160,3 +160,19 @@ def test_an_unknown_dispute_rule_is_refused_and_nothing_is_queued(client):
     html = client.post(run_url(world.campaign, "consensus"), {"on_dispute": "coin-flip"}, follow=True).content.decode()
     assert "on a dispute choose one of drop, escalate, adjudicate" in html
     assert not Job.objects.filter(kind="consensus").exists()
+
+
+def test_the_consensus_result_names_kept_ties_and_the_pairs_not_waiting_for_ratings():
+    """A run that kept ties shows them beside A and B; pairs no rating will decide are counted apart, by why."""
+    from types import SimpleNamespace
+
+    from django.template.loader import render_to_string
+
+    result = {"decided": 6, "kept": 5, "chosen": {"A": 2, "B": 1, "tie": 2}, "disputed": 0, "dropped": 1,
+              "adjudication": 0, "escalated": 0, "pending": 2, "policy": "majority", "on_dispute": "drop",
+              "left_out": {"dropped_by_prefilter": 7, "excluded": 3}, "dropped_by_reason": {"no_majority": 1}}
+    html = render_to_string("frontend/console/_run_consensus.html", {
+        "campaign": SimpleNamespace(slug="omni"), "on_dispute": ["drop"], "run": SimpleNamespace(pk=1, status="succeeded",
+                                                                                                  result=result)})
+    assert "(A 2, B 1, tie 2)" in html and "2 still being rated" in html
+    assert "Not waiting for ratings:\n        dropped_by_prefilter 7, excluded 3" in html
