@@ -57,7 +57,7 @@ def test_a_curator_requires_full_playback_on_the_settings_page_and_sees_it_ticke
 @pytest.mark.parametrize(("overrides", "message"), [
     ({"overlap": "0"}, "overlap must be a whole number from 1 to 50, got 0"),
     ({"overlap": "two"}, "overlap must be a number, got &#x27;two&#x27;"),
-    ({"schema_json": "{not json"}, "the custom schema is not JSON"),
+    ({"schema_json": "{not json"}, "the custom schema is not valid JSON: Expecting property name"),
     ({"schema_json": '{"questions": []}'}, "invalid rating schema: a schema needs at least one question"),
     ({"kind": "text-to-paint"}, "unknown task kind"),
 ])
@@ -162,6 +162,20 @@ def test_a_curator_cannot_configure_a_python_judge_and_sees_why(curator):
         "name": "h", "backend": "python", "settings": '{"callable": "curation.judges.heuristics.image_sanity"}'})
     assert response.status_code == 403 and "only admins may configure a python judge" in response.content.decode()
     assert not Judge.objects.exists()
+
+
+def test_a_judge_form_with_broken_settings_says_they_are_not_valid_json(curator):
+    """The new-judge form and a judge's settings form both name the JSON error in a plain sentence."""
+    response = curator.post(reverse("console-judges"), {"name": "vlm", "backend": "openai-chat", "settings": "{not json"})
+    assert response.status_code == 400
+    assert "the settings are not valid JSON: Expecting property name enclosed in double quotes (line 1, column 2)" \
+        in response.content.decode()
+    assert not Judge.objects.exists()
+    settings = json.dumps({"base_url": "http://127.0.0.1:9/v1", "model": "vlm"})
+    created = curator.post(reverse("console-judges"), {"name": "vlm", "backend": "openai-chat", "settings": settings})
+    assert created.status_code == 302
+    page = curator.post(reverse("console-judge-action", args=["vlm", "settings"]), {"settings": "[1,"}, follow=True)
+    assert "the settings are not valid JSON: Expecting value (line 1, column 4)" in page.content.decode()
 
 
 def test_the_people_page_takes_the_same_queries_for_3_or_30_accounts(client):
