@@ -130,7 +130,7 @@ def _form_context(campaign: Campaign | None, form) -> dict:
     return {
         "values": initial,
         "kinds": TaskKind.choices,
-        "presets": schemas.PRESETS,
+        "presets": [{"name": name, "kinds": " ".join(sorted(schemas.PRESET_KINDS[name] or ()))} for name in schemas.PRESETS],
         "default_presets": {str(k): v for k, v in DEFAULT_PRESET_BY_KIND.items()},
         "rules": rules.RULES,
         "statuses": statuses,
@@ -233,6 +233,7 @@ class SchemaPreviewView(CuratorRequiredMixin, View):
                 kind = form.get("kind", "")
                 name = form.get("preset") or DEFAULT_PRESET_BY_KIND.get(kind, "ab-tie")
                 try:
+                    schemas.check_preset_fits(name, kind)
                     definition = schemas.preset(name, kind)
                 except schemas.SchemaError as exc:
                     raise ApplicationError(str(exc), code="unknown_schema") from exc

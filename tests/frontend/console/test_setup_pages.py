@@ -60,6 +60,8 @@ def test_a_curator_requires_full_playback_on_the_settings_page_and_sees_it_ticke
     ({"schema_json": "{not json"}, "the custom schema is not valid JSON: Expecting property name"),
     ({"schema_json": '{"questions": []}'}, "invalid rating schema: a schema needs at least one question"),
     ({"kind": "text-to-paint"}, "unknown task kind"),
+    ({"kind": "text-to-text", "schema_source": "preset", "preset": "mmrb2-generation"},
+     "rating schema preset &#x27;mmrb2-generation&#x27; does not fit a text-to-text campaign"),
 ])
 def test_a_refused_campaign_form_comes_back_with_the_reason_and_the_values_typed(curator, overrides, message):
     response = curator.post(reverse("console-campaign-new"), campaign_form(**overrides))
@@ -74,6 +76,9 @@ def test_the_previews_render_the_raters_form_and_the_markdown(curator):
     assert "Which image follows the prompt?" in response.json()["html"] and 'name="winner"' in response.json()["html"]
     preset = curator.post(reverse("console-preview-form"), {"schema_source": "preset", "kind": "text-to-image"}).json()
     assert preset["definition"]["preset"] == "mmrb2-generation" and "Overall preference" in preset["html"]
+    misfit = curator.post(reverse("console-preview-form"), {"schema_source": "preset", "kind": "text-to-text",
+                                                            "preset": "mmrb2-generation"})
+    assert misfit.status_code == 400 and "does not fit a text-to-text campaign" in misfit.json()["error"]
     bad = curator.post(reverse("console-preview-form"), {"schema_source": "custom", "schema_json": '{"questions": 3}'})
     assert bad.status_code == 400 and bad.json()["error"].startswith("invalid rating schema")
     markdown = curator.post(reverse("console-preview-markdown"), {"text": "**bold** <script>x()</script>"}).json()
