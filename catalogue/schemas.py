@@ -181,6 +181,41 @@ def preset(name: str, kind: str) -> dict:
 
 PRESETS = ("mmrb2-generation", "mmrb2-reasoning", "omni-criteria", "ab-tie", "arena")
 
+# The task kinds whose campaigns each preset's questions fit (None: every kind). The generation rubrics rate
+# pictures ("Image quality", "Faithful to the input image(s)"), so they fit the kinds whose responses are images,
+# or videos and 3D models judged by their frames and renders. The reasoning scale grades a written answer and the
+# reasoning that led to it ("Correct answer, major reasoning errors", "no reasoning given"), so it fits the kinds
+# whose responses are text. The criteria and A/B presets only ask which response is better: any kind.
+GENERATION_KINDS = frozenset(GENERATION_RUBRICS_BY_KIND)
+TEXT_ANSWER_KINDS = frozenset({"reasoning", "text-to-text", "image-to-text", "video-to-text", "audio-to-text"})
+PRESET_KINDS: dict[str, frozenset[str] | None] = {
+    "mmrb2-generation": GENERATION_KINDS,
+    "mmrb2-reasoning": TEXT_ANSWER_KINDS,
+    "omni-criteria": None,
+    "ab-tie": None,
+    "arena": None,
+}
+
+
+def preset_fits(name: str, kind: str) -> bool:
+    """Whether the questions of preset ``name`` make sense for a campaign of task ``kind``."""
+    kinds = PRESET_KINDS.get(name)
+    return kinds is None or kind in kinds
+
+
+def presets_for_kind(kind: str) -> list[str]:
+    """The presets a campaign of task ``kind`` may use, in the order of PRESETS."""
+    return [name for name in PRESETS if preset_fits(name, kind)]
+
+
+def check_preset_fits(name: str, kind: str) -> None:
+    """Raise SchemaError when preset ``name`` asks questions a ``kind`` campaign's responses cannot answer."""
+    if name in PRESETS and not preset_fits(name, kind):
+        raise SchemaError(
+            f"rating schema preset {name!r} does not fit a {kind} campaign (it is for "
+            f"{', '.join(sorted(PRESET_KINDS[name] or ()))}); for {kind} choose one of {', '.join(presets_for_kind(kind))}"
+        )
+
 
 def validate_schema(definition: dict) -> None:
     """Raise SchemaError unless ``definition`` is a well-formed schema."""

@@ -32,7 +32,12 @@ DEFAULT_POLICY_BY_PRESET = {
 
 
 def rating_schema_for_preset(*, preset: str, kind: str) -> RatingSchema:
-    """The stored schema for a built-in preset and task kind, created on first use."""
+    """The stored schema for a built-in preset and task kind, created on first use; a preset whose questions do not
+    fit the kind (picture rubrics for text answers) is refused."""
+    try:
+        schemas.check_preset_fits(preset, kind)
+    except schemas.SchemaError as exc:
+        raise ApplicationError(str(exc), code="preset_kind_mismatch") from exc
     try:
         definition = schemas.preset(preset, kind)
     except schemas.SchemaError as exc:

@@ -28,6 +28,17 @@ class ReleaseListView(CuratorOnly, TemplateView):
                 "campaigns": Campaign.objects.order_by("slug").only("slug", "name", "kind")}
 
 
+def _downloads(request, release: Release) -> dict:
+    """The signed links of every file of a published release, media apart (the data files name them by path), and
+    the same links made absolute for the page's download script."""
+    links = release_download_links(release=release, include_media=True)
+    media_paths = set(release.files.filter(kind=ReleaseFile.Kind.MEDIA).values_list("path", flat=True))
+    return {"expires_in": links["expires_in"], "folder": f"{release.name}/{release.version}",
+            "files": [link for link in links["files"] if link["path"] not in media_paths],
+            "media": [link for link in links["files"] if link["path"] in media_paths],
+            "script": [{"path": link["path"], "url": request.build_absolute_uri(link["url"])} for link in links["files"]]}
+
+
 class ReleaseLeaderboardView(CuratorOnly, TemplateView):
     """Every judge evaluated on the release, side by side per task, under the humans' own agreement."""
 
@@ -49,8 +60,7 @@ class ReleaseLeaderboardView(CuratorOnly, TemplateView):
                    if published and self.request.GET.get("published") else "")
         return {**super().get_context_data(**kwargs), "release": release, "board": board, "rows": rows,
                 "humans": humans, "formats": JudgeEvaluation.Format.choices, "published_message": message,
-                "downloads": release_download_links(release=release) if published else None,
-                "media_files": release.files.filter(kind=ReleaseFile.Kind.MEDIA).count() if published else 0,
+                "downloads": _downloads(self.request, release) if published else None,
                 "error": kwargs.get("error"), "submitted": kwargs.get("submitted", {})}
 
     def post(self, request, name: str, version: str):

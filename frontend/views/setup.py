@@ -63,13 +63,14 @@ def _number(form, name: str, cast, default, label: str):
         raise ApplicationError(f"{label} must be a number, got {raw!r}", code=f"invalid_{name}") from exc
 
 
-def _json_field(raw: str, label: str, code: str):
+def _json_field(raw: str, label: str, code: str, *, plural: bool = False):
+    verb = "are" if plural else "is"
     if len(raw) > MAX_PREVIEW_CHARS:
-        raise ApplicationError(f"{label} is longer than {MAX_PREVIEW_CHARS:,} characters", code=code)
+        raise ApplicationError(f"{label} {verb} longer than {MAX_PREVIEW_CHARS:,} characters", code=code)
     try:
         return json.loads(raw)
     except json.JSONDecodeError as exc:
-        raise ApplicationError(f"{label} is not JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})",
+        raise ApplicationError(f"{label} {verb} not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})",
                                code=code) from exc
 
 
@@ -129,7 +130,7 @@ def _form_context(campaign: Campaign | None, form) -> dict:
     return {
         "values": initial,
         "kinds": TaskKind.choices,
-        "presets": schemas.PRESETS,
+        "presets": [{"name": name, "kinds": " ".join(sorted(schemas.PRESET_KINDS[name] or ()))} for name in schemas.PRESETS],
         "default_presets": {str(k): v for k, v in DEFAULT_PRESET_BY_KIND.items()},
         "rules": rules.RULES,
         "statuses": statuses,
@@ -232,6 +233,7 @@ class SchemaPreviewView(CuratorRequiredMixin, View):
                 kind = form.get("kind", "")
                 name = form.get("preset") or DEFAULT_PRESET_BY_KIND.get(kind, "ab-tie")
                 try:
+                    schemas.check_preset_fits(name, kind)
                     definition = schemas.preset(name, kind)
                 except schemas.SchemaError as exc:
                     raise ApplicationError(str(exc), code="unknown_schema") from exc
@@ -335,7 +337,7 @@ class JudgesView(CuratorRequiredMixin, View):
     def post(self, request):
         form = request.POST
         try:
-            settings = _json_field(form.get("settings", "") or "{}", "the settings", "invalid_judge_settings")
+            settings = _json_field(form.get("settings", "") or "{}", "the settings", "invalid_judge_settings", plural=True)
             judge = judge_create(name=form.get("name", "").strip(), backend=form.get("backend", ""), settings=settings,
                                  enabled=form.get("enabled") == "on", user=request.user)
         except ApplicationError as exc:
@@ -364,7 +366,7 @@ class JudgeActionView(CuratorRequiredMixin, View):
                 judge_update(judge=judge, enabled=action == "enable", user=request.user)
                 messages.success(request, f"Judge {judge.name} {action}d.")
             elif action == "settings":
-                settings = _json_field(form.get("settings", ""), "the settings", "invalid_judge_settings")
+                settings = _json_field(form.get("settings", ""), "the settings", "invalid_judge_settings", plural=True)
                 judge_update(judge=judge, settings=settings, user=request.user)
                 messages.success(request, f"Judge {judge.name} saved.")
             else:

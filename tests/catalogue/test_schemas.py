@@ -21,6 +21,24 @@ def test_generation_rubrics_follow_the_task_kind():
     assert ids("text-to-image")[-3:] == ["overall", "rationale", "prompt_valid"]
 
 
+def test_each_preset_fits_the_kinds_its_questions_can_be_answered_for():
+    """Picture rubrics fit picture-making kinds, the reasoning scale fits written answers, the A/B presets any kind."""
+    from catalogue.models import TaskKind
+    from catalogue.services.campaigns import DEFAULT_PRESET_BY_KIND
+
+    assert set(schemas.PRESET_KINDS) == set(schemas.PRESETS)
+    assert schemas.presets_for_kind("text-to-text") == ["mmrb2-reasoning", "omni-criteria", "ab-tie", "arena"]
+    assert schemas.presets_for_kind("text-to-image") == ["mmrb2-generation", "omni-criteria", "ab-tie", "arena"]
+    assert schemas.presets_for_kind("text-to-audio") == ["omni-criteria", "ab-tie", "arena"]
+    for kind in TaskKind.values:
+        assert schemas.preset_fits(DEFAULT_PRESET_BY_KIND.get(kind, "ab-tie"), kind), f"{kind}'s default preset fits it"
+        if not schemas.preset_fits("mmrb2-generation", kind):
+            labels = [q["label"] for q in schemas.preset("mmrb2-generation", kind)["questions"]]
+            assert "Image quality" in labels  # what a campaign of this kind could not answer
+    with pytest.raises(schemas.SchemaError, match="preset 'mmrb2-generation' does not fit a text-to-text campaign"):
+        schemas.check_preset_fits("mmrb2-generation", "text-to-text")
+
+
 def test_missing_required_answers_are_reported_per_question():
     definition = schemas.preset("mmrb2-generation", "text-to-image")
     errors = schemas.validate_answers(definition, {"overall": 7})

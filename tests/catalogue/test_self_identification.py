@@ -55,7 +55,7 @@ def _import(tmp_path) -> Campaign:
         "response_b": {"model": "other-bot-2", "content": [{"type": "text", "text": "A fox is a small canid."}]},
     }
     code, summary = run_import_json(write_jsonl(tmp_path / "pairs.jsonl", [record]), "--campaign", "selfid", "--format",
-                                    "concord", "--task", "text-to-text", "--schema", "mmrb2-generation")
+                                    "concord", "--task", "text-to-text", "--schema", "ab-tie")
     assert (code, summary["created"]) == (0, 1), summary
     return Campaign.objects.get(slug="selfid")
 

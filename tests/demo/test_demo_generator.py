@@ -3,6 +3,7 @@
 import io
 import json
 import random
+import re
 import wave
 from collections import Counter
 from pathlib import Path
@@ -65,6 +66,19 @@ def test_each_mmrb2_kind_has_twenty_to_forty_pairs_and_omni_kinds_exist(demo):
         assert rows[kind] and all(row["criteria"] for row in rows[kind])
     ids = [row["id"] for kind_rows in rows.values() for row in kind_rows]
     assert len(ids) == len(set(ids))
+
+
+def test_each_campaigns_instructions_speak_of_what_its_raters_see_and_hear(demo):
+    """Text raters are not told to listen, audio raters are not told to look at pictures, editors compare inputs."""
+    _, campaigns, _ = demo
+    instructions = {c.kind: c.instructions.lower() for c in campaigns}
+    assert len(set(instructions.values())) == len(campaigns), "each kind has its own instructions"
+    words = {kind: set(re.findall(r"[a-z]+", text)) for kind, text in instructions.items()}
+    assert not words["text-to-text"] & {"listen", "audio", "sound", "sounds", "picture", "pictures", "image", "images"}
+    assert "listen" in words["text-to-audio"] and not words["text-to-audio"] & {"picture", "pictures", "image"}
+    for kind in MMRB2_KINDS:
+        assert not words[kind] & {"listen", "audio", "sound", "sounds"}, kind
+    assert {"input", "edit"} <= words["image-editing"]
 
 
 def test_every_referenced_file_exists_and_is_what_its_block_says(demo):

@@ -43,7 +43,8 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("slug")
         parser.add_argument("--task", required=True, help="Task kind, e.g. text-to-image.")
-        parser.add_argument("--schema", help="Rating schema preset (default: the kind's MMRB2 preset or ab-tie).")
+        parser.add_argument("--schema", help="Rating schema preset (default: the kind's MMRB2 preset or ab-tie); "
+                                                 "one whose questions do not fit the kind is refused.")
         parser.add_argument("--schema-file", type=Path, help="A custom rating schema as JSON, instead of a preset.")
         parser.add_argument("--name", default="", help="Display name (default: from the slug).")
         parser.add_argument("--overlap", type=int, default=3, help="Ratings wanted per pair (at least 1).")

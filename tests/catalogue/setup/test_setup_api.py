@@ -50,6 +50,8 @@ def test_a_curator_requires_full_playback_of_an_audio_campaign_and_lifts_it(cura
 @pytest.mark.parametrize(("payload", "code"), [
     ({"slug": "x", "kind": "text-to-paint"}, "unknown_task_kind"),
     ({"slug": "x", "kind": "text-to-text", "preset": "likert-99"}, "unknown_schema"),
+    ({"slug": "x", "kind": "text-to-text", "preset": "mmrb2-generation"}, "preset_kind_mismatch"),
+    ({"slug": "x", "kind": "text-to-image", "preset": "mmrb2-reasoning"}, "preset_kind_mismatch"),
     ({"slug": "x", "kind": "text-to-text", "overlap": 0}, "invalid_overlap"),
     ({"slug": "x", "kind": "text-to-text", "schema_definition": {"questions": []}}, "invalid_schema"),
     ({"slug": "x", "kind": "text-to-text", "requires_full_playback": True}, "invalid_full_playback"),

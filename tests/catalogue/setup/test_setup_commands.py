@@ -72,6 +72,8 @@ def test_create_campaign_takes_a_custom_schema_file(tmp_path):
 @pytest.mark.parametrize(("args", "code", "message"), [
     (["--task", "text-to-paint"], "unknown_task_kind", "unknown task kind 'text-to-paint'; expected one of text-to-image"),
     (["--task", "text-to-image", "--schema", "likert-99"], "unknown_schema", "unknown rating schema preset 'likert-99'"),
+    (["--task", "text-to-text", "--schema", "mmrb2-generation"], "preset_kind_mismatch",
+     "rating schema preset 'mmrb2-generation' does not fit a text-to-text campaign"),
     (["--task", "text-to-image", "--overlap", "0"], "invalid_overlap", "overlap must be a whole number from 1 to 50, got 0"),
     (["--task", "text-to-image", "--gold-rate", "1.5"], "invalid_gold_rate", "gold rate must be a share from 0 to 1, got 1.5"),
     (["--task", "text-to-image", "--lease-minutes", "0"], "invalid_lease_minutes", "lease minutes must be a whole number"),

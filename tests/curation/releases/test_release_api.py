@@ -1,8 +1,11 @@
 """Release API and pages for curators: list, publish with a job, downloads, predictions upload, leaderboard."""
 
 import hashlib
+import html as htmllib
 import io
 import json
+import posixpath
+import re
 from io import StringIO
 
 import pytest
@@ -224,6 +227,47 @@ def test_the_release_page_lists_signed_download_links_that_serve_each_file(publi
         answer = client.get(link["url"])
         body = b"".join(answer.streaming_content)
         assert hashlib.sha256(body).hexdigest() == (link["sha256"] or published.manifest_sha256)
+
+
+def _media_paths_named_in(value, folder: str) -> set[str]:
+    """Every media path a downloaded JSON file names, resolved against the folder it sits in."""
+    if isinstance(value, dict):
+        return set().union(*(_media_paths_named_in(v, folder) for v in value.values()))
+    if isinstance(value, list):
+        return set().union(*(_media_paths_named_in(v, folder) for v in value))
+    if isinstance(value, str) and re.fullmatch(r"(\.\./)?media/[0-9a-f]{64}\.\w+", value):
+        return {posixpath.normpath(posixpath.join(folder, value))}
+    return set()
+
+
+def test_the_release_page_offers_the_media_the_data_files_point_at_and_says_where_they_go(published, client):
+    """Every ../media/… path in the downloaded mmrb2/*.json has a signed link on the page; the page says to keep the
+    release's layout, and its script fetches every file, media included, to its path."""
+    client.force_login(CuratorFactory())
+    page = client.get(reverse("release-leaderboard", kwargs={"name": "fox-bench", "version": "1.0.0"}))
+    html = page.content.decode()
+    downloads = page.context["downloads"]
+    media = {link["path"]: link for link in downloads["media"]}
+    assert media and all(path.startswith("media/") for path in media)
+    assert not any(link["path"].startswith("media/") for link in downloads["files"])
+    named = set()
+    for link in downloads["files"]:
+        if link["path"].startswith("mmrb2/"):
+            named |= _media_paths_named_in(json.loads(b"".join(client.get(link["url"]).streaming_content)), "mmrb2")
+    assert named and named <= set(media), "every picture the MMRB2 files name is offered"
+    for link in media.values():
+        assert f'href="{link["url"]}"' in html
+        assert hashlib.sha256(b"".join(client.get(link["url"]).streaming_content)).hexdigest() == link["sha256"]
+    layout = html[html.index('id="download-layout"'):html.index("</div>", html.index('id="download-layout"'))]
+    assert "fox-bench/1.0.0/" in layout and "<code>../media/&lt;sha256&gt;.&lt;ext&gt;</code>" in layout
+    script = htmllib.unescape(re.search(r"<textarea[^>]*>(.*?)</textarea>", html, re.S).group(1)).splitlines()
+    fetched = {}
+    for line in script:
+        path, url = re.fullmatch(r"curl -fsS --create-dirs -o '([^']+)' '(http://testserver/[^']+)'", line).groups()
+        fetched[path] = url
+    assert set(fetched) == {link["path"] for link in (*downloads["files"], *downloads["media"])}
+    some_media = next(iter(media))
+    assert client.get(fetched[some_media]).status_code == 200
 
 
 def test_the_release_api_names_the_release_page(published, curator):

@@ -57,9 +57,11 @@ def test_a_curator_requires_full_playback_on_the_settings_page_and_sees_it_ticke
 @pytest.mark.parametrize(("overrides", "message"), [
     ({"overlap": "0"}, "overlap must be a whole number from 1 to 50, got 0"),
     ({"overlap": "two"}, "overlap must be a number, got &#x27;two&#x27;"),
-    ({"schema_json": "{not json"}, "the custom schema is not JSON"),
+    ({"schema_json": "{not json"}, "the custom schema is not valid JSON: Expecting property name"),
     ({"schema_json": '{"questions": []}'}, "invalid rating schema: a schema needs at least one question"),
     ({"kind": "text-to-paint"}, "unknown task kind"),
+    ({"kind": "text-to-text", "schema_source": "preset", "preset": "mmrb2-generation"},
+     "rating schema preset &#x27;mmrb2-generation&#x27; does not fit a text-to-text campaign"),
 ])
 def test_a_refused_campaign_form_comes_back_with_the_reason_and_the_values_typed(curator, overrides, message):
     response = curator.post(reverse("console-campaign-new"), campaign_form(**overrides))
@@ -74,6 +76,9 @@ def test_the_previews_render_the_raters_form_and_the_markdown(curator):
     assert "Which image follows the prompt?" in response.json()["html"] and 'name="winner"' in response.json()["html"]
     preset = curator.post(reverse("console-preview-form"), {"schema_source": "preset", "kind": "text-to-image"}).json()
     assert preset["definition"]["preset"] == "mmrb2-generation" and "Overall preference" in preset["html"]
+    misfit = curator.post(reverse("console-preview-form"), {"schema_source": "preset", "kind": "text-to-text",
+                                                            "preset": "mmrb2-generation"})
+    assert misfit.status_code == 400 and "does not fit a text-to-text campaign" in misfit.json()["error"]
     bad = curator.post(reverse("console-preview-form"), {"schema_source": "custom", "schema_json": '{"questions": 3}'})
     assert bad.status_code == 400 and bad.json()["error"].startswith("invalid rating schema")
     markdown = curator.post(reverse("console-preview-markdown"), {"text": "**bold** <script>x()</script>"}).json()
@@ -162,6 +167,20 @@ def test_a_curator_cannot_configure_a_python_judge_and_sees_why(curator):
         "name": "h", "backend": "python", "settings": '{"callable": "curation.judges.heuristics.image_sanity"}'})
     assert response.status_code == 403 and "only admins may configure a python judge" in response.content.decode()
     assert not Judge.objects.exists()
+
+
+def test_a_judge_form_with_broken_settings_says_they_are_not_valid_json(curator):
+    """The new-judge form and a judge's settings form both name the JSON error in a plain sentence."""
+    response = curator.post(reverse("console-judges"), {"name": "vlm", "backend": "openai-chat", "settings": "{not json"})
+    assert response.status_code == 400
+    assert "the settings are not valid JSON: Expecting property name enclosed in double quotes (line 1, column 2)" \
+        in response.content.decode()
+    assert not Judge.objects.exists()
+    settings = json.dumps({"base_url": "http://127.0.0.1:9/v1", "model": "vlm"})
+    created = curator.post(reverse("console-judges"), {"name": "vlm", "backend": "openai-chat", "settings": settings})
+    assert created.status_code == 302
+    page = curator.post(reverse("console-judge-action", args=["vlm", "settings"]), {"settings": "[1,"}, follow=True)
+    assert "the settings are not valid JSON: Expecting value (line 1, column 4)" in page.content.decode()
 
 
 def test_the_people_page_takes_the_same_queries_for_3_or_30_accounts(client):

@@ -42,7 +42,20 @@ if (form) {
     markdownPreview.innerHTML = result.html;
   };
 
+  // A preset's data-kinds lists the kinds its questions fit (empty: every kind). The option the page was rendered
+  // with stays, so a refused choice is still shown beside the reason.
+  const presetsForKind = () => {
+    const kind = form.querySelector("[data-kind]").value;
+    const select = form.querySelector("[data-preset]");
+    for (const option of select.querySelectorAll("option[data-kinds]")) {
+      const kinds = option.dataset.kinds.split(" ").filter(Boolean);
+      option.hidden = option.disabled = kinds.length > 0 && !kinds.includes(kind) && !option.defaultSelected;
+    }
+    if (select.selectedOptions[0]?.disabled) select.value = "";
+  };
+
   const schemaLater = debounce(refreshSchema);
+  form.querySelector("[data-kind]").addEventListener("change", presetsForKind);
   form.querySelectorAll("[data-kind], [data-preset], [data-schema-source]").forEach((el) => el.addEventListener("change", refreshSchema));
   form.querySelector("[data-schema-json]").addEventListener("input", () => {
     const custom = form.querySelector("[data-schema-source][value=custom]");
@@ -58,6 +71,7 @@ if (form) {
     form.querySelector("[data-schema-source][value=custom]").checked = true;
     refreshSchema();
   });
+  presetsForKind();
   refreshSchema();
   refreshMarkdown();
 }
