@@ -125,10 +125,10 @@ def fill(pairs: int) -> Campaign:
         )
         cur.execute(
             """INSERT INTO curation_consensusrecord (pair_id, policy, params, decision, chosen, reason, details, decided_at,
-                   basis_annotations, stale_reason)
+                   basis_annotations, stale_reason, criteria)
                SELECT id, 'bench', '{}', (ARRAY['kept','dropped','disputed'])[1 + id %% 3],
                       CASE WHEN id %% 3 = 0 THEN (ARRAY['A','B'])[1 + id %% 2] ELSE '' END,
-                      CASE WHEN id %% 3 = 1 THEN 'spread' ELSE '' END, '{}', now(), annotations_done, ''
+                      CASE WHEN id %% 3 = 1 THEN 'spread' ELSE '' END, '{}', now(), annotations_done, '', '[]'
                FROM annotation_pair WHERE campaign_id = %s AND annotations_done = 3""",
             [campaign.pk],
         )

@@ -94,9 +94,9 @@ FROM annotation_pair pr CROSS JOIN generate_series(0, 2) AS k
 WHERE pr.campaign_id = %(campaign)s;
 
 INSERT INTO curation_consensusrecord (pair_id, policy, params, decision, chosen, reason, details, stale_reason,
-                                      basis_annotations, decided_at)
+                                      basis_annotations, decided_at, criteria)
 SELECT a.pair_id, 'mmrb2-generation', '{"max_spread": 4, "tie_band": [3.0, 4.0]}', 'kept',
-       CASE WHEN avg((a.values ->> 'overall')::int) > 3.5 THEN 'A' ELSE 'B' END, '', '{}', '', count(*), now()
+       CASE WHEN avg((a.values ->> 'overall')::int) > 3.5 THEN 'A' ELSE 'B' END, '', '{}', '', count(*), now(), '[]'
 FROM annotation_annotation a JOIN annotation_pair pr ON pr.id = a.pair_id
 WHERE pr.campaign_id = %(campaign)s
 GROUP BY a.pair_id;
