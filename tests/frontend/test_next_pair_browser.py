@@ -4,6 +4,7 @@ claims in the same moment; the page is kept only if the claim gave that very pai
 address are the new assignment's."""
 
 import os
+from pathlib import Path
 
 import pytest
 
@@ -16,6 +17,7 @@ from workqueue.selectors import pair_display
 
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 TIMEOUT_MS = 15_000
+SCREENSHOTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "screenshots"
 # A whole answer on the text-to-image preset (as tests/frontend/test_review_browser.py rates), then Ctrl+Enter.
 ANSWER = ["3", "2", "2", "1", "Control+Enter", "5", "Enter", "text:A follows the prompt.", "Escape", "j", "y"]
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -27,9 +29,9 @@ def browser():
         yield browser
 
 
-def _rater_on_first_pair(browser, base: str, username: str, campaign):
+def _rater_on_first_pair(browser, base: str, username: str, campaign, size=(1280, 720)):
     """The rater's page on their first pair, the next one prepared, the document marked (a navigation clears it)."""
-    context = browser.new_context(viewport={"width": 1280, "height": 720})
+    context = browser.new_context(viewport={"width": size[0], "height": size[1]})
     context.set_default_timeout(TIMEOUT_MS)
     page = context.new_page()
     log_in(page, base, username)
@@ -56,12 +58,13 @@ def _active(rater) -> Assignment:
     return Assignment.objects.get(annotator=rater, status=Assignment.Status.ACTIVE)
 
 
-def test_next_pair_is_the_prepared_page_claimed_as_it_is_shown_and_works_as_a_loaded_one(live_server, browser):
-    rater = UserFactory(username="rater-next")
+@pytest.mark.parametrize("size", [(1280, 720), (1440, 900)])
+def test_next_pair_is_the_prepared_page_claimed_as_it_is_shown_and_works_as_a_loaded_one(live_server, browser, size):
+    rater = UserFactory(username=f"rater-next-{size[0]}")
     first = make_pair("text-to-image", annotators=[rater], seed=21)
     second = add_pair(first.campaign, seed=22, priority=-1)
     add_pair(first.campaign, seed=23, priority=-2)
-    page = _rater_on_first_pair(browser, live_server.url, "rater-next", first.campaign)
+    page = _rater_on_first_pair(browser, live_server.url, rater.username, first.campaign, size)
     assert Assignment.objects.filter(annotator=rater).count() == 1, "preparing the next pair takes no lease"
     shortcuts = page.locator("#shortcuts dd").all_inner_texts()
     assert "Submit" in shortcuts
@@ -79,6 +82,7 @@ def test_next_pair_is_the_prepared_page_claimed_as_it_is_shown_and_works_as_a_lo
     assert shown == [display["left"][0]["url"], display["right"][0]["url"]], "the sides the claim gave, in its order"
     assert SECRET not in page.content().lower()
     assert page.locator("[data-lease]").inner_text().startswith("Yours until")
+    page.screenshot(path=str(SCREENSHOTS / f"next-pair-{size[0]}x{size[1]}.png"))
     page.wait_for_function("() => /^1 today · 1 in all/.test(document.querySelector('[data-progress]').textContent)")
 
     page.keyboard.press("?")  # the shortcuts are those of a loaded page, each once

@@ -21,6 +21,8 @@ from workqueue.services.assignments import annotation_submit, assignment_claim
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 AXE_SOURCE = (Path(__file__).resolve().parent / "vendor" / "axe-core" / "axe.min.js").read_text(encoding="utf-8")
 KINDS = ["text-to-image", "image-editing", "interleaved", "reasoning", "audio-to-text", "text-to-audio"]
+SCREENS = [(1280, 720), (1440, 900)]
+SCREENSHOTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "screenshots"
 
 # Interactive controls in the page (the top bar's site navigation aside) that a rater could reach.
 UNKEYED = """() => {
@@ -70,13 +72,14 @@ def axe_violations(page) -> list[str]:
 
 @pytest.mark.browser
 @pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("size", SCREENS)
 @pytest.mark.parametrize("kind", KINDS)
-def test_every_control_on_the_annotation_page_has_a_key_and_axe_finds_nothing_serious(live_server, browser, kind):
-    annotator = UserFactory(username=f"keys-{kind}")
+def test_every_control_on_the_annotation_page_has_a_key_and_axe_finds_nothing_serious(live_server, browser, kind, size):
+    annotator = UserFactory(username=f"keys-{kind}-{size[0]}")
     pair = make_pair(kind, annotators=[annotator], seed=3)
     # axe-core itself writes styles while it measures contrast, which the page's policy refuses; the policy is
     # checked on these pages by every other browser test (tests/frontend/test_csp_browser.py among them).
-    context = browser.new_context(viewport={"width": 1280, "height": 720}, bypass_csp=True)
+    context = browser.new_context(viewport={"width": size[0], "height": size[1]}, bypass_csp=True)
     context.set_default_timeout(15_000)
     page = context.new_page()
     log_in(page, live_server.url, annotator.username)
@@ -97,6 +100,7 @@ def test_every_control_on_the_annotation_page_has_a_key_and_axe_finds_nothing_se
         assert page.evaluate(UNKEYED) == [], "inspector"
         assert axe_violations(page) == [], "inspector"
         page.keyboard.press("Escape")
+    page.screenshot(path=str(SCREENSHOTS / f"keys-{kind}-{size[0]}x{size[1]}.png"))
     page.evaluate("() => document.querySelector('[data-actions]').hidden = true")
     page.evaluate("() => document.querySelector('[data-done]').hidden = false")  # the submitted state's controls
     assert page.evaluate(UNKEYED) == [], "submitted"
@@ -107,8 +111,8 @@ def test_every_control_on_the_annotation_page_has_a_key_and_axe_finds_nothing_se
 
 @pytest.mark.browser
 @pytest.mark.django_db(transaction=True)
-@pytest.mark.parametrize("kind", ["text-to-image", "interleaved"])
-def test_the_review_page_has_the_rating_pages_keys_and_each_key_it_shows_works(live_server, browser, kind):
+@pytest.mark.parametrize(("kind", "size"), [("text-to-image", SCREENS[0]), ("interleaved", SCREENS[1])])
+def test_the_review_page_has_the_rating_pages_keys_and_each_key_it_shows_works(live_server, browser, kind, size):
     annotator = UserFactory(username=f"review-keys-{kind}")
     pair = make_pair(kind, annotators=[annotator], seed=5)
     assignment = assignment_claim(campaign=pair.campaign, annotator=annotator)
@@ -117,7 +121,7 @@ def test_the_review_page_has_the_rating_pages_keys_and_each_key_it_shows_works(l
     values |= {"overall": 5, "rationale": "A is closer.", "prompt_valid": True}
     annotation_submit(assignment=assignment, annotator=annotator, values=values, time_on_item_ms=900,
                       idempotency_key=f"review-keys-{kind}")
-    context = browser.new_context(viewport={"width": 1280, "height": 720}, bypass_csp=True)
+    context = browser.new_context(viewport={"width": size[0], "height": size[1]}, bypass_csp=True)
     context.set_default_timeout(15_000)
     page = context.new_page()
     log_in(page, live_server.url, annotator.username)
@@ -126,6 +130,7 @@ def test_the_review_page_has_the_rating_pages_keys_and_each_key_it_shows_works(l
     assert page.evaluate(UNKEYED) == [], "review"
     assert page.evaluate(UNBOUND) == [], "review"
     assert axe_violations(page) == [], "review page"
+    page.screenshot(path=str(SCREENSHOTS / f"review-{kind}-{size[0]}x{size[1]}.png"))
     page.keyboard.press("?")
     listed = page.locator("#shortcuts dd").all_inner_texts()
     for label in ("Next question", "Save the correction", "Withdraw my answer (asks first)", "Back to My work",
