@@ -31,6 +31,9 @@ from threadpoolctl import threadpool_limits
 SCALE = 400.0
 BASE = 10.0
 INIT_RATING = 1000.0
+# Below this many comparisons a model's rating rests on too little to rank it: the board says so (FastChat's arena
+# leaves such models out of its public board; here they stay, flagged).
+FEW_COMPARISONS = 50
 WIN_A, WIN_B, TIE = 1.0, 0.0, 0.5
 MAX_ITER = 1000
 METHOD = ("Bradley-Terry maximum likelihood (logistic regression, scikit-learn), ties as half wins, "
@@ -247,6 +250,10 @@ def leaderboard(c: Comparisons, *, bootstrap: int = 200, seed: int = 0, confiden
     notes = []
     if not position:
         notes.append("no rating knows which side was shown on the left: not position-controlled")
+    few = [c.models[i] for i in order if count[i].sum() < FEW_COMPARISONS]
+    if few:
+        notes.append(f"{', '.join(few)}: fewer than {FEW_COMPARISONS} comparisons each, too few to rank on; their "
+                     "ratings and intervals rest on little data")
     unbounded = [c.models[i] for i in range(m) if points[i].sum() in (0, count[i].sum())]
     if unbounded:
         notes.append(f"{', '.join(unbounded)} won or lost every comparison: no finite rating exists, the one shown "

@@ -4,7 +4,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from curation.leaderboard.bradley_terry import TIE, WIN_A, WIN_B, comparisons_from_names, leaderboard
+from curation.leaderboard.bradley_terry import (
+    FEW_COMPARISONS,
+    TIE,
+    WIN_A,
+    WIN_B,
+    comparisons_from_names,
+    leaderboard,
+)
 from tests.curation.leaderboard.fastchat_reference import compute_bt
 
 TRUE_STRENGTH = {"atlas": 1.4, "borealis": 0.7, "cirrus": 0.2, "dune": -0.3, "ember": -0.8, "fjord": -1.2}
@@ -126,3 +133,12 @@ def test_ratings_without_known_sides_are_fitted_without_the_position_term_and_sa
                                                outcome=[WIN_A, WIN_A, WIN_A]), bootstrap=10)
     assert board.left_advantage_ci95 is None
     assert any("not position-controlled" in note for note in board.notes)
+
+
+def test_models_with_few_comparisons_are_flagged_and_well_compared_ones_are_not():
+    """Four ratings give intervals hundreds of points wide: the board says which models rest on too little data."""
+    tiny = leaderboard(comparisons_from_names(model_a=["x", "y", "x", "y"], model_b=["y", "x", "y", "x"],
+                                              outcome=[WIN_A, WIN_A, TIE, WIN_B]), bootstrap=20)
+    assert any(note.startswith(f"x, y: fewer than {FEW_COMPARISONS} comparisons") for note in tiny.notes)
+    plenty = leaderboard(comparisons_from_names(**simulated(pairs=400)), bootstrap=20)
+    assert not any("fewer than" in note for note in plenty.notes)
