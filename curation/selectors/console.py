@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import PurePosixPath
 
-from django.db.models import Count, F, FloatField, OuterRef, Q, Subquery, Sum
+from django.db.models import Count, F, Field, FloatField, Func, OuterRef, Q, Subquery, Sum, Value
 from django.db.models.functions import Cast, Greatest, NullIf
 from django.utils import timezone
 
@@ -319,10 +319,10 @@ def pair_browse(*, campaign: Campaign, filters: PairFilters, cursor: str | None 
         value, pk = decode_cursor(cursor, sort=filters.sort)
         if sort_field == "id":
             qs = qs.filter(id__lt=pk) if descending else qs.filter(id__gt=pk)
-        elif descending:
-            qs = qs.filter(Q(**{f"{sort_field}__lt": value}) | Q(**{sort_field: value, "id__lt": pk}))
         else:
-            qs = qs.filter(Q(**{f"{sort_field}__gt": value}) | Q(**{sort_field: value, "id__gt": pk}))
+            qs = qs.alias(sort_key=_row(F(sort_field), F("id")))
+            after = _row(Value(value), Value(pk))
+            qs = qs.filter(sort_key__lt=after) if descending else qs.filter(sort_key__gt=after)
     order = [F(sort_field).desc(), F("id").desc()] if descending else [F(sort_field).asc(), F("id").asc()]
     if sort_field == "id":
         order = order[:1]
@@ -339,6 +339,16 @@ def pair_browse(*, campaign: Campaign, filters: PairFilters, cursor: str | None 
         last = pairs[-1]
         next_cursor = encode_cursor(sort=filters.sort, value=getattr(last, sort_field), pk=last.pk)
     return PairPage(rows=rows, next_cursor=next_cursor, filters=filters)
+
+
+def _row(*expressions) -> Func:
+    """A row value, ``ROW(a, b)``: compared as a whole, PostgreSQL starts an index scan at the cursor.
+
+    The same comparison spelt ``a < x OR (a = x AND b < y)`` is not an index condition: a page mid-way
+    through 1,000,000 pairs by priority sorted a third of them (240 ms). The browser's sort columns are
+    NOT NULL, so both spellings select the same rows.
+    """
+    return Func(*expressions, function="ROW", output_field=Field())
 
 
 def _media_urls(digests: set[str]) -> dict[str, str]:
