@@ -305,8 +305,7 @@ def pair_browse(*, campaign: Campaign, filters: PairFilters, cursor: str | None 
     if filters.gold is not None:
         qs = qs.filter(is_gold=filters.gold)
     if filters.disputed is not None:
-        disputed = Q(status=Pair.Status.ADJUDICATION) | Q(consensus__decision=ConsensusRecord.Decision.DISPUTED)
-        qs = qs.filter(disputed) if filters.disputed else qs.exclude(disputed)
+        qs = qs.filter(_disputed(filters.status)) if filters.disputed else qs.exclude(_disputed(filters.status))
     if filters.judge_agreement_min is not None or filters.judge_agreement_max is not None:
         verdicts = JudgeVerdict.objects.filter(pair__campaign=campaign).order_by()
         qs = qs.filter(pk__in=_pairs_with_share(verdicts, JUDGE_LABELS, filters.judge_agreement_min, filters.judge_agreement_max))
@@ -349,6 +348,21 @@ def _row(*expressions) -> Func:
     NOT NULL, so both spellings select the same rows.
     """
     return Func(*expressions, function="ROW", output_field=Field())
+
+
+def _disputed(status: str) -> Q:
+    """Pairs awaiting adjudication or with a disputed consensus record, given the status filter beside it.
+
+    With a status chosen, its first half is settled already; left in, the OR across two tables made
+    PostgreSQL join every pair of that status to its record (450 ms at 1,000,000 pairs) instead of starting
+    from the few disputed records (consensus_disputed_idx).
+    """
+    in_adjudication = Q(status=Pair.Status.ADJUDICATION)
+    has_disputed_record = Q(pk__in=ConsensusRecord.objects.filter(decision=ConsensusRecord.Decision.DISPUTED)
+                            .values("pair"))
+    if not status:
+        return in_adjudication | has_disputed_record
+    return in_adjudication if status == Pair.Status.ADJUDICATION else has_disputed_record
 
 
 def _media_urls(digests: set[str]) -> dict[str, str]:

@@ -1,4 +1,4 @@
-"""The pair browser's keyset pages select exactly the pairs a plain reading of their rules does."""
+"""The pair browser's disputed filter and keyset pages select exactly the pairs a plain reading of their rules does."""
 
 import pytest
 
@@ -32,6 +32,21 @@ def walk(campaign, filters: PairFilters, limit: int) -> list[int]:
         cursor = page.next_cursor
         if cursor is None:
             return seen
+
+
+@pytest.mark.parametrize("status", ["", *Pair.Status.values])
+@pytest.mark.parametrize("disputed", [True, False])
+def test_disputed_means_awaiting_adjudication_or_a_disputed_record_whatever_the_status(campaign, status, disputed):
+    """Disputed pairs are those in adjudication or with a disputed consensus record, with or without a status filter."""
+    pairs = Pair.objects.filter(campaign=campaign).select_related("consensus")
+
+    def is_disputed(pair):
+        record = getattr(pair, "consensus", None)
+        return pair.status == Pair.Status.ADJUDICATION or (record is not None and record.decision == "disputed")
+
+    expected = sorted(p.pk for p in pairs if (not status or p.status == status) and is_disputed(p) == disputed)
+    assert walk(campaign, PairFilters(status=status, disputed=disputed), limit=2) == expected
+    assert any(walk(campaign, PairFilters(disputed=True), limit=50))
 
 
 @pytest.mark.parametrize("sort", ["priority", "-priority", "annotations_done", "-annotations_done"])
