@@ -224,6 +224,9 @@ class Pair(models.Model):
         ]
         indexes = [
             models.Index(fields=["campaign", "status", "-priority", "id"], name="pair_queue_idx"),
+            # The pair browser's keyset by priority (read backwards for -priority): a page at any depth
+            # starts at its cursor instead of sorting the whole campaign.
+            models.Index(fields=["campaign", "priority", "id"], name="pair_browse_priority_idx"),
             # The claim walks this index from the top: only pairs with an open slot are in it, ordered
             # by priority, then breadth-first (most slots taken first), so a claim reads a few entries
             # whatever the size of the pool.

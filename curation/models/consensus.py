@@ -43,6 +43,8 @@ class ConsensusRecord(models.Model):
                 condition=~models.Q(decision="kept") | models.Q(chosen__in=["A", "B", "tie"]), name="consensus_kept_has_side"
             )
         ]
+        # The pair browser's "disputed" filter starts from the few disputed records, not from every pair.
+        indexes = [models.Index(fields=["pair"], condition=models.Q(decision="disputed"), name="consensus_disputed_idx")]
 
     def __str__(self):
         return f"{self.pair_id}: {self.decision} {self.chosen or self.reason}"
