@@ -30,3 +30,24 @@ def test_the_preset_list_offers_only_the_presets_that_fit_the_chosen_kind(live_s
     page.select_option("select[name=kind]", "text-to-audio")
     assert offered(page) == ["", "omni-criteria", "ab-tie", "arena"]
     assert errors == []
+
+
+def test_a_preview_answered_late_never_overwrites_the_latest_change(live_server, transactional_db, browser_page):
+    """The preview of an earlier choice that arrives after the preview of a later one is dropped (seen in CI: the
+    picture rubrics stayed on screen after the kind changed to text)."""
+    page, errors = browser_page
+    CuratorFactory(username="cleo")
+    log_in(page, live_server.url, "cleo", then="/console/campaigns/new/")
+    page.select_option("select[name=kind]", "text-to-image")
+    page.wait_for_selector("[data-schema-preview] >> text=Image quality")
+    held = []
+    page.route("**/console/preview/form/", lambda route: held.append(route) if not held else route.continue_())
+    page.select_option("select[name=preset]", "mmrb2-generation")  # its preview is held back
+    page.select_option("select[name=kind]", "text-to-text")  # answered at once
+    page.wait_for_selector("[data-schema-preview] >> text=Which response is better?")
+    with page.expect_response("**/console/preview/form/"):
+        held[0].continue_()  # the earlier choice's answer arrives last
+    page.wait_for_timeout(300)
+    assert page.locator("[data-schema-preview]").inner_text().count("Image quality") == 0
+    assert "Which response is better?" in page.locator("[data-schema-preview]").inner_text()
+    assert errors == []

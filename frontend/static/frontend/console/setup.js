@@ -27,8 +27,12 @@ if (form) {
     schema_json: form.querySelector("[data-schema-json]").value,
   });
 
+  // Only the answer to the latest change is shown: an earlier request answered late must not overwrite it.
+  let schemaAsked = 0;
   const refreshSchema = async () => {
+    const ticket = ++schemaAsked;
     const result = await post(form.dataset.previewForm, schemaFields());
+    if (ticket !== schemaAsked) return;
     schemaError.hidden = !result.error;
     schemaError.textContent = result.error || "";
     if (result.html) {
@@ -37,9 +41,11 @@ if (form) {
     }
     form.dataset.previewState = result.error ? "error" : "ok";
   };
+  let markdownAsked = 0;
   const refreshMarkdown = async () => {
+    const ticket = ++markdownAsked;
     const result = await post(form.dataset.previewMarkdown, { text: form.querySelector("[data-instructions]").value });
-    markdownPreview.innerHTML = result.html;
+    if (ticket === markdownAsked) markdownPreview.innerHTML = result.html;
   };
 
   // A preset's data-kinds lists the kinds its questions fit (empty: every kind). The option the page was rendered
