@@ -2,6 +2,7 @@
 
 import json
 import random
+import re
 from datetime import timedelta
 
 import pytest
@@ -18,7 +19,7 @@ from tests.factories import CampaignFactory, PairFactory, PromptFactory, Respons
 from tests.workqueue.assignment_helpers import AB_TIE_ANSWER, ab_tie_campaign, plan_nodes, submit
 from workqueue.models import Annotation, Assignment, AssignmentEvent
 from workqueue.rules import gold_matches, orientation_swapped
-from workqueue.selectors import annotator_stats, assignment_for_annotator, pair_display
+from workqueue.selectors import annotator_stats, assignment_for_annotator, pair_display, pair_key
 from workqueue.services import assignments
 from workqueue.services.assignments import (
     annotation_submit,
@@ -497,7 +498,8 @@ def test_display_data_is_blind_and_follows_the_orientation_shown(client):
         assert secret not in text, secret
     assert set(display) == {"assignment", "pair_key", "campaign", "kind", "instructions", "prompt", "left", "right",
                             "criteria", "schema", "draft", "status", "expires_at"}
-    assert str(pair.pk) not in display["pair_key"] and len(display["pair_key"]) == 20
+    assert re.fullmatch(r"[0-9a-f]{20}", display["pair_key"]), "opaque: an HMAC under the site's secret"
+    assert pair_key(pair.pk, other.pk) != display["pair_key"], "and each annotator's own"
     left, right = (image_b, image_a) if assignment.swapped else (image_a, image_b)
     assert display["left"][0]["url"] == f"/media/{left.sha256}.png"
     assert display["right"][0]["url"] == f"/media/{right.sha256}.png"
