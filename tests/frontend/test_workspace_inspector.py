@@ -154,6 +154,8 @@ def test_reasoning_input_and_tool_result_images_open_in_the_inspector(live_serve
     expect(page.locator("#inspector")).to_have_attribute("open", "")
     side = page.locator(".tool-result img").evaluate("img => img.closest('[data-side]').dataset.side")  # sides are random
     expect(page.locator("[data-inspector-title]")).to_have_text(f"Response {side}, image 1")
+    # 1:1 is measured on the image's own pixels: once it has loaded (CI once read 89 % before it had)
+    page.wait_for_function("() => [...document.querySelectorAll('.inspector-layer img')].every(i => i.naturalWidth)")
     page.keyboard.press("1")
     assert level(page) == "100 %"
     page.keyboard.press("q")
