@@ -93,7 +93,9 @@ class AnnotationPage(LoginRequiredMixin, TemplateView):
 
     def page_context(self, campaign, display: dict, *, show_instructions: bool) -> dict:
         assignment = display["assignment"]
-        progress = annotator_stats(annotator=self.request.user, campaign=campaign)["campaigns"][0]
+        # A page prepared ahead reads the rater's progress once its claim is answered (the figures would be one
+        # submission old by then): only a claimed page is given them here.
+        progress = annotator_stats(annotator=self.request.user, campaign=campaign)["campaigns"][0] if assignment else None
         config = {
             "assignment": assignment,
             "pair_key": display["pair_key"],

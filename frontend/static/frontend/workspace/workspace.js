@@ -17,6 +17,8 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const configOf = (root) => JSON.parse($("#workspace-config", root).textContent);
 const idle = window.requestIdleCallback || ((run) => setTimeout(run, 200));
 const withId = (patterns, id) => Object.fromEntries(Object.entries(patterns).map(([name, url]) => [name, url.replace("{assignment}", id)]));
+// What a page that is being left answers: nothing, ever (its navigation is under way).
+const LEAVING = new Promise(() => {});
 // The document's own Content-Security-Policy nonce (a prepared page carries the nonce of its own response).
 const STYLE_NONCE = configOf(document).style_nonce;
 let mounts = 0;
@@ -96,18 +98,18 @@ function mount(config, { claim = null } = {}) {
     } catch (error) {
       result = { ok: false, status: 0, data: { message: error.message } };
     }
-    if (signal.aborted) return new Promise(() => {});
+    if (signal.aborted) return LEAVING;
     if (result.status === 204) {
       location.assign(config.urls.queue); // nothing is left: the queue says so
-      return new Promise(() => {});
+      return LEAVING;
     }
     if (!result.ok) {
       post(config.urls.next); // the server claims once more and shows the pair, or the queue with the reason
-      return new Promise(() => {});
+      return LEAVING;
     }
     if (result.data.pair_key !== config.pair_key) {
       location.replace(withId(config.assignment_urls, result.data.assignment).page); // another pair: its own page
-      return new Promise(() => {});
+      return LEAVING;
     }
     config.assignment = result.data.assignment;
     config.urls = { ...config.urls, ...withId(config.assignment_urls, config.assignment) };
@@ -118,7 +120,7 @@ function mount(config, { claim = null } = {}) {
     refreshProgress();
   }
 
-  // A prepared page's progress line was written before the last submit: read it again.
+  // A prepared page's progress line is written once its claim is answered (it would be one submission old).
   async function refreshProgress() {
     const line = $("[data-progress]");
     if (!line) return;
