@@ -540,7 +540,7 @@ def explain_claim(slug: str) -> str:
 
     campaign = Campaign.objects.get(slug=slug)
     rater = User.objects.get(username="bench-rater-0")
-    params = claim_params(campaign=campaign, annotator=rater, gold=False, now=timezone.now())
+    params = claim_params(campaign=campaign.pk, annotator=rater, gold=False, now=timezone.now())
     with transaction.atomic(), connection.cursor() as cursor:
         cursor.execute("EXPLAIN (ANALYZE, BUFFERS) " + claim_sql(), params)
         plan = "\n".join(row[0] for row in cursor.fetchall())

@@ -73,9 +73,8 @@ def test_claim_lookups_read_a_bounded_number_of_assignments_whatever_plan_is_kep
     latest = Assignment.objects.filter(annotator=rater).latest("pk").pk
     by_id = {"assignment": latest, "annotator": rater.pk}
     statements = {  # every hand-written statement of workqueue/sql that reads the assignment table
-        "claim": (service.claim_sql(), service.claim_params(campaign=campaign, annotator=rater, gold=False, now=now)),
-        "membership": (service.membership_sql("id"), {"campaign": campaign.pk, "annotator": rater.pk, "now": now}),
-        "membership by slug": (service.membership_sql("slug"), {"campaign": campaign.slug, "annotator": rater.pk, "now": now}),
+        "claim": (service.claim_sql(), service.claim_params(campaign=campaign.pk, annotator=rater, gold=False, now=now)),
+        "claim by slug": (service.claim_sql("slug"), service.claim_params(campaign=campaign.slug, annotator=rater, now=now)),
         "submission read": (sql.statement("submit_read"), {"assignment": latest}),
         "locked submission read": (sql.statement("submit_locked"), {**by_id, "key": f"{rater.pk}:k"}),
         "display": (sql.statement("display"), by_id),

@@ -162,7 +162,7 @@ def test_the_claim_reads_a_bounded_part_of_the_queue_whatever_the_annotators_bac
     monkeypatch.setattr(assignments, "CLAIM_HEAD", 4)
     campaign, (rater, *_), _ = ab_tie_campaign(overlap=3, pairs=40)
     _annotate_alone(campaign, rater, 30)
-    params = assignments.claim_params(campaign=campaign, annotator=rater, gold=False, now=timezone.now())
+    params = assignments.claim_params(campaign=campaign.pk, annotator=rater, gold=False, now=timezone.now())
     with transaction.atomic(), connection.cursor() as cursor:
         cursor.execute("ANALYZE annotation_pair, annotation_assignment")
         cursor.execute("EXPLAIN (ANALYZE, FORMAT JSON) " + assignments.claim_sql(), params)

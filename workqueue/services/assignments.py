@@ -65,58 +65,65 @@ def _record(assignment: Assignment, kind: str, at: datetime, **detail) -> Assign
     )
 
 
-def membership_sql(by: str) -> str:
-    """The claim's first read (``workqueue/sql/membership.sql``), the campaign found by ``id`` or ``slug``."""
-    return sql.statement("membership", campaign_by={"id": "id", "slug": "slug"}[by])
-
-
 def assignment_claim(*, campaign: Campaign, annotator: User, now: datetime | None = None,
                      rng: random.Random | None = None) -> Assignment | None:
     """The annotator's current lease in ``campaign`` if it is still valid, else a new lease on the next pair.
 
     Returns None when the campaign is not active or no pair is left for this annotator. Only members
     get work (ApplicationError 403). The lease comes with what ``selectors.pair_display`` reads loaded.
-    ``rng`` decides whether this claim looks for a gold pair first (probability ``campaign.gold_rate``);
+    ``rng`` draws once per claim whether it looks for a gold pair first (probability ``campaign.gold_rate``);
     tests pass a seeded one.
+
+    On PostgreSQL the campaign's state, the membership and, in the common case (a member, an active campaign, no
+    lease of theirs, none of the campaign's due), the claim itself are one statement (``workqueue/sql/claim.sql``).
     """
     now = now or timezone.now()
     if connection.vendor == "postgresql":
-        _, membership = _membership_postgresql(by="id", campaign=campaign.pk, annotator=annotator, now=now)
-    else:
-        membership = _membership_portable(campaign=campaign, annotator=annotator, now=now)
-    return _claim_for_member(campaign=campaign, annotator=annotator, membership=membership, now=now, rng=rng)
+        return _claim_postgresql(by="id", campaign=campaign.pk, annotator=annotator, now=now, rng=rng, known=campaign)
+    membership = _membership_portable(campaign=campaign, annotator=annotator, now=now)
+    return _claim_for_member(campaign=campaign, annotator=annotator, membership=membership, now=now,
+                             gold_first=_gold_first(campaign, rng))
 
 
 def assignment_claim_by_slug(
     *, slug: str, annotator: User, now: datetime | None = None, rng: random.Random | None = None
 ) -> Assignment | None:
-    """``assignment_claim`` for the campaign ``slug`` (ApplicationError 404 when there is none).
-
-    On PostgreSQL the campaign is read in the membership statement: one round trip less per claim.
-    """
+    """``assignment_claim`` for the campaign ``slug`` (ApplicationError 404 when there is none)."""
     now = now or timezone.now()
     if connection.vendor == "postgresql":
-        campaign, membership = _membership_postgresql(by="slug", campaign=slug, annotator=annotator, now=now)
-    else:
-        campaign = Campaign.objects.filter(slug=slug).first()
-        membership = None if campaign is None else _membership_portable(campaign=campaign, annotator=annotator, now=now)
+        return _claim_postgresql(by="slug", campaign=slug, annotator=annotator, now=now, rng=rng)
+    campaign = Campaign.objects.filter(slug=slug).first()
     if campaign is None:
         raise ApplicationError("No such campaign.", code="not_found", status_code=404)
-    return _claim_for_member(campaign=campaign, annotator=annotator, membership=membership, now=now, rng=rng)
+    return assignment_claim(campaign=campaign, annotator=annotator, now=now, rng=rng)
 
 
-def _membership_postgresql(*, by: str, campaign, annotator, now: datetime):
-    """(campaign, (open lease id, its expiry, any lease due)), the second None for a non-member."""
-    with connection.cursor() as cursor:
-        cursor.execute(membership_sql(by), {"campaign": campaign, "annotator": annotator.pk, "now": now})
-        row = cursor.fetchone()
-    if row is None:
-        return None, None
-    (campaign_part,) = sql.parts("campaign")
-    width = len(campaign_part.attnames)
-    found = rows.instances(row[:width], [campaign_part])["c"]
-    is_member, *membership = row[width:]
-    return found, (tuple(membership) if is_member else None)
+def _gold_first(campaign: Campaign, rng: random.Random | None, draw: float | None = None) -> bool:
+    if draw is None:
+        draw = (rng or _rng).random()
+    return campaign.gold_rate > 0 and draw < campaign.gold_rate
+
+
+def _claim_postgresql(*, by: str, campaign: int | str, annotator, now: datetime, rng,
+                      known: Campaign | None = None) -> Assignment | None:
+    """The claim statement for the drawn kind of pair first; the rest of ``_claim_for_member`` only when it could
+    not claim (an open or due lease, nothing of that kind left in a campaign with gold). ``known``: the caller's
+    campaign (a claim by id), which the lease then carries."""
+    draw = (rng or _rng).random()
+    try:
+        # Alone the statement is atomic; inside a transaction it needs a savepoint for a conflict to be caught.
+        with transaction.atomic() if connection.in_atomic_block else nullcontext():
+            found, membership, looked, claimed = _claim_statement(
+                by=by, campaign=campaign, annotator=annotator, now=now, draw=draw, known=known)
+    except IntegrityError:
+        return _claimed_at_the_same_moment(Campaign.objects.get(**{by: campaign}), annotator, now)
+    if found is None:
+        raise ApplicationError("No such campaign.", code="not_found", status_code=404)
+    if claimed is not None:
+        return claimed
+    gold_first = _gold_first(found, rng, draw)
+    return _claim_for_member(campaign=found, annotator=annotator, membership=membership, now=now,
+                             gold_first=gold_first, tried=gold_first if looked else None)
 
 
 def _membership_portable(*, campaign: Campaign, annotator, now: datetime) -> tuple | None:
@@ -129,7 +136,10 @@ def _membership_portable(*, campaign: Campaign, annotator, now: datetime) -> tup
     )
 
 
-def _claim_for_member(*, campaign: Campaign, annotator, membership: tuple | None, now: datetime, rng):
+def _claim_for_member(*, campaign: Campaign, annotator, membership: tuple | None, now: datetime, gold_first: bool,
+                      tried: bool | None = None):
+    """``membership``: (open lease id, its expiry, any lease due), None for a non-member. ``tried``: the kind of pair
+    (gold or not) the claim statement already looked for and found none of."""
     if membership is None:
         raise ApplicationError("You are not a member of this campaign.", code="not_a_member", status_code=403)
     if campaign.status != Campaign.Status.ACTIVE:
@@ -137,10 +147,9 @@ def _claim_for_member(*, campaign: Campaign, annotator, membership: tuple | None
     current_id, current_expires_at, any_due = membership
     if current_id is not None and current_expires_at > now:
         return selectors.assignment_for_annotator(assignment_id=current_id, annotator=annotator)
-    gold_first = campaign.gold_rate > 0 and (rng or _rng).random() < campaign.gold_rate
+    order = [gold for gold in _gold_order(campaign, gold_first) if gold != tried]
     # Each PostgreSQL claim statement is atomic on its own: with nothing to expire, outside any transaction,
-    # it needs none (BEGIN and COMMIT are two round trips of the four a claim had). SQLite needs the
-    # transaction for its write lock.
+    # it needs none (BEGIN and COMMIT would be two more round trips). SQLite needs the transaction for its write lock.
     alone = connection.vendor == "postgresql" and not any_due and not connection.in_atomic_block
     try:
         with nullcontext() if alone else transaction.atomic():
@@ -151,37 +160,51 @@ def _claim_for_member(*, campaign: Campaign, annotator, membership: tuple | None
                     stale = _own(campaign, annotator).filter(pk=current_id).select_for_update()
                     due_ids += list(stale.values_list("pk", flat=True))
                 _expire_locked(ids=due_ids, now=now)
-            claimed = _claim(campaign=campaign, annotator=annotator, now=now, gold_first=gold_first)
+            claimed = _claim(campaign=campaign, annotator=annotator, now=now, order=order)
         if claimed is None and any_due:
             # The due leases skipped above may belong to another claim that is expiring them: their slots
             # are not back until it commits, so "nothing left" would be premature. Wait for it (holding no
             # other lock, rows taken in one order) and look once more.
             with transaction.atomic():
                 _expire_locked(ids=_lock_due(campaign_id=campaign.pk, now=now, limit=LAZY_EXPIRY_BATCH, wait=True), now=now)
-                claimed = _claim(campaign=campaign, annotator=annotator, now=now, gold_first=gold_first)
+                claimed = _claim(campaign=campaign, annotator=annotator, now=now, order=order)
         return claimed
     except IntegrityError:
-        # Another claim by the same annotator (a second tab) committed first: that lease is the answer.
-        current = _own(campaign, annotator).first()
-        if current is not None and current.expires_at > now:
-            return selectors.assignment_for_annotator(assignment_id=current.pk, annotator=annotator)
-        raise ApplicationError(
-            "Another claim for you in this campaign was being made at the same moment; try again.",
-            code="claim_conflict",
-            status_code=409,
-        ) from None
+        return _claimed_at_the_same_moment(campaign, annotator, now)
+
+
+def _claimed_at_the_same_moment(campaign: Campaign, annotator, now: datetime) -> Assignment:
+    """The answer when writing the lease broke ``assignment_one_active_per_campaign``: another claim by the same
+    annotator (a second tab) committed first, and that lease is the answer."""
+    current = _own(campaign, annotator).first()
+    if current is not None and current.expires_at > now:
+        return selectors.assignment_for_annotator(assignment_id=current.pk, annotator=annotator)
+    raise ApplicationError(
+        "Another claim for you in this campaign was being made at the same moment; try again.",
+        code="claim_conflict",
+        status_code=409,
+    )
 
 
 def _own(campaign: Campaign, annotator):
     return Assignment.objects.filter(annotator_id=annotator.pk, campaign_id=campaign.pk, status=Assignment.Status.ACTIVE)
 
 
-def _claim(*, campaign: Campaign, annotator, now: datetime, gold_first: bool) -> Assignment | None:
-    """Runs inside a transaction (the write lock on SQLite), after leases that are due were expired."""
-    order = (True, False) if gold_first else (False, True) if campaign.gold_rate > 0 else (False,)
-    lease = _lease_postgresql if connection.vendor == "postgresql" else _lease_portable
+def _gold_order(campaign: Campaign, gold_first: bool) -> tuple[bool, ...]:
+    """The kinds of pair a claim looks for, in order: gold (True) first when drawn, regular pairs alone when the
+    campaign mixes in no gold."""
+    return (True, False) if gold_first else (False, True) if campaign.gold_rate > 0 else (False,)
+
+
+def _claim(*, campaign: Campaign, annotator, now: datetime, order: list[bool]) -> Assignment | None:
+    """Runs inside a transaction (the write lock on SQLite), after leases that are due were expired; on PostgreSQL
+    with none due, alone."""
     for gold in order:
-        assignment = lease(campaign=campaign, annotator=annotator, gold=gold, now=now)
+        if connection.vendor == "postgresql":
+            _, _, _, assignment = _claim_statement(by="id", campaign=campaign.pk, annotator=annotator, now=now,
+                                                   gold=gold, due_expired=True, known=campaign)
+        else:
+            assignment = _lease_portable(campaign=campaign, annotator=annotator, gold=gold, now=now)
         if assignment is not None:
             return assignment
     return None
@@ -190,40 +213,47 @@ def _claim(*, campaign: Campaign, annotator, now: datetime, gold_first: bool) ->
 CLAIM_HEAD = 32
 
 
-def claim_sql() -> str:
-    """The claim statement (``workqueue/sql/claim.sql``), for a head of CLAIM_HEAD entries (the bench and the
-    tests EXPLAIN it)."""
-    return sql.statement("claim", head_size=CLAIM_HEAD, head_last=CLAIM_HEAD - 1)
+def claim_sql(by: str = "id") -> str:
+    """The claim statement (``workqueue/sql/claim.sql``), the campaign found by ``id`` or ``slug``, for a head of
+    CLAIM_HEAD entries (the bench and the tests EXPLAIN it)."""
+    return sql.statement("claim", campaign_by={"id": "id", "slug": "slug"}[by], head_size=CLAIM_HEAD,
+                         head_last=CLAIM_HEAD - 1)
 
 
-def claim_params(*, campaign: Campaign, annotator: User, gold: bool, now: datetime) -> dict:
-    """The claim statement's parameters (the bench and the tests EXPLAIN it with them)."""
-    return {
-        "campaign": campaign.pk,
-        "annotator": annotator.pk,
-        "gold": gold,
-        "seed_prefix": f"{campaign.orientation_seed}:",
-        "seed_suffix": f":{annotator.pk}",
-        "now": now,
-        "expires": now + timedelta(minutes=campaign.lease_minutes),
-        "schema": campaign.rating_schema_id,
-    }
+def claim_params(*, campaign: int | str, annotator: User, now: datetime, draw: float = 1.0, gold: bool | None = None,
+                 due_expired: bool = False) -> dict:
+    """The claim statement's parameters: ``campaign`` its id or slug, ``gold`` the kind of pair (None: the
+    ``draw``'s), ``due_expired`` when the caller has expired the campaign's due leases (the bench and the tests
+    EXPLAIN it with them)."""
+    return {"campaign": campaign, "annotator": annotator.pk, "now": now, "draw": draw, "gold": gold,
+            "due_expired": due_expired}
 
 
-def _lease_postgresql(*, campaign: Campaign, annotator, gold: bool, now: datetime) -> Assignment | None:
-    """Precondition: inside a transaction on PostgreSQL."""
-    params = claim_params(campaign=campaign, annotator=annotator, gold=gold, now=now)
+def _claim_statement(*, by: str, campaign: int | str, annotator, now: datetime, draw: float = 1.0,
+                     gold: bool | None = None, due_expired: bool = False, known: Campaign | None = None):
+    """(the campaign or None, the membership as ``_claim_for_member`` takes it, whether the statement looked for a
+    pair, the lease it took or None). ``known``: the caller's campaign, which the lease then carries."""
+    params = claim_params(campaign=campaign, annotator=annotator, now=now, draw=draw, gold=gold,
+                          due_expired=due_expired)
     with connection.cursor() as cursor:
-        cursor.execute(claim_sql(), params)
+        cursor.execute(claim_sql(by), params)
         row = cursor.fetchone()
     if row is None:
-        return None
+        return None, None, False, None
+    (campaign_part,) = sql.parts("claim_campaign")
+    width = len(campaign_part.attnames)
+    found = known or rows.instances(row[:width], [campaign_part])["c"]
+    is_member, current_id, current_expires_at, any_due, looked, lease_id, pair_id, swapped, expires_at = (
+        row[width:width + 9])
+    membership = (current_id, current_expires_at, any_due) if is_member else None
+    if lease_id is None:
+        return found, membership, looked, None
     assignment = rows.loaded(
-        Assignment, id=row[0], pair_id=row[1], campaign=campaign, annotator=annotator, status=Assignment.Status.ACTIVE,
-        swapped=row[2], claimed_at=now, expires_at=params["expires"], finished_at=None, skip_reason="", draft={},
+        Assignment, id=lease_id, pair_id=pair_id, campaign=found, annotator=annotator, status=Assignment.Status.ACTIVE,
+        swapped=swapped, claimed_at=now, expires_at=expires_at, finished_at=None, skip_reason="", draft={},
         draft_saved_at=None,
     )
-    return selectors.attach_display_rows(assignment, row[3:])
+    return found, membership, looked, selectors.attach_display_rows(assignment, row[width + 9:])
 
 
 def _lease_portable(*, campaign: Campaign, annotator, gold: bool, now: datetime) -> Assignment | None:

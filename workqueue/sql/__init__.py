@@ -22,7 +22,10 @@ _HERE = Path(__file__).parent
 # The columns each hand-written read selects, by table alias: the model's label and its attnames, or None for every
 # concrete field.
 _PARTS: dict[str, list[tuple[str, str, list[str] | None]]] = {
-    "campaign": [("c", "catalogue.Campaign", None)],
+    # The campaign as the claim statement reads it: what deciding the claim, writing the lease and the display need
+    # (the others load on access; a claim by id keeps the caller's campaign).
+    "claim_campaign": [("c", "catalogue.Campaign", ["id", "slug", "kind", "instructions", "rating_schema_id", "status",
+                                                    "gold_rate", "orientation_seed", "lease_minutes"])],
     "display": [
         ("a", "workqueue.Assignment",
          ["id", "pair_id", "campaign_id", "annotator_id", "swapped", "draft", "status", "expires_at"]),
@@ -81,7 +84,7 @@ def names() -> dict[str, str]:
         "members": members.db_table,
         "member_campaign": members.get_field("campaign").column,
         "member_user": members.get_field("user").column,
-        "campaign_columns": rows.select_list(parts("campaign")),
+        "claim_campaign_columns": rows.select_list(parts("claim_campaign")),
         "display_columns": rows.select_list(parts("display")),
         "display_pair_columns": rows.select_list(parts("display_pair")),
         "locked_columns": rows.select_list(parts("locked")),
@@ -94,7 +97,7 @@ def names() -> dict[str, str]:
 def statement(name: str, **values: str | int) -> str:
     """The text of ``name``.sql with its ``${names}`` filled (``values`` for the ones a caller chooses, such as the
     claim's head size); a name left unfilled is an error. Comment lines (``--``) are left out."""
-    # The comments stay in the file: the database gets the statement alone.
+    # The comments and the indentation stay in the file: the database gets the statement alone.
     lines = (_HERE / f"{name}.sql").read_text().splitlines()
-    text = "\n".join(line for line in lines if not line.lstrip().startswith("--"))
+    text = "\n".join(line.strip() for line in lines if not line.lstrip().startswith("--"))
     return Template(text).substitute({**names(), **{key: str(value) for key, value in values.items()}})
