@@ -43,7 +43,7 @@ def user_part() -> rows.Part:
 def _session_sql() -> str:
     """The session's row and its signed-in user's, joined; built on first use from the models' _meta."""
     return (
-        f"SELECT session.session_data, session.expire_date, {rows.select_list([user_part()])} "
+        f"SELECT session.session_data, {rows.select_list([user_part()])} "
         f"FROM {UserSession._meta.db_table} session "
         f"LEFT JOIN {User._meta.db_table} signed_in ON signed_in.id = session.user_id "
         "WHERE session.session_key = %(session_key)s AND session.expire_date > %(session_now)s"
@@ -96,18 +96,22 @@ class SessionStore(DBStore):
         session.user_id = int(user_id) if user_id.isdigit() else None
         return session
 
-    def _get_session_from_db(self):
+    def load(self):
+        """Django's: the session's data, or {} (and no key, as Django's stores leave it) when the session is missing
+        or expired. The signed-in user's row comes in the same statement and waits in ``loaded_user``."""
+        self.loaded_user = None
         if self.session_key is None:
-            return None
+            return {}
         with connection.cursor() as cursor:
             cursor.execute(_session_sql(), {"session_key": self.session_key, "session_now": timezone.now()})
             row = cursor.fetchone()
         if row is None:
             self._session_key = None
-            return None
-        user_row = row[2:]
-        self.loaded_user = rows.instances(user_row, [user_part()])["signed_in"] if user_row[0] is not None else None
-        return rows.loaded(UserSession, session_key=self.session_key, session_data=row[0], expire_date=row[1])
+            return {}
+        session_data, *user_row = row
+        if user_row[0] is not None:
+            self.loaded_user = rows.instances(user_row, [user_part()])["signed_in"]
+        return self.decode(session_data)
 
 
 def loaded_user(user_id) -> User | None:
