@@ -12,8 +12,26 @@ class Role(models.TextChoices):
     ADMIN = "admin", "Admin"
 
 
+# (password hash, SECRET_KEY) -> Django's session auth hash of that password under that secret (see
+# User.get_session_auth_hash).
+_SESSION_AUTH_HASHES: dict[tuple[str, str], str] = {}
+SESSION_AUTH_HASHES_MAX = 10_000
+
+
 class User(AbstractUser):
     role = models.CharField(max_length=16, choices=Role.choices, default=Role.ANNOTATOR)
+
+    def get_session_auth_hash(self) -> str:
+        """Django's, computed once per worker for each password and secret: every signed-in request checks it,
+        and the same password under the same SECRET_KEY always gives the same HMAC (a new password or a new key
+        is a new entry)."""
+        key = (self.password, settings.SECRET_KEY)
+        known = _SESSION_AUTH_HASHES.get(key)
+        if known is None:
+            if len(_SESSION_AUTH_HASHES) >= SESSION_AUTH_HASHES_MAX:
+                _SESSION_AUTH_HASHES.clear()
+            known = _SESSION_AUTH_HASHES[key] = super().get_session_auth_hash()
+        return known
 
     @property
     def is_curator(self) -> bool:

@@ -152,3 +152,26 @@ def test_the_user_model_overrides_no_private_method_of_djangos():
     from accounts.models import User
 
     assert not [name for name in vars(User) if name.startswith("_") and not name.startswith("__") and callable(vars(User)[name])]
+
+
+def test_the_session_auth_hash_is_djangos_for_each_password_and_secret(settings):
+    from django.contrib.auth.base_user import AbstractBaseUser
+
+    rater = UserFactory()
+    assert rater.get_session_auth_hash() == AbstractBaseUser.get_session_auth_hash(rater)
+    before = rater.get_session_auth_hash()
+    rater.set_password("another password")
+    assert rater.get_session_auth_hash() != before
+    assert rater.get_session_auth_hash() == AbstractBaseUser.get_session_auth_hash(rater)
+    settings.SECRET_KEY = "yet-another-secret-key-" + "y" * 40
+    assert rater.get_session_auth_hash() == AbstractBaseUser.get_session_auth_hash(rater)
+
+
+def test_a_password_changed_elsewhere_ends_the_session_at_its_next_request():
+    rater = UserFactory()
+    browser = signed_in(rater)
+    assert browser.get("/api/v1/campaigns/").status_code == 200
+    changed = User.objects.get(pk=rater.pk)
+    changed.set_password("changed in another tab")
+    changed.save()
+    assert browser.get("/api/v1/campaigns/").status_code == 403
