@@ -3,14 +3,17 @@ submitted work, and whether a campaign has work for them."""
 
 from __future__ import annotations
 
+import functools
+import hashlib
+import hmac
 import re
 from typing import TYPE_CHECKING
 
+from django.conf import settings
 from django.core.cache import cache
 from django.db import connection
 from django.db.models import Count, Exists, F, OuterRef, Q
 from django.utils import timezone
-from django.utils.crypto import salted_hmac
 
 from catalogue import content, schemas, self_identification
 from catalogue.models import Campaign, Media, Pair
@@ -196,7 +199,14 @@ def _display_blocks(blocks: list[dict], sources: dict[str, dict], hidden: _Hidde
 def pair_key(pair_id: int, annotator_id: int) -> str:
     """An opaque name of a pair for one annotator, the same in the next pair's preview and in the claim's display: a
     page prepared ahead knows that the claim gave it the pair it shows. Without the site's secret it names nothing."""
-    return salted_hmac("concord.workqueue.pair_key", f"{pair_id}:{annotator_id}").hexdigest()[:20]
+    return hmac.digest(_pair_key_secret(settings.SECRET_KEY), f"{pair_id}:{annotator_id}".encode(), "sha256").hex()[:20]
+
+
+@functools.lru_cache(maxsize=4)
+def _pair_key_secret(secret: str) -> bytes:
+    """pair_key's HMAC key under the site's ``secret``, derived once per secret (as Django's salted_hmac derives its
+    key from a salt and the secret, on every call: the claim's one HMAC cost ~30 µs that way)."""
+    return hashlib.sha256(b"concord.workqueue.pair_key" + secret.encode()).digest()
 
 
 def pair_display(*, assignment: Assignment) -> dict:
