@@ -1,4 +1,4 @@
-"""Django's Redis cache, keeping one client per connection pool, and serving from the database while Redis is down."""
+"""Django's Redis cache, serving from the database while Redis is down."""
 
 import logging
 import time
@@ -12,22 +12,6 @@ FALLBACK_TABLE = "concord_cache"
 # After Redis fails, calls go to the database for this long before Redis is tried again, so a request
 # pays at most one failed connection per interval, not one per cache call.
 RETRY_REDIS_SECONDS = 5.0
-
-
-class RedisCacheClient(redis.RedisCacheClient):
-    """Django's client builds a new ``redis.Redis`` for every cache call (its constructor was a third of a
-    session read's CPU); one per pool serves them all, as redis-py clients are thread-safe."""
-
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        self._clients = {}
-
-    def get_client(self, key=None, *, write=False):
-        pool = self._get_connection_pool(write)
-        client = self._clients.get(id(pool))
-        if client is None:
-            client = self._clients[id(pool)] = self._client(connection_pool=pool)
-        return client
 
 
 def _degrading(name: str):
@@ -52,7 +36,6 @@ class RedisCache(redis.RedisCache):
 
     def __init__(self, server, params):
         super().__init__(server, params)
-        self._class = RedisCacheClient
         import redis as redis_py
 
         self._redis_errors = (redis_py.ConnectionError, redis_py.TimeoutError)

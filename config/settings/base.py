@@ -46,7 +46,7 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "accounts.sessions.AuthenticationMiddleware",
-    "config.messages.LazyMessageMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
 
@@ -180,6 +180,10 @@ if env("CACHE_URL", default="") or env("REDIS_URL", default=""):
                           "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 2}}}
 # Sessions in the database, each read together with its user's row in one statement (accounts.sessions).
 SESSION_ENGINE = "accounts.sessions"
+# Flash messages in the session, not Django's default cookie-then-session fallback: building that fallback's two
+# storages cost every request (the API's claim and submit included, which never use them) about 44 Python calls;
+# the session storage is built in a few and touches the session only when a message is added or read.
+MESSAGE_STORAGE = "django.contrib.messages.storage.session.SessionStorage"
 # Failed log-ins per window: an account from one address, an account from anywhere (that account's failures
 # only, so it never blocks another account), any account from one address (far higher: behind a proxy or a NAT
 # many people share one address).

@@ -1,4 +1,4 @@
-"""Flash messages (config.messages.LazyMessageMiddleware): stored when a view adds one, shown once on the next page
+"""Flash messages (Django's MessageMiddleware, session storage): stored when a view adds one, shown once on the next page
 that reads them, kept across requests that never look (the API's)."""
 
 import pytest

@@ -204,6 +204,17 @@ def test_a_campaign_without_gold_rate_never_serves_its_gold_pairs():
     assert served == [False, False]
 
 
+def test_a_claim_that_draws_gold_when_none_is_left_gets_a_regular_pair_and_then_nothing():
+    # The claim statement looks for the kind drawn (gold, at a rate of 1); the service then looks for the other.
+    campaign, (rater, *_), (pair,) = ab_tie_campaign(overlap=1, pairs=1, members=1, gold_rate=1.0)
+    gold = PairFactory(campaign=campaign, is_gold=True, gold_answer={"preference": "A"})
+    served = []
+    while (assignment := assignment_claim(campaign=campaign, annotator=rater, rng=random.Random(3))) is not None:
+        served.append(assignment.pair)
+        submit(assignment)
+    assert served == [gold, pair]
+
+
 def test_an_expired_lease_returns_its_slot_to_the_next_claim_without_beat():
     campaign, raters, (pair,) = ab_tie_campaign(overlap=1, pairs=1, lease_minutes=30)
     now = timezone.now()
