@@ -31,11 +31,6 @@ RATERS = 32
 SLUG = "cpu"
 
 
-def backend_cpu_seconds(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().split(")")[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--db", default="concord_cpu")
@@ -87,11 +82,11 @@ def main() -> None:
         (backend,) = cursor.fetchone()
     gc.collect()
     gc.freeze()  # as config/wsgi.py does at boot
-    started, backend_started = time.process_time(), backend_cpu_seconds(backend)
+    started, backend_started = time.process_time(), annotate_load._cpu_seconds(backend)
     for index in range(args.cycles):
         cycle(clients[index % RATERS])
     web = (time.process_time() - started) / args.cycles
-    database = (backend_cpu_seconds(backend) - backend_started) / args.cycles
+    database = (annotate_load._cpu_seconds(backend) - backend_started) / args.cycles
     print(f"{ROOT}: {1000 * web:.3f} ms of web CPU + {1000 * database:.3f} ms of database CPU per cycle "
           f"({args.cycles:,} cycles, {RATERS} raters)")
 

@@ -23,7 +23,7 @@ import random
 from collections import Counter
 from contextlib import nullcontext
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from django.db import IntegrityError, connection, transaction
 from django.db.models import Case, Exists, F, OuterRef, Q, Subquery, Value, When
@@ -82,7 +82,7 @@ def assignment_claim(*, campaign: Campaign, annotator: User, now: datetime | Non
         return _claim_postgresql(by="id", campaign=campaign.pk, annotator=annotator, now=now, rng=rng, known=campaign)
     membership = _membership_portable(campaign=campaign, annotator=annotator, now=now)
     return _claim_for_member(campaign=campaign, annotator=annotator, membership=membership, now=now,
-                             gold_first=_gold_first(campaign, rng))
+                             gold_first=_gold_first(campaign, (rng or _rng).random()))
 
 
 def assignment_claim_by_slug(
@@ -98,9 +98,8 @@ def assignment_claim_by_slug(
     return assignment_claim(campaign=campaign, annotator=annotator, now=now, rng=rng)
 
 
-def _gold_first(campaign: Campaign, rng: random.Random | None, draw: float | None = None) -> bool:
-    if draw is None:
-        draw = (rng or _rng).random()
+def _gold_first(campaign: Campaign, draw: float) -> bool:
+    """Whether a claim whose draw (in [0, 1)) is ``draw`` looks for a gold pair first."""
     return campaign.gold_rate > 0 and draw < campaign.gold_rate
 
 
@@ -113,17 +112,16 @@ def _claim_postgresql(*, by: str, campaign: int | str, annotator, now: datetime,
     try:
         # Alone the statement is atomic; inside a transaction it needs a savepoint for a conflict to be caught.
         with transaction.atomic() if connection.in_atomic_block else nullcontext():
-            found, membership, looked, claimed = _claim_statement(
-                by=by, campaign=campaign, annotator=annotator, now=now, draw=draw, known=known)
+            read = _claim_statement(by=by, campaign=campaign, annotator=annotator, now=now, draw=draw, known=known)
     except IntegrityError:
-        return _claimed_at_the_same_moment(Campaign.objects.get(**{by: campaign}), annotator, now)
-    if found is None:
+        return _claimed_at_the_same_moment(known or Campaign.objects.get(**{by: campaign}), annotator, now)
+    if read.campaign is None:
         raise ApplicationError("No such campaign.", code="not_found", status_code=404)
-    if claimed is not None:
-        return claimed
-    gold_first = _gold_first(found, rng, draw)
-    return _claim_for_member(campaign=found, annotator=annotator, membership=membership, now=now,
-                             gold_first=gold_first, tried=gold_first if looked else None)
+    if read.lease is not None:
+        return read.lease
+    gold_first = _gold_first(read.campaign, draw)
+    return _claim_for_member(campaign=read.campaign, annotator=annotator, membership=read.membership, now=now,
+                             gold_first=gold_first, tried=gold_first if read.looked else None)
 
 
 def _membership_portable(*, campaign: Campaign, annotator, now: datetime) -> tuple | None:
@@ -201,8 +199,8 @@ def _claim(*, campaign: Campaign, annotator, now: datetime, order: list[bool]) -
     with none due, alone."""
     for gold in order:
         if connection.vendor == "postgresql":
-            _, _, _, assignment = _claim_statement(by="id", campaign=campaign.pk, annotator=annotator, now=now,
-                                                   gold=gold, due_expired=True, known=campaign)
+            assignment = _claim_statement(by="id", campaign=campaign.pk, annotator=annotator, now=now, gold=gold,
+                                          due_expired=True, known=campaign).lease
         else:
             assignment = _lease_portable(campaign=campaign, annotator=annotator, gold=gold, now=now)
         if assignment is not None:
@@ -229,17 +227,26 @@ def claim_params(*, campaign: int | str, annotator: User, now: datetime, draw: f
             "due_expired": due_expired}
 
 
+class ClaimRead(NamedTuple):
+    """What the claim statement answers: the campaign (None: no such campaign), the membership as
+    ``_claim_for_member`` takes it, whether it looked for a pair, and the lease it took (or None)."""
+
+    campaign: Campaign | None
+    membership: tuple | None
+    looked: bool
+    lease: Assignment | None
+
+
 def _claim_statement(*, by: str, campaign: int | str, annotator, now: datetime, draw: float = 1.0,
-                     gold: bool | None = None, due_expired: bool = False, known: Campaign | None = None):
-    """(the campaign or None, the membership as ``_claim_for_member`` takes it, whether the statement looked for a
-    pair, the lease it took or None). ``known``: the caller's campaign, which the lease then carries."""
+                     gold: bool | None = None, due_expired: bool = False, known: Campaign | None = None) -> ClaimRead:
+    """One run of the claim statement. ``known``: the caller's campaign, which the lease then carries."""
     params = claim_params(campaign=campaign, annotator=annotator, now=now, draw=draw, gold=gold,
                           due_expired=due_expired)
     with connection.cursor() as cursor:
         cursor.execute(claim_sql(by), params)
         row = cursor.fetchone()
     if row is None:
-        return None, None, False, None
+        return ClaimRead(None, None, False, None)
     (campaign_part,) = sql.parts("claim_campaign")
     width = len(campaign_part.attnames)
     found = known or rows.instances(row[:width], [campaign_part])["c"]
@@ -247,13 +254,13 @@ def _claim_statement(*, by: str, campaign: int | str, annotator, now: datetime, 
         row[width:width + 9])
     membership = (current_id, current_expires_at, any_due) if is_member else None
     if lease_id is None:
-        return found, membership, looked, None
+        return ClaimRead(found, membership, looked, None)
     assignment = rows.loaded(
         Assignment, id=lease_id, pair_id=pair_id, campaign=found, annotator=annotator, status=Assignment.Status.ACTIVE,
         swapped=swapped, claimed_at=now, expires_at=expires_at, finished_at=None, skip_reason="", draft={},
         draft_saved_at=None,
     )
-    return found, membership, looked, selectors.attach_display_rows(assignment, row[width + 9:])
+    return ClaimRead(found, membership, looked, selectors.attach_display_rows(assignment, row[width + 9:]))
 
 
 def _lease_portable(*, campaign: Campaign, annotator, gold: bool, now: datetime) -> Assignment | None:
