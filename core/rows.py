@@ -1,10 +1,12 @@
-"""Model instances from one hand-written joined row, through ``Model.from_db`` and the ORM's own converters.
+"""Values, or model instances, from one hand-written joined row, through the ORM's own converters.
 
 The work queue's claim and submit run hand-written statements (``workqueue/sql/*.sql``) instead of compiled
-select_related queries (compiling cost more CPU than running them); these helpers turn such a row back into
-ordinary model instances: ``from_db`` (Django's public constructor for a row read), after the converters the
-ORM's compiler applies to each column (on SQLite: aware datetimes, booleans from 0/1; JSON decoded). Fields not
-read stay deferred and load on access, as with ``only()``. A part is built on first use, never at import.
+select_related queries (compiling cost more CPU than running them); these helpers read such a row back as the ORM
+would: each column through the converters the ORM's compiler applies to it (on SQLite: aware datetimes, booleans
+from 0/1; JSON decoded). ``values`` gives them as plain dictionaries (what the claim's display and the submission's
+checks read: no instance); ``instances`` as ordinary model instances through ``from_db`` (Django's public
+constructor for a row read), fields not read deferred, loading on access as with ``only()``. A part is built on
+first use, never at import.
 """
 
 from __future__ import annotations
@@ -46,16 +48,23 @@ def select_list(parts: Iterable[Part]) -> str:
     return ", ".join(f"{p.alias}.{quote(f.column)}" for p in parts for f in p.fields)
 
 
+def values(row: Sequence[Any], parts: Iterable[Part]) -> dict[str, dict[str, Any]]:
+    """The values of one row, by alias and attname, each converted as the ORM converts it."""
+    read = {}
+    at = 0
+    for alias, _, _, attnames, converters in parts:
+        columns = row[at : at + len(attnames)]
+        at += len(attnames)
+        read[alias] = dict(zip(attnames, [value if convert is None else convert(value)
+                                          for convert, value in zip(converters, columns, strict=True)], strict=True))
+    return read
+
+
 def instances(row: Sequence[Any], parts: Iterable[Part]) -> dict[str, Model]:
     """The instances of one row, by alias: ``from_db`` with each value converted as the ORM converts it."""
-    built = {}
-    at = 0
-    for alias, model, _, attnames, converters in parts:
-        values = row[at : at + len(attnames)]
-        at += len(attnames)
-        converted = [value if convert is None else convert(value) for convert, value in zip(converters, values, strict=True)]
-        built[alias] = model.from_db(DEFAULT_DB_ALIAS, attnames, converted)
-    return built
+    parts = tuple(parts)
+    read = values(row, parts)
+    return {p.alias: p.model.from_db(DEFAULT_DB_ALIAS, p.attnames, list(read[p.alias].values())) for p in parts}
 
 
 M = TypeVar("M", bound=Model)

@@ -1,10 +1,17 @@
 """The work queue: one annotator's lease on a pair, the rating it ends in, its revisions and its events."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
 from catalogue.models import Campaign, Pair
+
+if TYPE_CHECKING:
+    from workqueue.selectors import Shown
 
 
 class Assignment(models.Model):
@@ -36,6 +43,11 @@ class Assignment(models.Model):
     skip_reason = models.CharField(max_length=500, blank=True)
     draft = models.JSONField(default=dict, blank=True)
     draft_saved_at = models.DateTimeField(null=True, blank=True)
+
+    # Not a column: what the claim read for this lease's display in its own statement (workqueue.selectors.Shown),
+    # which pair_display then uses instead of loading the pair, its prompt, responses and schema. None on an
+    # instance the ORM read.
+    shown: Shown | None = None
 
     class Meta:
         db_table = "annotation_assignment"

@@ -7,7 +7,8 @@ import functools
 import hashlib
 import hmac
 import re
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.core.cache import cache
@@ -96,14 +97,66 @@ def _display_pair(built: dict) -> Pair:
     return pair
 
 
-def attach_display_rows(assignment: Assignment, row: tuple) -> Assignment:
-    """Attach the pair, prompt, responses and schema read as ``sql.parts("display_pair")`` (``row``: the claim
-    statement's columns after the lease's) to ``assignment``, whose campaign is loaded, as ``pair_display`` needs."""
-    built = rows.instances(row, sql.parts("display_pair"))
-    if not Campaign.rating_schema.is_cached(assignment.campaign):
-        assignment.campaign.rating_schema = built["s"]
-    assignment.pair = _display_pair(built)
-    return assignment
+@dataclass(frozen=True, slots=True)
+class Shown:
+    """What an annotator's display (``pair_display``) is built from: the lease, its campaign's text and schema, and
+    the pair's prompt and responses with what must be hidden of them.
+
+    ``Shown.of`` reads it off an assignment whose relations are loaded (``assignment_for_annotator``); the claim
+    builds it from its own statement's row (``Shown.read``), so the one answer every rater waits for builds no
+    pair, prompt, response or schema instance, and ``Assignment.shown`` carries it to ``pair_display``.
+    """
+
+    assignment: int
+    pair: int
+    annotator: int
+    swapped: bool
+    draft: dict
+    status: str
+    expires_at: datetime
+    campaign: str
+    kind: str
+    instructions: str
+    schema: dict
+    criteria: list
+    pair_external_id: str
+    self_identification: list
+    prompt: list
+    prompt_external_id: str
+    response_a: list
+    model_a: str
+    response_b: list
+    model_b: str
+
+    @classmethod
+    def of(cls, assignment: Assignment) -> Shown:
+        pair, campaign = assignment.pair, assignment.campaign
+        return cls(
+            assignment=assignment.pk, pair=assignment.pair_id, annotator=assignment.annotator_id,
+            swapped=assignment.swapped, draft=assignment.draft, status=assignment.status,
+            expires_at=assignment.expires_at, campaign=campaign.slug, kind=campaign.kind,
+            instructions=campaign.instructions, schema=campaign.rating_schema.definition,
+            criteria=pair.criteria or [], pair_external_id=pair.external_id,
+            self_identification=pair.self_identification or [], prompt=pair.prompt.content or [],
+            prompt_external_id=pair.prompt.external_id, response_a=pair.response_a.content or [],
+            model_a=pair.response_a.model_name, response_b=pair.response_b.content or [],
+            model_b=pair.response_b.model_name,
+        )
+
+    @classmethod
+    def read(cls, lease: dict[str, Any], campaign: dict[str, Any], columns: dict[str, dict[str, Any]]) -> Shown:
+        """From the lease's and the campaign's values (by attname) and ``columns``, the row's
+        ``sql.parts("claim_display")`` by alias (``core.rows.values``)."""
+        pair, prompt, a, b = columns["p"], columns["q"], columns["ra"], columns["rb"]
+        return cls(
+            assignment=lease["id"], pair=lease["pair_id"], annotator=lease["annotator_id"], swapped=lease["swapped"],
+            draft=lease["draft"], status=lease["status"], expires_at=lease["expires_at"], campaign=campaign["slug"],
+            kind=campaign["kind"], instructions=campaign["instructions"], schema=columns["s"]["definition"],
+            criteria=pair["criteria"] or [], pair_external_id=pair["external_id"],
+            self_identification=pair["self_identification"] or [], prompt=prompt["content"] or [],
+            prompt_external_id=prompt["external_id"], response_a=a["content"] or [], model_a=a["model_name"],
+            response_b=b["content"] or [], model_b=b["model_name"],
+        )
 
 
 REDACTED = "[hidden]"
@@ -147,18 +200,12 @@ class _Hidden:
         return text
 
 
-def _blind_patterns(assignment: Assignment) -> _Hidden:
+def _blind_patterns(shown: Shown) -> _Hidden:
     """What must never reach an annotator: model names and external ids (which often contain model names)."""
-    pair = assignment.pair
-    candidates = {
-        pair.response_a.model_name,
-        pair.response_b.model_name,
-        pair.external_id,
-        pair.prompt.external_id,
-    }
+    candidates = {shown.model_a, shown.model_b, shown.pair_external_id, shown.prompt_external_id}
     # Longest first, so a name is hidden whole before a shorter one inside it.
     secrets = sorted((c for c in candidates if c and len(c) >= 3), key=len, reverse=True)
-    return _Hidden(secrets, self_identification.masked_terms(pair.self_identification or []))
+    return _Hidden(secrets, self_identification.masked_terms(shown.self_identification))
 
 
 def _blind_value(value, hidden: _Hidden):
@@ -212,35 +259,33 @@ def _pair_key_secret(secret: str) -> bytes:
 def pair_display(*, assignment: Assignment) -> dict:
     """What the annotator sees, blind: sides in the order shown, media as digest URLs, no model name or external id.
 
-    Precondition: ``assignment`` comes from ``assignment_for_annotator`` (its pair, prompt, responses
-    and campaign are loaded); this adds one query for the media file extensions when the pair has media.
+    Precondition: ``assignment`` comes from a claim (``assignment.shown``) or from ``assignment_for_annotator`` (its
+    pair, prompt, responses and campaign are loaded); this adds one query for the media file extensions when the
+    pair has media.
     """
-    pair = assignment.pair
-    left, right = pair.response_a, pair.response_b
-    if assignment.swapped:
-        left, right = right, left
-    parts = [pair.prompt.content or [], left.content or [], right.content or []]
+    shown = assignment.shown or Shown.of(assignment)
+    left, right = (shown.response_b, shown.response_a) if shown.swapped else (shown.response_a, shown.response_b)
+    parts = [shown.prompt, left, right]
     digests = {d for blocks in parts for d in content.media_digests(blocks)}
     # Text-only pairs (most of them) need no media lookup at all.
     sources = media_sources(
         Media.objects.filter(sha256__in=digests).values_list("sha256", "file", "kind", "mime_type", "width", "render_error")
     ) if digests else {}
-    hidden = _blind_patterns(assignment)
-    campaign = assignment.campaign
+    hidden = _blind_patterns(shown)
     return {
-        "assignment": assignment.pk,
-        "pair_key": pair_key(assignment.pair_id, assignment.annotator_id),
-        "campaign": campaign.slug,
-        "kind": campaign.kind,
-        "instructions": campaign.instructions,
+        "assignment": shown.assignment,
+        "pair_key": pair_key(shown.pair, shown.annotator),
+        "campaign": shown.campaign,
+        "kind": shown.kind,
+        "instructions": shown.instructions,
         "prompt": _display_blocks(parts[0], sources, hidden),
         "left": _display_blocks(parts[1], sources, hidden),
         "right": _display_blocks(parts[2], sources, hidden),
-        "criteria": _blind_value(list(pair.criteria or []), hidden),
-        "schema": campaign.rating_schema.definition,
-        "draft": assignment.draft,
-        "status": assignment.status,
-        "expires_at": assignment.expires_at,
+        "criteria": _blind_value(list(shown.criteria), hidden),
+        "schema": shown.schema,
+        "draft": shown.draft,
+        "status": shown.status,
+        "expires_at": shown.expires_at,
     }
 
 
@@ -349,7 +394,7 @@ def my_work(*, annotator: User, limit: int = 200) -> list[dict]:
             "campaign": assignment.campaign.slug,
             "campaign_name": assignment.campaign.name,
             # Masked whole, then cut: a cut never leaves part of a model's name.
-            "prompt": _blind_patterns(assignment).redact(content.plain_text(assignment.pair.prompt.content or []))[
+            "prompt": _blind_patterns(Shown.of(assignment)).redact(content.plain_text(assignment.pair.prompt.content or []))[
                 :PROMPT_EXCERPT],
             "status": assignment.status,
             "submitted_at": assignment.finished_at,

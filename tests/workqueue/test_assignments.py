@@ -488,11 +488,13 @@ def _hostile_pair(campaign):
         prompt=prompt,
         model_name="flux-pro",
         content=[{"type": "image", "media": image_b.sha256, "alt": "a red square"},
-                 {"type": "tool_call", "name": "crop", "arguments": {"path": "out/flux-pro/1.png"}, "result": []}],
+                 {"type": "tool_call", "name": "crop", "arguments": {"path": "out/flux-pro/1.png"}, "result": []},
+                 {"type": "text", "text": "As Claude, I made it.", "format": "plain"}],
     )
     pair = PairFactory(
         campaign=campaign, prompt=prompt, response_a=response_a, response_b=response_b,
         external_id="gpt-image-1__vs__flux-pro__0042", criteria=["Which follows flux-pro style rules better?"],
+        self_identification=[{"term": "Claude", "response": "b", "text": "As Claude, I made it."}],
     )
     pair.media.add(image_a, image_b)
     return pair, image_a, image_b
@@ -501,11 +503,14 @@ def _hostile_pair(campaign):
 def test_display_data_is_blind_and_follows_the_orientation_shown(client):
     campaign, (rater, other, _), _ = ab_tie_campaign(pairs=0, instructions="Judge the images.")
     pair, image_a, image_b = _hostile_pair(campaign)
-    assignment = assignment_claim(campaign=campaign, annotator=rater)
-    assignment = assignment_for_annotator(assignment_id=assignment.pk, annotator=rater)
+    claimed = assignment_claim(campaign=campaign, annotator=rater)
+    assignment = assignment_for_annotator(assignment_id=claimed.pk, annotator=rater)
     display = pair_display(assignment=assignment)
+    # The claim's display comes from its own statement's row (Assignment.shown on PostgreSQL), the re-read's from
+    # the ORM's instances: the two are the same display.
+    assert pair_display(assignment=claimed) == display
     text = json.dumps(display, default=str).lower()
-    for secret in ("gpt-image-1", "flux-pro", "oneig", "external", "model_name"):
+    for secret in ("gpt-image-1", "flux-pro", "oneig", "external", "model_name", "claude"):
         assert secret not in text, secret
     assert set(display) == {"assignment", "pair_key", "campaign", "kind", "instructions", "prompt", "left", "right",
                             "criteria", "schema", "draft", "status", "expires_at"}

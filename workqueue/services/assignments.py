@@ -17,11 +17,11 @@ serializes claims.
 
 from __future__ import annotations
 
-import functools
 import json
 import random
 from collections import Counter
 from contextlib import nullcontext
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -54,9 +54,9 @@ TIME_ON_ITEM_MAX_MS = 24 * 3600 * 1000
 _rng = random.SystemRandom()
 
 
-def _record(assignment: Assignment, kind: str, at: datetime, **detail) -> AssignmentEvent:
+def _record(assignment: Assignment | _Held, kind: str, at: datetime, **detail) -> AssignmentEvent:
     return AssignmentEvent.objects.create(
-        assignment_id=assignment.pk,
+        assignment_id=assignment.id,
         campaign_id=assignment.campaign_id,
         annotator_id=assignment.annotator_id,
         kind=kind,
@@ -115,10 +115,10 @@ def _claim_postgresql(*, by: str, campaign: int | str, annotator, now: datetime,
             read = _claim_statement(by=by, campaign=campaign, annotator=annotator, now=now, draw=draw, known=known)
     except IntegrityError:
         return _claimed_at_the_same_moment(known or Campaign.objects.get(**{by: campaign}), annotator, now)
-    if read.campaign is None:
-        raise ApplicationError("No such campaign.", code="not_found", status_code=404)
     if read.lease is not None:
         return read.lease
+    if read.campaign is None:
+        raise ApplicationError("No such campaign.", code="not_found", status_code=404)
     gold_first = _gold_first(read.campaign, draw)
     return _claim_for_member(campaign=read.campaign, annotator=annotator, membership=read.membership, now=now,
                              gold_first=gold_first, tried=gold_first if read.looked else None)
@@ -228,39 +228,44 @@ def claim_params(*, campaign: int | str, annotator: User, now: datetime, draw: f
 
 
 class ClaimRead(NamedTuple):
-    """What the claim statement answers: the campaign (None: no such campaign), the membership as
-    ``_claim_for_member`` takes it, whether it looked for a pair, and the lease it took (or None)."""
+    """What the claim statement answers: the lease it took (or None); without one, the campaign (None: no such
+    campaign), the membership as ``_claim_for_member`` takes it, and whether it looked for a pair. With a lease the
+    campaign is the caller's ``known`` one, or None (a claim by slug builds no campaign it does not need)."""
 
+    lease: Assignment | None
     campaign: Campaign | None
     membership: tuple | None
     looked: bool
-    lease: Assignment | None
 
 
 def _claim_statement(*, by: str, campaign: int | str, annotator, now: datetime, draw: float = 1.0,
                      gold: bool | None = None, due_expired: bool = False, known: Campaign | None = None) -> ClaimRead:
-    """One run of the claim statement. ``known``: the caller's campaign, which the lease then carries."""
+    """One run of the claim statement. ``known``: the caller's campaign, which the lease then carries. A lease comes
+    with its display (``Assignment.shown``) read from the same row: no instance but the lease's own."""
     params = claim_params(campaign=campaign, annotator=annotator, now=now, draw=draw, gold=gold,
                           due_expired=due_expired)
     with connection.cursor() as cursor:
         cursor.execute(claim_sql(by), params)
         row = cursor.fetchone()
     if row is None:
-        return ClaimRead(None, None, False, None)
+        return ClaimRead(None, None, None, False)
     (campaign_part,) = sql.parts("claim_campaign")
     width = len(campaign_part.attnames)
-    found = known or rows.instances(row[:width], [campaign_part])["c"]
     is_member, current_id, current_expires_at, any_due, looked, lease_id, pair_id, swapped, expires_at = (
         row[width:width + 9])
     membership = (current_id, current_expires_at, any_due) if is_member else None
     if lease_id is None:
-        return ClaimRead(found, membership, looked, None)
-    assignment = rows.loaded(
-        Assignment, id=lease_id, pair_id=pair_id, campaign=found, annotator=annotator, status=Assignment.Status.ACTIVE,
-        swapped=swapped, claimed_at=now, expires_at=expires_at, finished_at=None, skip_reason="", draft={},
-        draft_saved_at=None,
-    )
-    return ClaimRead(found, membership, looked, selectors.attach_display_rows(assignment, row[width + 9:]))
+        found = known or rows.instances(row[:width], [campaign_part])["c"]
+        return ClaimRead(None, found, membership, looked)
+    campaign_values = rows.values(row[:width], [campaign_part])["c"]
+    lease = {"id": lease_id, "pair_id": pair_id, "annotator_id": annotator.pk, "status": Assignment.Status.ACTIVE,
+             "swapped": swapped, "claimed_at": now, "expires_at": expires_at, "finished_at": None, "skip_reason": "",
+             "draft": {}, "draft_saved_at": None}
+    assignment = rows.loaded(Assignment, **lease, **({"campaign": known} if known else
+                                                       {"campaign_id": campaign_values["id"]}))
+    assignment.shown = selectors.Shown.read(lease, campaign_values, rows.values(row[width + 9:],
+                                                                                sql.parts("claim_display")))
+    return ClaimRead(assignment, known, membership, looked)
 
 
 def _lease_portable(*, campaign: Campaign, annotator, gold: bool, now: datetime) -> Assignment | None:
@@ -366,8 +371,8 @@ def _locked_own(assignment: Assignment, annotator) -> Assignment:
     return locked
 
 
-def _locked_from_row(row, parts_name: str = "locked") -> Assignment:
-    built = rows.instances(row, sql.parts(parts_name))
+def _locked_from_row(row) -> Assignment:
+    built = rows.instances(row, sql.parts("locked"))
     built["c"].rating_schema = built["s"]
     built["a"].pair, built["a"].campaign = built["p"], built["c"]
     return built["a"]
@@ -381,10 +386,49 @@ def _locked_from_row(row, parts_name: str = "locked") -> Assignment:
 # change), and a key already used for another assignment fails the insert on its unique index.
 
 
+@dataclass(frozen=True, slots=True)
+class _Held:
+    """The assignment as a submission reads it: whose it is, its state, and what checking the answers needs."""
+
+    id: int
+    pair_id: int
+    campaign_id: int
+    annotator_id: int
+    status: str
+    swapped: bool
+    criteria: list
+    is_gold: bool
+    gold_answer: dict | None
+    definition: dict
+    kind: str
+    requires_full_playback: bool
+
+    @classmethod
+    def of(cls, locked: Assignment) -> _Held:
+        """From ``_locked_own``'s instance (its pair, campaign and schema loaded)."""
+        pair, campaign = locked.pair, locked.campaign
+        return cls(id=locked.pk, pair_id=locked.pair_id, campaign_id=locked.campaign_id,
+                   annotator_id=locked.annotator_id, status=locked.status, swapped=locked.swapped,
+                   criteria=pair.criteria or [], is_gold=pair.is_gold, gold_answer=pair.gold_answer,
+                   definition=campaign.rating_schema.definition, kind=campaign.kind,
+                   requires_full_playback=campaign.requires_full_playback)
+
+    @classmethod
+    def read(cls, row) -> _Held:
+        """From a row of the ``submit`` select list."""
+        read = rows.values(row, sql.parts("submit"))
+        a, p, c = read["a"], read["p"], read["c"]
+        return cls(id=a["id"], pair_id=a["pair_id"], campaign_id=a["campaign_id"], annotator_id=a["annotator_id"],
+                   status=a["status"], swapped=a["swapped"], criteria=p["criteria"] or [], is_gold=p["is_gold"],
+                   gold_answer=p["gold_answer"], definition=read["s"]["definition"], kind=c["kind"],
+                   requires_full_playback=c["requires_full_playback"])
+
+
 def _locked_for_submit(
     assignment: Assignment, annotator, key: str, lock: bool = True
-) -> tuple[Assignment, Annotation | None]:
-    """``_locked_own`` and the earlier annotation of this assignment, or else of this idempotency key, if any.
+) -> tuple[_Held, Annotation | None]:
+    """The assignment as the submission reads it (locked with ``lock``), and the earlier annotation of this
+    assignment, or else of this idempotency key, if any.
 
     Precondition: inside a transaction, unless ``lock`` is false (PostgreSQL only: the read without the lock and
     without the lookup, whose answer is then None).
@@ -397,27 +441,23 @@ def _locked_for_submit(
             else:
                 cursor.execute(sql.statement("submit_read"), {"assignment": assignment.pk})
             row = cursor.fetchone()
-        if not lock and row is not None and row[_read_annotator()] != annotator.pk:
-            row = None  # whose it is, checked on the row read by id
+        if not lock:
+            held = None if row is None else _Held.read(row)
+            if held is None or held.annotator_id != annotator.pk:  # whose it is, checked on the row read by id
+                raise ApplicationError("No such assignment.", code="not_found", status_code=404)
+            return held, None
         if row is None:
             raise ApplicationError("No such assignment.", code="not_found", status_code=404)
-        if not lock:
-            return _locked_from_row(row, "submit"), None
         (earlier_part,) = sql.parts("earlier")
         width = len(earlier_part.attnames)
         earlier = rows.instances(row[:width], [earlier_part])["n"] if row[0] is not None else None
-        return _locked_from_row(row[width:], "submit"), earlier
+        return _Held.read(row[width:]), earlier
     locked = _locked_own(assignment, annotator)
     earlier = sorted(
-        Annotation.objects.filter(Q(assignment=locked) | Q(idempotency_key=key)),
+        Annotation.objects.filter(Q(assignment_id=locked.pk) | Q(idempotency_key=key)),
         key=lambda annotation: annotation.assignment_id != locked.pk,
     )
-    return locked, (earlier[0] if earlier else None)
-
-
-@functools.cache
-def _read_annotator() -> int:
-    return sql.parts("submit")[0].attnames.index("annotator_id")
+    return _Held.of(locked), (earlier[0] if earlier else None)
 
 
 @transaction.atomic
@@ -513,10 +553,10 @@ def annotation_submit(
 def _submit(*, assignment: Assignment, annotator, values, time_on_item_ms, key: str, now: datetime, lock: bool,
             media_played: dict | None = None):
     """Precondition: inside a transaction when ``lock``; else on PostgreSQL, outside one."""
-    locked, earlier = _locked_for_submit(assignment, annotator, key, lock=lock)
-    if not lock and locked.status not in (Assignment.Status.ACTIVE, Assignment.Status.EXPIRED):
+    held, earlier = _locked_for_submit(assignment, annotator, key, lock=lock)
+    if not lock and held.status not in (Assignment.Status.ACTIVE, Assignment.Status.EXPIRED):
         raise _AssignmentChanged  # submitted (a repeat) or skipped: the locked read, with its lookup, answers
-    if earlier is not None and earlier.assignment_id == locked.pk:
+    if earlier is not None and earlier.assignment_id == held.id:
         return earlier
     if earlier is not None:
         raise ApplicationError(
@@ -528,34 +568,33 @@ def _submit(*, assignment: Assignment, annotator, values, time_on_item_ms, key: 
         raise ApplicationError(
             "time_on_item_ms must be a whole number of milliseconds within a day.", code="invalid_time_on_item"
         )
-    definition = locked.campaign.rating_schema.definition
-    pair = locked.pair
-    errors = schemas.validate_answers(definition, values, criteria=[c for c in pair.criteria if isinstance(c, str)] or None)
+    definition = held.definition
+    errors = schemas.validate_answers(definition, values, criteria=[c for c in held.criteria if isinstance(c, str)] or None)
     if errors:
         raise ApplicationError("Some answers are missing or invalid.", code="invalid_answers", extra={"fields": errors})
-    if locked.status == Assignment.Status.SKIPPED:
+    if held.status == Assignment.Status.SKIPPED:
         raise ApplicationError(
             "You skipped this pair; it can no longer be submitted.", code="assignment_skipped", status_code=409
         )
-    played = media_played_canonical(media_played, swapped=locked.swapped)
-    if locked.campaign.requires_full_playback:
-        refuse_short_playback(played, kind=locked.campaign.kind, swapped=locked.swapped)
+    played = media_played_canonical(media_played, swapped=held.swapped)
+    if held.requires_full_playback:
+        refuse_short_playback(played, kind=held.kind, swapped=held.swapped)
 
-    canonical = schemas.reorient(definition, values, swapped=locked.swapped)
+    canonical = schemas.reorient(definition, values, swapped=held.swapped)
     rationale = canonical.get("rationale")
-    was_expired = locked.status == Assignment.Status.EXPIRED
+    was_expired = held.status == Assignment.Status.EXPIRED
     fields = {
         "values": canonical,
-        "shown_swapped": locked.swapped,
+        "shown_swapped": held.swapped,
         "rationale": rationale if isinstance(rationale, str) else "",
         "time_on_item_ms": time_on_item_ms,
         "media_played": played,
-        "gold_correct": gold_matches(definition, pair.gold_answer, canonical) if pair.is_gold else None,
+        "gold_correct": gold_matches(definition, held.gold_answer, canonical) if held.is_gold else None,
         "idempotency_key": key,
     }
     store = _store_postgresql if connection.vendor == "postgresql" else _store_portable
     try:
-        annotation = store(assignment=locked, annotator=annotator, fields=fields, was_expired=was_expired, now=now)
+        annotation = store(held=held, annotator=annotator, fields=fields, was_expired=was_expired, now=now)
     except IntegrityError:
         raise ApplicationError(
             "This idempotency key was already used for another assignment.", code="idempotency_key_reused", status_code=409
@@ -566,9 +605,6 @@ def _submit(*, assignment: Assignment, annotator, values, time_on_item_ms, key: 
             code="lease_expired",
             status_code=409,
         )
-    locked.status = Assignment.Status.SUBMITTED
-    locked.finished_at = now
-    locked.draft = {}
     return annotation
 
 
@@ -576,9 +612,9 @@ def _submit_detail(fields: dict, was_expired: bool) -> dict:
     return {"time_on_item_ms": fields["time_on_item_ms"], "gold_correct": fields["gold_correct"], "after_expiry": was_expired}
 
 
-def _store_postgresql(*, assignment: Assignment, annotator, fields: dict, was_expired: bool, now: datetime):
-    """Writes only while the assignment's status is still ``assignment.status`` (the statement locks the row to
-    check), else raises _AssignmentChanged having written nothing. One statement: atomic alone, or in a transaction."""
+def _store_postgresql(*, held: _Held, annotator, fields: dict, was_expired: bool, now: datetime):
+    """Writes only while the assignment's status is still ``held.status`` (the statement locks the row to check),
+    else raises _AssignmentChanged having written nothing. One statement: atomic alone, or in a transaction."""
     with connection.cursor() as cursor:
         cursor.execute(
             sql.statement("submit"),
@@ -587,13 +623,13 @@ def _store_postgresql(*, assignment: Assignment, annotator, fields: dict, was_ex
                 "values": json.dumps(fields["values"]),
                 "media_played": None if fields["media_played"] is None else json.dumps(fields["media_played"]),
                 "release": 0 if was_expired else 1,
-                "pair": assignment.pair_id,
-                "assignment": assignment.pk,
+                "pair": held.pair_id,
+                "assignment": held.id,
                 "annotator": annotator.pk,
-                "campaign": assignment.campaign_id,
+                "campaign": held.campaign_id,
                 "detail": json.dumps(_submit_detail(fields, was_expired)),
                 "now": now,
-                "status": assignment.status,
+                "status": held.status,
             },
         )
         guarded, annotation_id = cursor.fetchone()
@@ -602,15 +638,15 @@ def _store_postgresql(*, assignment: Assignment, annotator, fields: dict, was_ex
     if annotation_id is None:
         return None
     return rows.loaded(
-        Annotation, id=annotation_id, pair=assignment.pair, assignment=assignment, annotator=annotator,
+        Annotation, id=annotation_id, pair_id=held.pair_id, assignment_id=held.id, annotator=annotator,
         source=Annotation.Source.CONCORD, rater_label="", created_at=now, **fields,
     )
 
 
-def _store_portable(*, assignment: Assignment, annotator, fields: dict, was_expired: bool, now: datetime):
+def _store_portable(*, held: _Held, annotator, fields: dict, was_expired: bool, now: datetime):
     """The same writes through the ORM. Precondition: inside a transaction holding the write lock (SQLite)."""
     done = F("annotations_done") + 1
-    counted = Pair.objects.filter(PAIR_CLAIMABLE if was_expired else Q(), pk=assignment.pair_id).update(
+    counted = Pair.objects.filter(PAIR_CLAIMABLE if was_expired else Q(), pk=held.pair_id).update(
         annotations_done=done,
         active_claims=F("active_claims") - (0 if was_expired else 1),
         status=Case(
@@ -621,10 +657,10 @@ def _store_portable(*, assignment: Assignment, annotator, fields: dict, was_expi
     if counted != 1:
         return None
     annotation = Annotation.objects.create(
-        pair_id=assignment.pair_id, assignment=assignment, annotator=annotator, source=Annotation.Source.CONCORD, **fields
+        pair_id=held.pair_id, assignment_id=held.id, annotator=annotator, source=Annotation.Source.CONCORD, **fields
     )
-    Assignment.objects.filter(pk=assignment.pk).update(status=Assignment.Status.SUBMITTED, finished_at=now, draft={})
-    _record(assignment, AssignmentEvent.Kind.SUBMIT, now, annotation=annotation.pk, **_submit_detail(fields, was_expired))
+    Assignment.objects.filter(pk=held.id).update(status=Assignment.Status.SUBMITTED, finished_at=now, draft={})
+    _record(held, AssignmentEvent.Kind.SUBMIT, now, annotation=annotation.pk, **_submit_detail(fields, was_expired))
     return annotation
 
 

@@ -4,8 +4,8 @@ A statement names its tables and select lists as ``${name}``; ``statement(name)`
 from the models' ``_meta`` (``names()``) on first use, and keeps the text (``functools.cache``): nothing here
 touches the models or ``connection.ops`` at import. Parameters are psycopg's named ``%(name)s``.
 
-The select lists are ``core.rows`` parts (``parts(name)``), so that a row comes back into model
-instances in the order it was selected. Each statement has a query-plan test in
+The select lists are ``core.rows`` parts (``parts(name)``), so that a row comes back, in the order it was
+selected, as the ORM's values (``rows.values``) or model instances (``rows.instances``). Each statement has a query-plan test in
 ``tests/workqueue/test_assignment_plans.py`` (and ``test_assignments.py`` for the claim's walk).
 """
 
@@ -37,6 +37,15 @@ _PARTS: dict[str, list[tuple[str, str, list[str] | None]]] = {
         ("ra", "catalogue.Response", ["id", "content", "model_name"]),
         ("rb", "catalogue.Response", ["id", "content", "model_name"]),
     ],
+    # What the claim statement reads for the display of the lease it took (workqueue.selectors.Shown.read), after
+    # the campaign's and the lease's own columns.
+    "claim_display": [
+        ("s", "catalogue.RatingSchema", ["definition"]),
+        ("p", "catalogue.Pair", ["criteria", "external_id", "self_identification"]),
+        ("q", "catalogue.Prompt", ["content", "external_id"]),
+        ("ra", "catalogue.Response", ["content", "model_name"]),
+        ("rb", "catalogue.Response", ["content", "model_name"]),
+    ],
     "locked": [
         ("a", "workqueue.Assignment", None), ("p", "catalogue.Pair", None), ("c", "catalogue.Campaign", None),
         ("s", "catalogue.RatingSchema", None),
@@ -53,12 +62,9 @@ _PARTS: dict[str, list[tuple[str, str, list[str] | None]]] = {
 
 @functools.cache
 def parts(name: str) -> tuple[rows.Part, ...]:
-    """The ``rows`` parts of one select list (``display_pair``: the display's without the assignment and campaign,
-    which the claim statement has written itself)."""
+    """The ``rows`` parts of one select list."""
     from django.apps import apps
 
-    if name == "display_pair":
-        return parts("display")[2:]
     return tuple(
         rows.part(alias, apps.get_model(model), tuple(names) if names else None)  # type: ignore[arg-type]
         for alias, model, names in _PARTS[name]
@@ -86,7 +92,7 @@ def names() -> dict[str, str]:
         "member_user": members.get_field("user").column,
         "claim_campaign_columns": rows.select_list(parts("claim_campaign")),
         "display_columns": rows.select_list(parts("display")),
-        "display_pair_columns": rows.select_list(parts("display_pair")),
+        "claim_display_columns": rows.select_list(parts("claim_display")),
         "locked_columns": rows.select_list(parts("locked")),
         "submit_columns": rows.select_list(parts("submit")),
         "earlier_columns": rows.select_list(parts("earlier")),

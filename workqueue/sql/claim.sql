@@ -88,7 +88,7 @@ WITH claimant AS (
     SELECT leased.id, go.id, %(annotator)s, 'claim', %(now)s, '{}'::jsonb FROM leased, go
 )
 SELECT c.*, EXISTS (SELECT FROM go),
-       leased.id, leased.pair_id, leased.swapped, leased.expires_at, ${display_pair_columns}
+       leased.id, leased.pair_id, leased.swapped, leased.expires_at, ${claim_display_columns}
 FROM claimant c
 LEFT JOIN leased ON true
 LEFT JOIN ${pair} p ON p.id = leased.pair_id
