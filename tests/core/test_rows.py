@@ -75,6 +75,22 @@ def test_instances_equal_what_from_db_builds_on_every_model_of_the_work_queue(mo
         assert built.content[1] == {"n": 2**70}
 
 
+@pytest.mark.parametrize("model", [Assignment, Campaign, Pair, Prompt, RatingSchema, Response])
+def test_values_are_the_orms_values_of_the_same_columns(model):
+    """What the claim's display and the submission's checks read (no instance): on SQLite too, aware datetimes,
+    booleans and decoded JSON, as ``values_list`` gives them."""
+    campaign, (annotator, *_), (pair, *_) = ab_tie_campaign(pairs=1)
+    Prompt.objects.filter(pk=pair.prompt_id).update(content=[{"type": "text", "text": "é ✓"}, {"n": 2**70}])
+    assignment = assignment_claim(campaign=campaign, annotator=annotator)
+    pk = {Assignment: assignment.pk, Campaign: campaign.pk, Pair: pair.pk, Prompt: pair.prompt_id,
+          RatingSchema: campaign.rating_schema_id, Response: pair.response_a_id}[model]
+    part, row = _whole_row(model, pk)
+    read = rows.values(row, [part])["t"]
+    expected = dict(zip(part.attnames, model.objects.values_list(*part.attnames).get(pk=pk), strict=True))
+    assert read == expected
+    assert [type(value) for value in read.values()] == [type(value) for value in expected.values()]
+
+
 def test_a_model_whose_descriptor_works_on_assignment_gets_its_descriptor():
     media = Media.objects.create(sha256="a" * 64, kind="image", mime_type="image/png", size=3, file="media/aa.png")
     part, row = _whole_row(Media, media.pk)
