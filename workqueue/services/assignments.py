@@ -261,8 +261,8 @@ def _claim_statement(*, by: str, campaign: int | str, annotator, now: datetime, 
     lease = {"id": lease_id, "pair_id": pair_id, "annotator_id": annotator.pk, "status": Assignment.Status.ACTIVE,
              "swapped": swapped, "claimed_at": now, "expires_at": expires_at, "finished_at": None, "skip_reason": "",
              "draft": {}, "draft_saved_at": None}
-    assignment = rows.loaded(Assignment, **lease, **({"campaign": known} if known else
-                                                       {"campaign_id": campaign_values["id"]}))
+    assignment = rows.loaded(Assignment, **lease, annotator=annotator,
+                             **({"campaign": known} if known else {"campaign_id": campaign_values["id"]}))
     assignment.shown = selectors.Shown.read(lease, campaign_values, rows.values(row[width + 9:],
                                                                                 sql.parts("claim_display")))
     return ClaimRead(assignment, known, membership, looked)
