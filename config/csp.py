@@ -6,15 +6,23 @@ connect-src, plus CONCORD_CSP_EXTRA_ORIGINS. The API documentation pages (Swagge
 with inline styles, so there alone style-src also takes 'unsafe-inline'; their scripts stay strict. Elsewhere
 style-src also takes a nonce made for the response (``request.csp_nonce``): a page passes it to a library that
 writes its own <style> element (wavesurfer.js, inside its shadow root), never to markup from a template.
+
+The policy is made once per process for each kind of path (with or without inline styles) and only the nonce
+changes per response; a change to one of POLICY_SETTINGS (``override_settings`` in tests) makes it again.
 """
 
+import functools
 import secrets
 from urllib.parse import urlsplit
 
 from django.conf import settings
+from django.core.signals import setting_changed
 
 HEADER = "Content-Security-Policy"
 INLINE_STYLE_PATHS = ("/api/docs/", "/api/redoc/")
+# The settings the policy is made of: it is made once per process, and again when a test changes one of them.
+POLICY_SETTINGS = ("STORAGES", "CONCORD_RELEASES_S3", "CONCORD_CSP_EXTRA_ORIGINS")
+_NONCE = "{nonce}"  # where a response's nonce goes in the policy (a nonce is URL-safe base64: no braces)
 
 
 def _origin(url: str | None) -> str | None:
@@ -38,11 +46,18 @@ def media_origins() -> list[str]:
 
 
 def policy(path: str, *, nonce: str | None = None) -> str:
+    """The policy for a response to ``path``, its style-src taking ``nonce`` if given."""
+    template = _policy(inline_styles=path.startswith(INLINE_STYLE_PATHS), with_nonce=nonce is not None)
+    return template.replace(_NONCE, nonce) if nonce is not None else template
+
+
+@functools.cache
+def _policy(*, inline_styles: bool, with_nonce: bool) -> str:
     media = " ".join(["'self'", "data:", "blob:", *media_origins()])
-    if path.startswith(INLINE_STYLE_PATHS):
+    if inline_styles:
         styles = "'self' 'unsafe-inline'"  # a nonce beside 'unsafe-inline' would make browsers ignore it
     else:
-        styles = f"'self' 'nonce-{nonce}'" if nonce else "'self'"
+        styles = f"'self' 'nonce-{_NONCE}'" if with_nonce else "'self'"
     directives = {
         "default-src": "'self'",
         "script-src": "'self'",
@@ -58,6 +73,14 @@ def policy(path: str, *, nonce: str | None = None) -> str:
         "frame-ancestors": "'none'",
     }
     return "; ".join(f"{name} {value}" for name, value in directives.items())
+
+
+def _forget_policy(setting, **kwargs):
+    if setting in POLICY_SETTINGS:
+        _policy.cache_clear()
+
+
+setting_changed.connect(_forget_policy)
 
 
 class ContentSecurityPolicyMiddleware:

@@ -189,7 +189,7 @@ def test_the_openapi_schema_describes_every_assignment_operation_without_warning
 
 
 # A browser's (or the load client's) way in: the session cookie and the CSRF token, which claim and submit
-# answer without DRF's dispatch (annotation.hotpath). Everything below holds the two
+# answer without DRF's dispatch (workqueue.hotpath). Everything below holds the two
 # paths to the same answers.
 CSRF_TOKEN = "c" * 32
 

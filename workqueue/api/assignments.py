@@ -50,7 +50,7 @@ class JSONOnlyNegotiation(DefaultContentNegotiation):
 class AssignmentClaimApi(Door, APIView):
     """Your current pair in the campaign, or the next one; 204 when nothing is left for you.
 
-    A signed-in session's claim is answered by the work queue's door (``annotation.hotpath``), which checks this
+    A signed-in session's claim is answered by the work queue's door (``workqueue.hotpath``), which checks this
     view's ``permission_classes`` itself; anything else goes through DRF. Both call ``hotpath.claim_response``.
     JSON only: the display goes out as ``pair_display`` builds it (DisplaySerializer describes it).
     """
@@ -104,7 +104,7 @@ class AssignmentDraftApi(APIView):
 class AnnotationSubmitApi(Door, APIView):
     """Submit your answers (as shown: left is "A"); the same Idempotency-Key (or a resubmit) returns the same annotation.
 
-    A signed-in session's submission is answered by the work queue's door (``annotation.hotpath``), as on claim.
+    A signed-in session's submission is answered by the work queue's door (``workqueue.hotpath``), as on claim.
     JSON only, and the output is written by hand from OutputSerializer's three fields.
     """
 
