@@ -13,13 +13,17 @@ its ``.venv`` may be a link to this one) served by gunicorn, ``gthread`` 3 × 2 
 campaign: the pool they claim from shrinks the same way for each.
 
 Prints each round's cycles/s, then per server the mean, range, rounds won, and CPU per cycle (server and
-database, as annotate_load measures it). Never part of ``make test``.
+database, as annotate_load measures it); then each server against the baseline (``--baseline``, by default the
+server named ``before``, else the first): the ratio of the mean cycles/s, and the mean of the rounds' own ratios
+(each round's two phases run seconds apart, so they share the machine's drift) with its 95% confidence interval.
+Never part of ``make test``.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import statistics
 import subprocess
 import sys
 from pathlib import Path
@@ -43,6 +47,24 @@ def parse_server(text: str) -> tuple[str, Path, int, int, str]:
     return name, path, int(workers), int(threads), worker_class or "gthread"
 
 
+# Student's t at 97.5% for 1 to 30 degrees of freedom (a two-sided 95% interval); beyond, the normal's 1.96.
+_T975 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131,
+         2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042)
+
+
+def against(rates: list[float], baseline: list[float]) -> dict:
+    """``rates`` against ``baseline``, round by round: the ratio of the means, and the mean of the rounds' ratios
+    with its 95% confidence interval (t), in percent."""
+    ratios = [100 * rate / base for rate, base in zip(rates, baseline, strict=True)]
+    mean = statistics.fmean(ratios)
+    degrees = len(ratios) - 1
+    t = _T975[degrees - 1] if degrees <= len(_T975) else 1.96
+    half = t * statistics.stdev(ratios) / len(ratios) ** 0.5 if degrees else float("nan")
+    return {"of_means_pct": round(100 * statistics.fmean(rates) / statistics.fmean(baseline), 1),
+            "rounds_mean_pct": round(mean, 1), "ci95_pct": [round(mean - half, 1), round(mean + half, 1)],
+            "rounds": len(ratios), "rounds_below_90": sum(r < 90 for r in ratios)}
+
+
 def backend_of(tree: Path, db: str) -> str:
     """The first authentication backend of the Concord checkout at ``tree``, as its own settings name it."""
     script = "import django; django.setup(); from django.conf import settings; print(settings.AUTHENTICATION_BACKENDS[0])"
@@ -59,9 +81,14 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=10)
     parser.add_argument("--phase", type=float, default=6.0, help="seconds of closed loop per server per round")
     parser.add_argument("--db", default="concord_interleaved")
+    parser.add_argument("--baseline", help="the server the others are compared with (default: before, else the first)")
     args = parser.parse_args()
     if len(args.server) < 2:
         parser.error("give at least two --server")
+    names = [name for name, *_ in args.server]
+    baseline = args.baseline or ("before" if "before" in names else names[0])
+    if baseline not in names:
+        parser.error(f"--baseline {baseline!r} names no --server")
 
     annotate_load.setup_django(args.db)
     annotate_load.make_annotators(args.annotators)
@@ -98,6 +125,13 @@ def main() -> None:
         print(f"{name}: {summary[name]['cycles_per_s_mean']} cycles/s mean ({min(rates)}–{max(rates)}), "
               f"ahead in {won} of {len(rates)} rounds; CPU per cycle server {summary[name]['server_cpu_ms_per_cycle']} "
               f"+ database {summary[name]['db_cpu_ms_per_cycle']} ms; failures {summary[name]['failures'] or 'none'}")
+    base_rates = [p["cycles_per_s"] for p in results[baseline]]
+    for name, phases in results.items():
+        if name != baseline:
+            summary[name]["against_" + baseline] = ratio = against([p["cycles_per_s"] for p in phases], base_rates)
+            print(f"{name} against {baseline}: {ratio['of_means_pct']}% of its mean cycles/s; the rounds' own ratios "
+                  f"{ratio['rounds_mean_pct']}% (95% CI {ratio['ci95_pct'][0]}–{ratio['ci95_pct'][1]}%, "
+                  f"{ratio['rounds']} rounds, {ratio['rounds_below_90']} below 90%)")
     print(json.dumps({"config": vars(args) | {"server": [f"{n}={t}:{w}x{th}:{c}" for n, t, w, th, c in args.server]},
                       "rounds": results, "summary": summary}, default=str))
 
