@@ -47,13 +47,14 @@ def media_origins() -> list[str]:
 
 def policy(path: str, *, nonce: str | None = None) -> str:
     """The policy for a response to ``path``, its style-src taking ``nonce`` if given."""
-    template = _policy(inline_styles=path.startswith(INLINE_STYLE_PATHS), with_nonce=nonce is not None)
-    return template.replace(_NONCE, nonce) if nonce is not None else template
+    template = _policy(inline_styles=path.startswith(INLINE_STYLE_PATHS), with_nonce=bool(nonce))
+    return template.replace(_NONCE, nonce) if nonce else template
 
 
 @functools.cache
 def _policy(*, inline_styles: bool, with_nonce: bool) -> str:
-    media = " ".join(["'self'", "data:", "blob:", *media_origins()])
+    origins = media_origins()
+    media = " ".join(["'self'", "data:", "blob:", *origins])
     if inline_styles:
         styles = "'self' 'unsafe-inline'"  # a nonce beside 'unsafe-inline' would make browsers ignore it
     else:
@@ -64,7 +65,7 @@ def _policy(*, inline_styles: bool, with_nonce: bool) -> str:
         "style-src": styles,
         "img-src": media,
         "media-src": media,
-        "connect-src": " ".join(["'self'", *media_origins()]),
+        "connect-src": " ".join(["'self'", *origins]),
         "font-src": "'self' data:",
         "worker-src": "'self' blob:",
         "object-src": "'none'",

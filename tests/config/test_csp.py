@@ -29,6 +29,7 @@ def test_the_api_documentation_alone_takes_inline_styles_and_no_nonce():
     assert "nonce" not in policy("/api/docs/", nonce="abc")
     assert "style-src 'self' 'nonce-abc';" in policy("/login/", nonce="abc")
     assert "style-src 'self';" in policy("/login/")
+    assert "style-src 'self';" in policy("/login/", nonce="")  # an empty nonce is no nonce, as before the cache
 
 
 def test_a_changed_setting_changes_the_policy_and_its_end_changes_it_back(client, settings):
