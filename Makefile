@@ -12,7 +12,7 @@ SQLITE_DB ?= $(CURDIR)/var/sqlite-leg.sqlite3
 # What the Docker image can run with requirements.txt alone: production settings, the embedded default, the WSGI app.
 SMOKE_TESTS ?= tests/config/test_deploy.py tests/config/test_local_default.py tests/config/test_wsgi.py
 
-.PHONY: venv run-venv demo serve test test-sqlite smoke typecheck lint worker bench clean
+.PHONY: venv run-venv demo serve test test-sqlite smoke typecheck lint worker bench js clean
 
 # `make demo` and `make serve` need only what Concord runs on; `make test` adds the test and development tools.
 run-venv: $(VENV)/.installed
@@ -40,7 +40,7 @@ serve: run-venv
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py runserver $(HOST)
 
-test: lint typecheck
+test: lint typecheck js
 	$(PY) manage.py makemigrations --check --dry-run --settings=config.settings.test
 	$(PY) -m pytest $(PYTEST_ARGS)
 
@@ -57,6 +57,16 @@ typecheck: venv
 
 lint: venv
 	$(PY) -m ruff check .
+
+# ESLint and `node --test` over the browser modules in frontend/static (docs/frontend-tooling.md); the tools are
+# installed from package-lock.json when node_modules is missing or older than the lock.
+js: node_modules/.installed
+	npm run --silent lint:js
+	npm run --silent test:js
+
+node_modules/.installed: package-lock.json
+	npm ci --no-audit --no-fund
+	touch $@
 
 worker: run-venv
 	$(VENV)/bin/celery -A config worker -l info -Q celery,imports,judges,analytics,releases

@@ -95,10 +95,10 @@ def generate() -> None:
     from django.core.management import call_command
     from django.utils import timezone
 
-    from accounts.models import User
-    from catalogue.models import Pair, Prompt, Response
-    from catalogue.services.campaigns import campaign_create
-    from workqueue.models import Annotation
+    from annotation.accounts.models import User
+    from annotation.catalogue.models import Pair, Prompt, Response
+    from annotation.catalogue.services.campaigns import campaign_create
+    from annotation.workqueue.models import Annotation
 
     call_command("migrate", verbosity=0)
     started = time.perf_counter()
@@ -183,7 +183,7 @@ def _backend_cpu_seconds() -> float:
 
 
 def measure(bootstrap: int, slices: bool) -> dict:
-    from catalogue.models import Campaign
+    from annotation.catalogue.models import Campaign
     from curation.services.agreement import agreement_compute
 
     campaign = Campaign.objects.select_related("rating_schema").get(slug=CAMPAIGN)

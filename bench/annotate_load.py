@@ -66,7 +66,7 @@ def _env(db: str) -> dict:
         "DJANGO_DEBUG": "false",
         "DATABASE_CONN_MAX_AGE": "600",
         "DJANGO_LOG_LEVEL": "ERROR",
-        # A shared cache (log-in throttle, Celery), as in production; sessions are in the database (accounts.sessions).
+        # A shared cache (log-in throttle, Celery), as in production; sessions are in the database (annotation.accounts.sessions).
         "CACHE_URL": os.environ.get("BENCH_CACHE_URL", "redis://127.0.0.1:6379/3"),
     }
 
@@ -92,7 +92,7 @@ def setup_django(db: str) -> None:
 
 def timed_claim_then_submit(campaign, rater, key_prefix: str) -> float:
     """One claim → submit cycle through the services, in process; returns the claim's seconds."""
-    from workqueue.services.assignments import annotation_submit, assignment_claim
+    from annotation.workqueue.services.assignments import annotation_submit, assignment_claim
 
     started = time.perf_counter()
     assignment = assignment_claim(campaign=campaign, annotator=rater)
@@ -104,7 +104,7 @@ def timed_claim_then_submit(campaign, rater, key_prefix: str) -> float:
 
 def make_annotators(count: int) -> list[tuple[str, str]]:
     """Annotators with a logged-in session each: (session key, CSRF token)."""
-    from accounts.models import User
+    from annotation.accounts.models import User
 
     User.objects.bulk_create([User(username=f"bench-rater-{i}", role="annotator") for i in range(count)])
     return make_sessions()
@@ -116,7 +116,7 @@ def make_sessions(backend: str | None = None) -> list[tuple[str, str]]:
     from django.conf import settings
     from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
 
-    from accounts.models import User
+    from annotation.accounts.models import User
 
     SessionStore = importlib.import_module(settings.SESSION_ENGINE).SessionStore
     sessions = []
@@ -134,8 +134,8 @@ def copy_campaign(slug: str, pairs: int) -> None:
     """A campaign of ``pairs`` pairs (4 per prompt, 4 responses per prompt), written with COPY."""
     from django.db import connection
 
-    from accounts.models import User
-    from catalogue.services.campaigns import campaign_create
+    from annotation.accounts.models import User
+    from annotation.catalogue.services.campaigns import campaign_create
 
     campaign = campaign_create(slug=slug, kind="text-to-text", preset="ab-tie", overlap=3)
     campaign.members.add(*User.objects.filter(username__startswith="bench-rater-"))
@@ -484,8 +484,8 @@ def run_phase(base_url: str, slug: str, sessions: list[tuple[str, str]], duratio
 def service_claim_latency(slug: str, claims: int) -> dict:
     """The claim service alone, timed in this process: three probe annotators in turn claim and submit, as the
     load's annotators do (pairs in progress first, each finished by the three)."""
-    from accounts.models import User
-    from catalogue.models import Campaign
+    from annotation.accounts.models import User
+    from annotation.catalogue.models import Campaign
 
     campaign = Campaign.objects.get(slug=slug)
     raters = [User.objects.create(username=f"bench-probe-{slug}-{secrets.token_hex(4)}") for _ in range(3)]
@@ -501,8 +501,8 @@ def inprocess_cpu(slug: str, cycles: int) -> dict:
     """
     from django.test import Client
 
-    from accounts.models import User
-    from catalogue.models import Campaign
+    from annotation.accounts.models import User
+    from annotation.catalogue.models import Campaign
 
     rater = User.objects.create(username=f"bench-cpu-{slug}")
     Campaign.objects.get(slug=slug).members.add(rater)
@@ -534,9 +534,9 @@ def explain_claim(slug: str) -> str:
     from django.db import connection, transaction
     from django.utils import timezone
 
-    from accounts.models import User
-    from catalogue.models import Campaign
-    from workqueue.services.assignments import claim_params, claim_sql
+    from annotation.accounts.models import User
+    from annotation.catalogue.models import Campaign
+    from annotation.workqueue.services.assignments import claim_params, claim_sql
 
     campaign = Campaign.objects.get(slug=slug)
     rater = User.objects.get(username="bench-rater-0")

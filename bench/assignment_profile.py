@@ -42,8 +42,8 @@ def main() -> None:
     from django.test import Client
     from django.test.utils import CaptureQueriesContext
 
-    from accounts.models import User
-    from catalogue.models import Campaign
+    from annotation.accounts.models import User
+    from annotation.catalogue.models import Campaign
 
     annotate_load.make_annotators(1)
     annotate_load.copy_campaign("profile", args.pairs)

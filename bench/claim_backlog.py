@@ -40,8 +40,8 @@ def main() -> None:
         parser.error("--pairs must exceed the largest backlog plus the probes")
 
     annotate_load.setup_django(args.db)
-    from accounts.models import User
-    from catalogue.models import Campaign
+    from annotation.accounts.models import User
+    from annotation.catalogue.models import Campaign
     from core.cli import progress_bar
 
     annotate_load.make_annotators(1)

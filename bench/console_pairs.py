@@ -33,8 +33,8 @@ from django.contrib.postgres.search import SearchQuery  # noqa: E402
 from django.core.management import call_command  # noqa: E402
 from django.db import connection  # noqa: E402
 
-from catalogue.models import Campaign, Pair, Prompt  # noqa: E402
-from catalogue.services.campaigns import rating_schema_for_preset  # noqa: E402
+from annotation.catalogue.models import Campaign, Pair, Prompt  # noqa: E402
+from annotation.catalogue.services.campaigns import rating_schema_for_preset  # noqa: E402
 from curation.selectors.console import PairFilters, campaign_funnel, encode_cursor, pair_browse  # noqa: E402
 from curation.selectors.dashboards import FIGURES, dashboard_figure  # noqa: E402
 from curation.selectors.leaderboard import model_leaderboard  # noqa: E402

@@ -47,9 +47,9 @@ def ensure_database(name: str) -> str:
 
 def seed(pairs: int, judges: int, endpoint: str, judge_concurrency: int):
     """A fresh campaign of pending pairs and ``judges`` chat judges pointing at the endpoint."""
-    from catalogue import content
-    from catalogue.models import Campaign, Pair, Prompt, RatingSchema, Response
-    from catalogue.schemas import preset
+    from annotation.catalogue import content
+    from annotation.catalogue.models import Campaign, Pair, Prompt, RatingSchema, Response
+    from annotation.catalogue.schemas import preset
     from curation.models import Judge
     from tests.curation.judge_server import pair_text, response_text
 
@@ -107,7 +107,7 @@ def main() -> None:
     from celery import Celery
     from django.core.management import call_command
 
-    from core.models import Job
+    from annotation.jobs.models import Job
     from curation.models import JudgeVerdict
     from curation.services.prefilter import prefilter_job_create
     from tests.curation.judge_server import JudgeServer, Reply, json_verdict

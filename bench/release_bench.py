@@ -115,10 +115,10 @@ def generate(pairs: int, media_count: int, image_size: int) -> float:
     from django.db import connection, transaction
     from PIL import Image
 
-    from accounts.models import User
-    from catalogue import schemas
-    from catalogue.models import Campaign, Media, RatingSchema
-    from catalogue.services.media import storage_name
+    from annotation.accounts.models import User
+    from annotation.catalogue import schemas
+    from annotation.catalogue.models import Campaign, Media, RatingSchema
+    from annotation.catalogue.services.media import storage_name
 
     started = time.perf_counter()
     call_command("migrate", verbosity=0)

@@ -20,7 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from PIL import Image, PngImagePlugin  # noqa: E402
 
-from catalogue import renditions, self_identification  # noqa: E402
+from annotation.catalogue import renditions, self_identification  # noqa: E402
 
 
 def photo_like(size: int) -> Image.Image:

@@ -113,7 +113,7 @@ def setup(raters: int, pairs: int, prefilter_pairs: int, judge_seconds: float) -
     django.setup()
     from django.contrib.auth.hashers import make_password
 
-    from accounts.models import User
+    from annotation.accounts.models import User
 
     password = make_password(PASSWORD)
     User.objects.bulk_create([User(username=f"bench-rater-{i}", role="annotator", password=password)
@@ -121,7 +121,7 @@ def setup(raters: int, pairs: int, prefilter_pairs: int, judge_seconds: float) -
     User.objects.create(username="soak-curator", role="curator", password=password)
     copy_campaign(SLUG, pairs)
     if prefilter_pairs:
-        from catalogue.models import Campaign, Pair
+        from annotation.catalogue.models import Campaign, Pair
         from curation.services.judges import judge_create
 
         copy_campaign(PREFILTER_SLUG, prefilter_pairs)
@@ -267,7 +267,7 @@ def curator_loop(base: str, end: float, every: float, tally: Tally, redis_down: 
 
 def settle(seconds: float) -> int:
     """Wait for every job to leave queued/running; the number still there when time runs out."""
-    from core.models import Job
+    from annotation.jobs.models import Job
 
     deadline = time.monotonic() + seconds
     while True:
@@ -293,9 +293,9 @@ def database_waits() -> list[dict]:
 def figures(tally: Tally, stuck: int, started: float) -> dict:
     from django.db.models import Count, F
 
-    from catalogue.models import Pair
-    from core.models import Job
-    from workqueue.models import Annotation
+    from annotation.catalogue.models import Pair
+    from annotation.jobs.models import Job
+    from annotation.workqueue.models import Annotation
 
     stored = set(Annotation.objects.filter(assignment_id__in=tally.acknowledged).values_list("assignment_id", flat=True))
     over = Pair.objects.filter(campaign__slug=SLUG).annotate(n=Count("annotations")).filter(

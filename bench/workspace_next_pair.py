@@ -227,9 +227,9 @@ def throttled_page(context):
 
 def first_claim(slug: str) -> int:
     """The annotator's first lease in ``slug`` (the queue page's "Start rating" does the same): its id."""
-    from accounts.models import User
-    from catalogue.models import Campaign
-    from workqueue.services.assignments import assignment_claim
+    from annotation.accounts.models import User
+    from annotation.catalogue.models import Campaign
+    from annotation.workqueue.services.assignments import assignment_claim
 
     annotator = User.objects.get(username="bench-rater-0")
     return assignment_claim(campaign=Campaign.objects.get(slug=slug), annotator=annotator).pk

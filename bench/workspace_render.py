@@ -23,7 +23,7 @@ django.setup()
 
 from django.template.loader import render_to_string  # noqa: E402
 
-from catalogue import schemas  # noqa: E402
+from annotation.catalogue import schemas  # noqa: E402
 from frontend import rating_form  # noqa: E402
 from frontend.templatetags import workspace  # noqa: E402
 

@@ -9,13 +9,3 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.local")
 app = Celery("concord")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
-
-
-class Queue:
-    """Every task names its queue from here, so routing lives in one place."""
-
-    DEFAULT = "celery"
-    IMPORTS = "imports"
-    JUDGES = "judges"
-    ANALYTICS = "analytics"
-    RELEASES = "releases"

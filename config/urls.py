@@ -4,15 +4,16 @@ from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerSplitView
 
-from workqueue.views import MediaView
+from annotation.workqueue.views import MediaView
 
 handler404 = "core.api.exceptions.api_not_found"
 
 urlpatterns = [
     # The work queue first: its claim and submit are most of the requests, and Django tries routes in order.
-    path("api/v1/", include("workqueue.api.urls")),
-    path("api/v1/", include("catalogue.api.urls")),
-    path("api/v1/", include("core.api.urls")),
+    path("api/v1/", include("annotation.workqueue.api.urls")),
+    path("api/v1/", include("annotation.catalogue.api.urls")),
+    path("api/v1/imports/", include("annotation.importers.api")),
+    path("api/v1/", include("annotation.jobs.urls")),
     path("api/v1/", include("curation.api.urls")),
     path("admin/", admin.site.urls),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),

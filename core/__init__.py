@@ -5,6 +5,6 @@ reaper's reads), the database cache's table, DRF's exception handler, the curato
 post-processing hook, the ``field__any`` lookup, psycopg's timestamp loader, object-store set-up, the ``serve``
 and ``storage_init`` commands, and the terminal helpers of management commands (``core.cli``).
 
-May import: Django, DRF and the libraries only. ``Job`` names a campaign by its label (``catalogue.Campaign``),
+May import: Django, DRF and the libraries only. ``Job`` names a campaign by its label (``annotation.Campaign``),
 never by import; nothing here imports another Concord app.
 """

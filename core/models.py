@@ -1,63 +1,14 @@
-"""What every app shares: background jobs with their live progress, and the database cache's table."""
+"""What every app shares: the table of the database cache."""
 
-from django.conf import settings
 from django.db import models
 
 
-class Job(models.Model):
-    """A background job (import, pre-filter, agreement, consensus, release) with its live progress."""
-
-    class Status(models.TextChoices):
-        QUEUED = "queued", "Queued"
-        RUNNING = "running", "Running"
-        SUCCEEDED = "succeeded", "Succeeded"
-        FAILED = "failed", "Failed"
-        CANCELLED = "cancelled", "Cancelled"
-
-    kind = models.CharField(max_length=32)
-    campaign = models.ForeignKey("catalogue.Campaign", null=True, blank=True, on_delete=models.CASCADE, related_name="jobs")
-    status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
-    params = models.JSONField(default=dict, blank=True)
-    progress_done = models.PositiveBigIntegerField(default=0)
-    progress_total = models.PositiveBigIntegerField(null=True, blank=True)
-    result = models.JSONField(null=True, blank=True)
-    error = models.TextField(blank=True)
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
-    created_at = models.DateTimeField(auto_now_add=True)
-    started_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
-    # The dispatch: the Celery task that runs the job and its arguments, so the reaper can send it again.
-    task_name = models.CharField(max_length=100, blank=True)
-    task_args = models.JSONField(default=list, blank=True)
-    task_id = models.CharField(max_length=64, blank=True)
-    dispatches = models.PositiveSmallIntegerField(default=0)
-    dispatched_at = models.DateTimeField(null=True, blank=True)
-    # The last sign of life from the process working on the job (start, progress, a new attempt).
-    heartbeat_at = models.DateTimeField(null=True, blank=True)
-
-    class Meta:
-        db_table = "annotation_job"
-        indexes = [
-            models.Index(fields=["campaign", "kind", "-created_at"], name="job_campaign_kind_idx"),
-            models.Index(fields=["status"], name="job_unfinished_idx",
-                         condition=models.Q(status__in=["queued", "running"])),
-        ]
-
-    def __str__(self):
-        return f"{self.kind} job {self.pk} ({self.status})"
-
-
 class CacheEntry(models.Model):
-    """The table of Django's database cache, which serves the cache while Redis is unreachable (config.cache)."""
+    """The table of Django's database cache, which serves the cache while Redis is unreachable (core.cache)."""
 
     cache_key = models.CharField(max_length=255, primary_key=True)
     value = models.TextField()
     expires = models.DateTimeField(db_index=True)
-
-    class Meta:
-        db_table = "concord_cache"
 
     def __str__(self):
         return self.cache_key

@@ -1,6 +1,6 @@
 """Values, or model instances, from one hand-written joined row, through the ORM's own converters.
 
-The work queue's claim and submit run hand-written statements (``workqueue/sql/*.sql``) instead of compiled
+The work queue's claim and submit run hand-written statements (``annotation/workqueue/sql/*.sql``) instead of compiled
 select_related queries (compiling cost more CPU than running them); these helpers read such a row back as the ORM
 would: each column through the converters the ORM's compiler applies to it (on SQLite: aware datetimes, booleans
 from 0/1; JSON decoded). ``values`` gives them as plain dictionaries (what the claim's display and the submission's

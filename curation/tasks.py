@@ -2,14 +2,14 @@
 
 from celery import shared_task
 
-from config.celery import Queue
+from core.queues import Queue
 
 
 @shared_task(name="curation.agreement_compute", queue=Queue.ANALYTICS, acks_late=True, soft_time_limit=3600,
              time_limit=3700)
 def agreement_compute(job_id: int) -> None:
     """Compute and store a campaign's agreement reports for a queued job."""
-    from core.services.jobs import job_leased
+    from annotation.jobs.services import job_leased
     from curation.services.agreement import agreement_job_run
 
     job_leased(agreement_job_run, job_id=job_id)
@@ -19,7 +19,7 @@ def agreement_compute(job_id: int) -> None:
              time_limit=3700)
 def consensus_apply(job_id: int) -> None:
     """Apply a campaign's consensus policy for a queued job."""
-    from core.services.jobs import job_leased
+    from annotation.jobs.services import job_leased
     from curation.services.consensus import consensus_job_run
 
     job_leased(consensus_job_run, job_id=job_id)
@@ -51,26 +51,16 @@ def release_build_task(release_id: int) -> None:
 @shared_task(name="curation.release_verify", queue=Queue.RELEASES, acks_late=True, soft_time_limit=3600, time_limit=3660)
 def release_verify_task(job_id: int) -> None:
     """Re-read a published release's files against its manifest; the job holds the result, so a rerun only repeats it."""
-    from core.services.jobs import job_leased
+    from annotation.jobs.services import job_leased
     from curation.services.releases import release_verify_job_run
 
     job_leased(release_verify_job_run, job_id=job_id)
 
 
-@shared_task(name="curation.jobs_reap", queue=Queue.DEFAULT, acks_late=True, soft_time_limit=240, time_limit=300)
-def jobs_reap_task() -> dict:
-    """Send again or fail the jobs whose task was lost or whose worker died; a second run finds nothing more."""
-    from dataclasses import asdict
-
-    from curation.services.reaper import jobs_reap
-
-    return asdict(jobs_reap())
-
-
 @shared_task(name="curation.prefilter_dispatch", queue=Queue.JUDGES, acks_late=True, soft_time_limit=600, time_limit=660)
 def prefilter_dispatch_task(job_id: int) -> None:
     """Start or resume a pre-filter run: a new attempt fanned out as a chord of batch tasks."""
-    from core.services.jobs import job_leased
+    from annotation.jobs.services import job_leased
     from curation.services.prefilter import prefilter_dispatch
 
     job_leased(prefilter_dispatch, job_id=job_id, shared=True)
@@ -79,7 +69,7 @@ def prefilter_dispatch_task(job_id: int) -> None:
 @shared_task(name="curation.prefilter_batch", queue=Queue.JUDGES, acks_late=True, soft_time_limit=3_600, time_limit=3_660)
 def prefilter_batch_task(job_id: int, attempt: int, pair_ids: list[int]) -> dict:
     """Judge one batch of pairs; verdicts already stored are not called again, so a rerun is harmless."""
-    from core.services.jobs import job_fail, job_leased
+    from annotation.jobs.services import job_fail, job_leased
     from curation.services.prefilter import prefilter_batch_run
 
     try:
@@ -92,7 +82,7 @@ def prefilter_batch_task(job_id: int, attempt: int, pair_ids: list[int]) -> dict
 @shared_task(name="curation.prefilter_finish", queue=Queue.JUDGES, acks_late=True, soft_time_limit=1_800, time_limit=1_860)
 def prefilter_finish_task(job_id: int, attempt: int) -> dict | None:
     """Apply the rule to the judged pairs and store the run's report; a stale attempt does nothing."""
-    from core.services.jobs import job_leased
+    from annotation.jobs.services import job_leased
     from curation.services.prefilter import prefilter_finish
 
     return job_leased(prefilter_finish, job_id=job_id, shared=True, attempt=attempt)

@@ -12,10 +12,10 @@ from typing import TYPE_CHECKING
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
 
-from accounts.models import Role
-from accounts.services.accounts import user_create
-from catalogue.models import Campaign
-from catalogue.services.campaigns import campaign_add_members, campaign_create
+from annotation.accounts.models import Role
+from annotation.accounts.services.accounts import user_create
+from annotation.catalogue.models import Campaign
+from annotation.catalogue.services.campaigns import campaign_add_members, campaign_create
 from core.errors import ApplicationError
 
 if TYPE_CHECKING:
@@ -73,7 +73,7 @@ DEMO_PREFILTER_RULE = {"rule": "majority-of-valid", "threshold": 0.9, "min_votes
 
 def demo_prefilter_run(*, campaign: Campaign, judges: list[str], on_progress: Callable[[int], None] | None = None) -> dict | None:
     """Run the pre-filter on the campaign's pairs still awaiting it, in this process; None when none await it."""
-    from catalogue.models import Pair
+    from annotation.catalogue.models import Pair
     from curation.services.prefilter import prefilter_job_create, prefilter_run_inline
 
     if not campaign.pairs.filter(status=Pair.Status.PENDING).exists():

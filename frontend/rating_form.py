@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 
-from catalogue.schemas import SIDES
+from annotation.catalogue.schemas import SIDES
 
 BOOLEAN_OPTIONS = [{"value": True, "label": "Yes", "key": "y"}, {"value": False, "label": "No", "key": "n"}]
 

@@ -29,7 +29,7 @@ def threaded_worker(*, redis_url: str, queue: str):
 
 @contextmanager
 def filesystem_worker(*, folder, queues=("celery", "imports", "judges", "analytics", "releases")):
-    """A real worker in a thread on kombu's filesystem transport (config.kombu_filesystem: whole messages only)
+    """A real worker in a thread on kombu's filesystem transport (core.kombu_filesystem: whole messages only)
     and a file result backend, as `make demo` runs one (no Redis); every page and service in this process enqueues
     to it. Restores eager settings afterwards."""
     from celery.contrib.testing.worker import start_worker
@@ -41,7 +41,7 @@ def filesystem_worker(*, folder, queues=("celery", "imports", "judges", "analyti
     keys = ("broker_url", "broker_transport", "task_always_eager", "result_backend", "broker_transport_options")
     saved = {key: app.conf[key] for key in keys}
     app.conf.update(
-        broker_url="filesystem://", broker_transport="config.kombu_filesystem:Transport", task_always_eager=False,
+        broker_url="filesystem://", broker_transport="core.kombu_filesystem:Transport", task_always_eager=False,
         result_backend=f"file://{folder / 'results'}",
         broker_transport_options={"data_folder_in": str(folder / "queue"), "data_folder_out": str(folder / "queue"),
                                   "control_folder": str(folder / "control"), "store_processed": False,
@@ -82,7 +82,7 @@ def wait_for_job(client, job_id: int, seconds: float = 60) -> dict:
     """Poll the job API as a page's progress bar does until the job leaves queued/running (or time runs out)."""
     from django.urls import reverse
 
-    from core.models import Job
+    from annotation.jobs.models import Job
 
     deadline = time.monotonic() + seconds
     detail = client.get(reverse("api-job-detail", args=[job_id])).json()

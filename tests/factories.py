@@ -2,10 +2,10 @@
 
 import factory
 
-from accounts.models import Role, User
-from catalogue import content, schemas
-from catalogue.models import Campaign, Pair, Prompt, RatingSchema, Response
-from workqueue.models import Annotation
+from annotation.accounts.models import Role, User
+from annotation.catalogue import content, schemas
+from annotation.catalogue.models import Campaign, Pair, Prompt, RatingSchema, Response
+from annotation.workqueue.models import Annotation
 
 
 class UserFactory(factory.django.DjangoModelFactory):

@@ -28,9 +28,7 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "storages",
     "core",
-    "accounts",
-    "catalogue",
-    "workqueue",
+    "annotation",
     "curation",
     "frontend",
     "demo",
@@ -38,14 +36,14 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
-    "config.csp.ContentSecurityPolicyMiddleware",
-    "config.uploads.UploadSizeLimitMiddleware",
-    "config.hostile_input.HostileInputMiddleware",
+    "core.web.csp.ContentSecurityPolicyMiddleware",
+    "core.web.uploads.UploadSizeLimitMiddleware",
+    "core.web.hostile_input.HostileInputMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
-    "accounts.sessions.AuthenticationMiddleware",
+    "annotation.accounts.sessions.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
@@ -53,7 +51,7 @@ MIDDLEWARE = [
 ROOT_URLCONF = "config.urls"
 WSGI_APPLICATION = "config.wsgi.application"
 AUTH_USER_MODEL = "annotation.User"
-AUTHENTICATION_BACKENDS = ["accounts.backends.UserBackend"]
+AUTHENTICATION_BACKENDS = ["annotation.accounts.backends.UserBackend"]
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "login"
@@ -149,7 +147,7 @@ CONCORD_RELEASES_PRESIGN_SECONDS = env.int("CONCORD_RELEASES_PRESIGN_SECONDS", d
 # Where people reach Concord, for links printed outside a request (invitations made on the command line).
 CONCORD_BASE_URL = env("CONCORD_BASE_URL", default="http://127.0.0.1:8000")
 CONCORD_RELEASES_LICENSE = env("CONCORD_RELEASES_LICENSE", default="cc-by-4.0")
-# Origins the Content-Security-Policy (config.csp) also allows media from, beyond Concord and its S3 endpoints.
+# Origins the Content-Security-Policy (core.web.csp) also allows media from, beyond Concord and its S3 endpoints.
 CONCORD_CSP_EXTRA_ORIGINS = env.list("CONCORD_CSP_EXTRA_ORIGINS", default=[])
 # Pseudonymous rater ids in releases are an HMAC of the user id under this secret, the same in every release.
 CONCORD_RATER_ID_SECRET = env("CONCORD_RATER_ID_SECRET", default=SECRET_KEY)
@@ -158,14 +156,14 @@ CONCORD_MAX_PREDICTIONS_BYTES = env.int("CONCORD_MAX_PREDICTIONS_BYTES", default
 # Pillow's limits: anything bigger is refused on import as a likely decompression bomb.
 CONCORD_MAX_IMAGE_PIXELS = env.int("CONCORD_MAX_IMAGE_PIXELS", default=40_000_000)
 CONCORD_MAX_MEDIA_BYTES = env.int("CONCORD_MAX_MEDIA_BYTES", default=200 * 1024 * 1024)
-# Request JSON nested deeper than this is refused before it is parsed (config.hostile_input).
+# Request JSON nested deeper than this is refused before it is parsed (core.web.hostile_input).
 CONCORD_MAX_JSON_DEPTH = env.int("CONCORD_MAX_JSON_DEPTH", default=32)
 DATA_UPLOAD_MAX_MEMORY_SIZE = env.int("DJANGO_DATA_UPLOAD_MAX_MEMORY_SIZE", default=10 * 1024 * 1024)
 FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
 CONCORD_MAX_UPLOAD_BYTES = env.int("CONCORD_MAX_UPLOAD_BYTES", default=2 * 1024 * 1024 * 1024)
 # The first handler counts the bytes of every uploaded file and stops a body past the limit.
 FILE_UPLOAD_HANDLERS = [
-    "config.uploads.SizeLimitedUploadHandler",
+    "core.web.uploads.SizeLimitedUploadHandler",
     "django.core.files.uploadhandler.MemoryFileUploadHandler",
     "django.core.files.uploadhandler.TemporaryFileUploadHandler",
 ]
@@ -174,12 +172,12 @@ FILE_UPLOAD_HANDLERS = [
 # every web process shares the counts; the embedded default keeps them in process memory.
 CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 if env("CACHE_URL", default="") or env("REDIS_URL", default=""):
-    # Short timeouts: while Redis is down the cache serves from the database (config.cache) at once.
-    CACHES = {"default": {"BACKEND": "config.cache.RedisCache",
+    # Short timeouts: while Redis is down the cache serves from the database (core.cache) at once.
+    CACHES = {"default": {"BACKEND": "core.cache.RedisCache",
                           "LOCATION": env("CACHE_URL", default="") or env("REDIS_URL"),
                           "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 2}}}
-# Sessions in the database, each read together with its user's row in one statement (accounts.sessions).
-SESSION_ENGINE = "accounts.sessions"
+# Sessions in the database, each read together with its user's row in one statement (annotation.accounts.sessions).
+SESSION_ENGINE = "annotation.accounts.sessions"
 # Flash messages in the session, not Django's default cookie-then-session fallback: building that fallback's two
 # storages cost every request (the API's claim and submit included, which never use them) about 44 Python calls;
 # the session storage is built in a few and touches the session only when a message is added or read.
@@ -191,7 +189,7 @@ CONCORD_LOGIN_FAILURES = env.int("CONCORD_LOGIN_FAILURES", default=5)
 CONCORD_LOGIN_FAILURES_PER_ACCOUNT = env.int("CONCORD_LOGIN_FAILURES_PER_ACCOUNT", default=5)
 CONCORD_LOGIN_FAILURES_PER_ADDRESS = env.int("CONCORD_LOGIN_FAILURES_PER_ADDRESS", default=300)
 CONCORD_LOGIN_WINDOW_SECONDS = env.int("CONCORD_LOGIN_WINDOW_SECONDS", default=15 * 60)
-# Reverse proxies (addresses or networks) whose X-Forwarded-For names the client (config.proxies); empty: none.
+# Reverse proxies (addresses or networks) whose X-Forwarded-For names the client (core.web.proxies); empty: none.
 CONCORD_TRUSTED_PROXIES = env.list("CONCORD_TRUSTED_PROXIES", default=[])
 
 # Celery: eager in the embedded default, real workers once a broker is configured. With CONCORD_EMBEDDED_WORKER
@@ -204,8 +202,8 @@ CONCORD_CELERY_DIR = Path(env("CONCORD_CELERY_DIR", default=str(VAR_DIR / "celer
 _broker = env("CELERY_BROKER_URL", default="")
 if CONCORD_EMBEDDED_WORKER and not (REDIS_URL or _broker):
     CELERY_BROKER_URL = "filesystem://"
-    # kombu's own transport lets a worker read a message before it is written (config/kombu_filesystem.py).
-    CELERY_BROKER_TRANSPORT = "config.kombu_filesystem:Transport"
+    # kombu's own transport lets a worker read a message before it is written (core/kombu_filesystem.py).
+    CELERY_BROKER_TRANSPORT = "core.kombu_filesystem:Transport"
     CELERY_BROKER_TRANSPORT_OPTIONS = {
         "data_folder_in": str(CONCORD_CELERY_DIR / "queue"),
         "data_folder_out": str(CONCORD_CELERY_DIR / "queue"),
@@ -258,16 +256,16 @@ CONCORD_PREFILTER_BATCH_PAIRS = env.int("CONCORD_PREFILTER_BATCH_PAIRS", default
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "rest_framework.authentication.SessionAuthentication",
-        "accounts.api.authentication.ThrottledBasicAuthentication",
+        "annotation.accounts.api.authentication.ThrottledBasicAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_SCHEMA_CLASS": "core.api.schema.ConcordAutoSchema",
     "EXCEPTION_HANDLER": "core.api.exceptions.exception_handler",
     # JSON is checked for depth before it is parsed, and for NUL characters and lone surrogates after.
     "DEFAULT_PARSER_CLASSES": [
-        "config.hostile_input.StrictJSONParser",
-        "config.hostile_input.StrictFormParser",
-        "config.hostile_input.StrictMultiPartParser",
+        "core.web.hostile_input.StrictJSONParser",
+        "core.web.hostile_input.StrictFormParser",
+        "core.web.hostile_input.StrictMultiPartParser",
     ],
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.CursorPagination",
     "PAGE_SIZE": 50,
@@ -285,7 +283,7 @@ SPECTACULAR_SETTINGS = {
     "SERVE_PERMISSIONS": ["rest_framework.permissions.IsAuthenticated"],
     # Several models have a "status" field; each choice set gets its own component name.
     # One schema name per shared choice set: the pair's status, and the side ("A" or "B") several endpoints take.
-    "ENUM_NAME_OVERRIDES": {"PairStatusEnum": "catalogue.models.Pair.Status", "SideEnum": ["A", "B"]},
+    "ENUM_NAME_OVERRIDES": {"PairStatusEnum": "annotation.catalogue.models.Pair.Status", "SideEnum": ["A", "B"]},
     # Every operation documents the error codes it can answer, in the one error shape (core.api.schema).
     "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "core.api.schema.error_responses"],
 }
@@ -314,14 +312,14 @@ CELERY_BEAT_SCHEDULE["curation.agreement_schedule"] = {
 # resumes what the job left) or, after CONCORD_JOB_MAX_DISPATCHES sends, failed with the reason; a release
 # whose builder died is failed with a retry hint. A missed run is covered by the next one.
 CELERY_BEAT_SCHEDULE["jobs-reap"] = {
-    "task": "curation.jobs_reap",
+    "task": "annotation.jobs.reap",
     "schedule": 120.0,
     "options": {"expires": 100},
 }
 # Expired leases give their slot back; claims also do this lazily, so this only keeps counters fresh
 # for dashboards when nobody is claiming. A missed run is worthless once the next one is due.
 CELERY_BEAT_SCHEDULE["assignments-expire"] = {
-    "task": "annotation.assignments_expire",
+    "task": "annotation.workqueue.assignments_expire",
     "schedule": 60.0,
     "options": {"expires": 55},
 }

@@ -1,6 +1,6 @@
 from rest_framework.permissions import BasePermission, IsAuthenticated
 
-# The work queue's claim and submit views' permission_classes, which the session door (workqueue.hotpath)
+# The work queue's claim and submit views' permission_classes, which the session door (annotation.workqueue.hotpath)
 # checks through the view itself: one list, enforced on both ways in.
 WORK_QUEUE_PERMISSIONS: list[type[BasePermission]] = [IsAuthenticated]
 

@@ -14,7 +14,7 @@ from rest_framework.pagination import CursorPagination
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from catalogue.models import Campaign
+from annotation.catalogue.models import Campaign
 from core.api.permissions import IsCurator
 from core.api.schema import JOB_NOT_QUEUED
 from core.errors import ApplicationError

@@ -11,7 +11,7 @@ from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from catalogue.models import Campaign, Pair
+from annotation.catalogue.models import Campaign, Pair
 from core.api.permissions import IsCurator
 from curation.selectors import console as console_selectors
 from curation.selectors.dashboards import FIGURES, dashboard_figure

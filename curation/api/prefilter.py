@@ -6,13 +6,13 @@ from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from catalogue.models import Campaign, Pair
-from config.hostile_input import StrictJSONParser
-from core.api.jobs import JobOutputSerializer
+from annotation.catalogue.models import Campaign, Pair
+from annotation.jobs.api import JobOutputSerializer
+from annotation.jobs.services import job_cancel
 from core.api.permissions import IsCurator
 from core.api.schema import JOB_NOT_QUEUED
 from core.errors import ApplicationError
-from core.services.jobs import job_cancel
+from core.web.hostile_input import StrictJSONParser
 from curation.models import JudgeVerdict
 from curation.prefilter.rules import RULES
 from curation.selectors.judges import pair_verdicts, prefilter_run_get

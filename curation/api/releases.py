@@ -10,11 +10,11 @@ from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from config.hostile_input import StrictFormParser, StrictJSONParser, StrictMultiPartParser
-from core.api.jobs import JobOutputSerializer
+from annotation.jobs.api import JobOutputSerializer
 from core.api.permissions import IsCurator
 from core.api.schema import JOB_NOT_QUEUED
 from core.errors import ApplicationError
+from core.web.hostile_input import StrictFormParser, StrictJSONParser, StrictMultiPartParser
 from curation.models import JudgeEvaluation
 from curation.selectors.releases import release_get, release_leaderboard, release_list
 from curation.services.releases import (

@@ -14,7 +14,7 @@ import os
 import re
 from dataclasses import dataclass, field
 
-from config.text_checks import HostileInput, check_json_value
+from core.text_checks import HostileInput, check_json_value
 from curation.judges import parsing
 
 ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,127}$")

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 
-from catalogue.schemas import GENERATION_RUBRICS_BY_KIND, OVERALL_PREFERENCE, RUBRICS
+from annotation.catalogue.schemas import GENERATION_RUBRICS_BY_KIND, OVERALL_PREFERENCE, RUBRICS
 
 MMRB2, OMNI, AUTO = "mmrb2", "omni", "auto"
 STYLES = (AUTO, MMRB2, OMNI)

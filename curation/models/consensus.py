@@ -17,7 +17,7 @@ class ConsensusRecord(models.Model):
         DROPPED = "dropped", "Dropped"
         DISPUTED = "disputed", "Disputed"
 
-    pair = models.OneToOneField("catalogue.Pair", on_delete=models.CASCADE, related_name="consensus")
+    pair = models.OneToOneField("annotation.Pair", on_delete=models.CASCADE, related_name="consensus")
     policy = models.CharField(max_length=64)
     params = models.JSONField(default=dict, blank=True)
     decision = models.CharField(max_length=16, choices=Decision.choices)

@@ -32,7 +32,7 @@ class JudgeVerdict(models.Model):
         TIE = "tie", "Tie"
         INVALID = "invalid", "Invalid"
 
-    pair = models.ForeignKey("catalogue.Pair", on_delete=models.CASCADE, related_name="judge_verdicts")
+    pair = models.ForeignKey("annotation.Pair", on_delete=models.CASCADE, related_name="judge_verdicts")
     judge = models.ForeignKey(Judge, on_delete=models.CASCADE, related_name="verdicts")
     order = models.CharField(max_length=8, choices=Order.choices)
     verdict = models.CharField(max_length=8, choices=Verdict.choices, help_text="In canonical orientation.")

@@ -18,7 +18,7 @@ class Release(models.Model):
     name = models.SlugField(max_length=100)
     version = models.CharField(max_length=32)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.BUILDING)
-    campaigns = models.ManyToManyField("catalogue.Campaign", related_name="releases")
+    campaigns = models.ManyToManyField("annotation.Campaign", related_name="releases")
     params = models.JSONField(default=dict, blank=True, help_text="The frozen policy and parameters.")
     storage = models.CharField(max_length=8, choices=Storage.choices, default=Storage.LOCAL)
     location = models.CharField(max_length=500, blank=True)
@@ -28,7 +28,7 @@ class Release(models.Model):
     summary = models.JSONField(default=dict, blank=True, help_text="Counts and human agreement, as in the manifest.")
     error = models.TextField(blank=True)
     attempts = models.PositiveSmallIntegerField(default=0)
-    job = models.ForeignKey("core.Job", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    job = models.ForeignKey("annotation.Job", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )

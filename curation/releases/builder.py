@@ -24,15 +24,15 @@ from django.conf import settings
 from django.core.files.storage import default_storage
 from django.db.models import Count, F, Q
 
-from catalogue import content, schemas
-from catalogue.importers.records import ANONYMOUS_RATER_PREFIX
-from catalogue.models import Campaign, Media, Pair
+from annotation.catalogue import content, schemas
+from annotation.catalogue.models import Campaign, Media, Pair
+from annotation.catalogue.records import ANONYMOUS_RATER_PREFIX
+from annotation.workqueue.models import Annotation
 from core.errors import ApplicationError
 from curation.models import ConsensusRecord
 from curation.releases import rows
 from curation.releases.omni_export import OmniWriter
 from curation.releases.writers import MediaUnreadable, SplitWriter
-from workqueue.models import Annotation
 
 BATCH = 2_000
 MEDIA_CACHE_BYTES = 64 * 1024 * 1024

@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from catalogue import content
+from annotation.catalogue import content
 
 FOLDER = "omni"
 OMNI_TASKS = {

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from catalogue import content, schemas
+from annotation.catalogue import content, schemas
 
 LETTERS = "ABCDEFGHIJ"
 

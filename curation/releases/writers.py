@@ -20,7 +20,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from catalogue import content
+from annotation.catalogue import content
 
 ROW_GROUP = 1_000
 ROW_GROUP_BYTES = 64 * 1024 * 1024

@@ -5,9 +5,9 @@ from __future__ import annotations
 from django.db.models import Prefetch, QuerySet
 from django.db.models.fields.json import KeyTransform
 
-from catalogue.models import Campaign, Pair
+from annotation.catalogue.models import Campaign, Pair
+from annotation.workqueue.models import Annotation
 from curation.models import AgreementReport
-from workqueue.models import Annotation
 
 HEADLINE = ("items", "annotations", "alpha", "alpha_ci95", "pairwise_agreement_excluding_ties", "percent_agreement",
             "fleiss_kappa", "measured")

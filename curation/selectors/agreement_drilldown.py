@@ -9,8 +9,8 @@ independent (the page says so).
 
 from __future__ import annotations
 
-from accounts.models import User
-from catalogue.models import Campaign, Pair
+from annotation.accounts.models import User
+from annotation.catalogue.models import Campaign, Pair
 from curation.agreement.variables import LEVELS
 from curation.quality import wilson_interval
 from curation.selectors.agreement import agreement_report_latest, agreement_slice_keys

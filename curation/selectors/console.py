@@ -14,16 +14,16 @@ from django.db.models import Count, F, Field, FloatField, Func, OuterRef, Q, Sub
 from django.db.models.functions import Cast, Greatest, NullIf
 from django.utils import timezone
 
-from catalogue.models import Campaign, Media, Pair, Prompt
-from catalogue.selectors import media_url
-from config.planner import serial_plan
+from annotation.catalogue.models import Campaign, Media, Pair, Prompt
+from annotation.catalogue.selectors import media_url
+from annotation.jobs.models import Job
+from annotation.workqueue.models import Annotation, Assignment, AssignmentEvent
+from annotation.workqueue.playback import played_label
 from core.errors import ApplicationError
-from core.models import Job
+from core.planner import serial_plan
 from curation import quality
 from curation.models import ConsensusRecord, JudgeVerdict, Release
 from curation.selectors.pair_columns import first_media, prompt_preview, prompt_search, with_prompt_document
-from workqueue.models import Annotation, Assignment, AssignmentEvent
-from workqueue.playback import played_label
 
 PAGE_SIZE = 50
 MAX_SEARCH = 200

@@ -15,11 +15,11 @@ from django.db import connection
 from django.db.models import Case, Count, F, IntegerField, Max, Q, Value, When
 from django.db.models.functions import TruncDate
 
-from catalogue.importers.records import ANONYMOUS_RATER_PREFIX
-from catalogue.models import Campaign, Pair
+from annotation.catalogue.models import Campaign, Pair
+from annotation.catalogue.records import ANONYMOUS_RATER_PREFIX
+from annotation.workqueue.models import Annotation, AssignmentEvent
 from curation import quality
 from curation.models import AgreementReport, ConsensusRecord, JudgeVerdict
-from workqueue.models import Annotation, AssignmentEvent
 
 AGREEMENT_HISTORY_LIMIT = 500
 

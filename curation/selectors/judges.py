@@ -6,8 +6,8 @@ from typing import TYPE_CHECKING
 
 from django.shortcuts import get_object_or_404
 
-from catalogue.models import Pair
-from core.models import Job
+from annotation.catalogue.models import Pair
+from annotation.jobs.models import Job
 from curation.models import Judge, JudgeVerdict
 from curation.prefilter import JOB_KIND
 

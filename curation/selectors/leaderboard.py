@@ -17,8 +17,8 @@ import numpy as np
 from django.db.models import F, QuerySet
 from django.db.models.fields.json import KeyTransform
 
-from catalogue.models import Campaign, Pair
-from catalogue.schemas import preference_question
+from annotation.catalogue.models import Campaign, Pair
+from annotation.catalogue.schemas import preference_question
 from core.errors import ApplicationError
 from curation.agreement.variables import SIDE_A, SIDE_B, variables_of_schema
 from curation.csv_cells import csv_safe

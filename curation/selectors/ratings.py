@@ -24,11 +24,11 @@ from django.db.models import Case, F, IntegerField, QuerySet, Value, When
 from django.db.models.fields.json import KeyTransform
 from django.db.models.functions import Cast, Coalesce, ExtractIsoYear, ExtractWeek
 
-from catalogue.importers.records import ANONYMOUS_RATER_PREFIX
-from catalogue.models import Campaign, Pair, Prompt
+from annotation.catalogue.models import Campaign, Pair, Prompt
+from annotation.catalogue.records import ANONYMOUS_RATER_PREFIX
+from annotation.workqueue.models import Annotation
 from curation.agreement.table import RatingTable, gold_codes, observations_from_codes, observations_from_criteria
 from curation.agreement.variables import Variable, variables_of_schema
-from workqueue.models import Annotation
 
 CHUNK = 20_000
 SIDES = ("A", "B")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.db.models import Prefetch, QuerySet
 
-from catalogue.models import Campaign
+from annotation.catalogue.models import Campaign
 from core.errors import ApplicationError
 from curation.models import JudgeEvaluation, Release
 from curation.releases.card import parse_version

@@ -13,10 +13,9 @@ from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 
-from catalogue.models import Campaign
-from core.errors import ApplicationError
-from core.models import Job
-from core.services.jobs import (
+from annotation.catalogue.models import Campaign
+from annotation.jobs.models import Job
+from annotation.jobs.services import (
     job_create,
     job_dispatch,
     job_fail,
@@ -25,15 +24,16 @@ from core.services.jobs import (
     job_start,
     job_succeed,
 )
+from annotation.workqueue.models import Annotation
+from core.errors import ApplicationError
 from curation.agreement.report import agreement_report, alpha_steps
 from curation.agreement.table import RatingTable
 from curation.models import AgreementReport
 from curation.selectors.agreement import HEADLINE
 from curation.selectors.ratings import PairFacts, pair_facts, rating_table
-from workqueue.models import Annotation
 
 if TYPE_CHECKING:
-    from accounts.models import User
+    from annotation.accounts.models import User
 
 JOB_KIND = "agreement"
 MAX_RESAMPLES = 100_000

@@ -10,12 +10,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from catalogue.models import Campaign, Pair
+from annotation.catalogue.models import Campaign, Pair
 from core.errors import ApplicationError
 from curation.services import curator_actions
 
 if TYPE_CHECKING:
-    from accounts.models import User
+    from annotation.accounts.models import User
 
 BULK_ACTIONS = ("exclude", "restore", "send-to-adjudication", "extend-overlap", "mark-gold")
 MAX_SELECTION = 200

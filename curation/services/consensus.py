@@ -11,11 +11,10 @@ import numpy as np
 from django.db import transaction
 from django.db.models import F
 
-from catalogue import schemas
-from catalogue.models import Campaign, Pair
-from core.errors import ApplicationError
-from core.models import Job
-from core.services.jobs import (
+from annotation.catalogue import schemas
+from annotation.catalogue.models import Campaign, Pair
+from annotation.jobs.models import Job
+from annotation.jobs.services import (
     job_create,
     job_dispatch,
     job_fail,
@@ -24,6 +23,7 @@ from core.services.jobs import (
     job_start,
     job_succeed,
 )
+from core.errors import ApplicationError
 from curation.agreement.report import ANONYMOUS_WHY
 from curation.agreement.variables import Variable, primary_variable
 from curation.consensus import DISPUTE_REASONS, ConsensusPolicy, PolicyError, get_policy
@@ -33,7 +33,7 @@ from curation.models import ConsensusRecord
 from curation.selectors.ratings import pair_facts, rating_table
 
 if TYPE_CHECKING:
-    from accounts.models import User
+    from annotation.accounts.models import User
 
 JOB_KIND = "consensus"
 ADJUDICATION_POLICY = "adjudication"

@@ -13,12 +13,12 @@ from typing import TYPE_CHECKING
 from django.db import transaction
 from django.utils import timezone
 
-from catalogue.models import Pair
+from annotation.catalogue.models import Pair
 from core.errors import ApplicationError
 from curation.services.consensus import consensus_invalidate
 
 if TYPE_CHECKING:
-    from accounts.models import User
+    from annotation.accounts.models import User
 
 MAX_NOTE = 150
 ANNOTATION_STATUSES = (Pair.Status.QUEUED, Pair.Status.COMPLETE, Pair.Status.ADJUDICATION)

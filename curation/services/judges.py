@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING
 
 from django.db import transaction
 
-from catalogue.content import MEDIA_TYPES
-from catalogue.models import Pair
+from annotation.catalogue.content import MEDIA_TYPES
+from annotation.catalogue.models import Pair
 from core.errors import ApplicationError
 from curation.judges import parsing, registry
 from curation.judges.base import JudgeCall, JudgeConfigError, MediaStore, PermanentJudgeError
@@ -17,7 +17,7 @@ from curation.judges.runner import JudgeRunner, WorkItem
 from curation.models import Judge, JudgeVerdict
 
 if TYPE_CHECKING:
-    from accounts.models import User
+    from annotation.accounts.models import User
 
 RESERVED_NAMES = {"create"}
 

@@ -24,22 +24,22 @@ from django.db import connection, transaction
 from django.db.models import Exists, F, OuterRef, Q
 from django.utils import timezone
 
-from catalogue.content import MEDIA_TYPES, iter_media
-from catalogue.models import Campaign, Media, Pair
+from annotation.catalogue.content import MEDIA_TYPES, iter_media
+from annotation.catalogue.models import Campaign, Media, Pair
+from annotation.jobs.models import Job
+from annotation.jobs.services import job_create, job_dispatch, job_fail, job_lease, job_succeed
+from annotation.workqueue.models import Assignment
 from core.errors import ApplicationError
-from core.models import Job
-from core.services.jobs import job_create, job_dispatch, job_fail, job_lease, job_succeed
 from curation.judges import parsing, registry
 from curation.judges.base import JudgeCall, JudgeConfigError, JudgeRequest, MediaFile, MediaStore
 from curation.judges.runner import JudgeRunner, WorkItem
 from curation.models import Judge, JudgeVerdict
 from curation.prefilter import JOB_KIND, metrics, rules
-from workqueue.models import Assignment
 
 if TYPE_CHECKING:
     from django.db.models import QuerySet
 
-    from accounts.models import User
+    from annotation.accounts.models import User
 
 ORDERS = (JudgeVerdict.Order.FORWARD, JudgeVerdict.Order.SWAPPED)
 REASON_PREFIX = "prefilter:"

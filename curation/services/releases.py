@@ -29,12 +29,9 @@ from django.db import connection, transaction
 from django.db.models import Count, F
 from django.utils import timezone
 
-from catalogue.models import Campaign, SourceDataset
-from config.hostile_input import json_loads_checked
-from config.text_checks import HostileInput
-from core.errors import ApplicationError
-from core.models import Job
-from core.services.jobs import (
+from annotation.catalogue.models import Campaign, SourceDataset
+from annotation.jobs.models import Job
+from annotation.jobs.services import (
     JobNotQueued,
     job_create,
     job_dispatch,
@@ -43,6 +40,10 @@ from core.services.jobs import (
     job_start,
     job_succeed,
 )
+from annotation.workqueue.models import Annotation
+from core.errors import ApplicationError
+from core.text_checks import HostileInput
+from core.web.hostile_input import json_loads_checked
 from curation.leaderboard.card import leaderboard_card_section
 from curation.models import AgreementReport, JudgeEvaluation, Release, ReleaseFile
 from curation.releases import builder, card, licences, privacy, scoring
@@ -52,10 +53,9 @@ from curation.releases.writers import features
 from curation.selectors.leaderboard import model_leaderboard
 from curation.selectors.releases import release_previous
 from curation.services.consensus import ADJUDICATION_POLICY
-from workqueue.models import Annotation
 
 if TYPE_CHECKING:
-    from accounts.models import User
+    from annotation.accounts.models import User
 
 NAME = re.compile(r"^[a-z0-9][a-z0-9-]{0,99}$")
 LOCK_CLASS = 7007
@@ -527,6 +527,12 @@ def release_reap_stalled() -> int:
             job_fail(job_id=release.job_id, error=message)
             reaped += 1
     return reaped
+
+
+def release_job_failed(job_id: int, message: str) -> None:
+    """The release a failed build job was building is failed too, so the release list does not show it building."""
+    Release.objects.filter(job_id=job_id, status=Release.Status.BUILDING).update(status=Release.Status.FAILED,
+                                                                               error=message)
 
 
 def release_verify_start(*, release: Release, created_by: User | None = None) -> Job:

@@ -20,7 +20,7 @@ from pygments.formatters import HtmlFormatter
 from pygments.lexers import TextLexer, get_lexer_by_name
 from pygments.util import ClassNotFound
 
-from catalogue.models import TaskKind
+from annotation.catalogue.models import TaskKind
 from frontend import rating_form
 
 register = template.Library()

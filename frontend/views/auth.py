@@ -3,8 +3,8 @@
 from django.contrib.auth import views as auth_views
 from django.template.response import TemplateResponse
 
-from accounts.services.login_throttle import login_attempt_finish, login_attempt_start
-from config.proxies import client_address
+from annotation.accounts.services.login_throttle import login_attempt_finish, login_attempt_start
+from core.web.proxies import client_address
 
 
 def throttled_response(request, retry_after: int):

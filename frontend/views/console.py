@@ -18,9 +18,9 @@ from django.urls import reverse
 from django.views import View
 from django.views.generic import TemplateView
 
-from catalogue import schemas
-from catalogue.models import Campaign, Media, Pair
-from catalogue.selectors import media_url
+from annotation.catalogue import schemas
+from annotation.catalogue.models import Campaign, Media, Pair
+from annotation.catalogue.selectors import media_url
 from core.errors import ApplicationError
 from curation import quality
 from curation.csv_cells import csv_safe

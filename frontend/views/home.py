@@ -7,7 +7,7 @@ from django.http import HttpResponse
 from django.views.decorators.cache import cache_control
 from django.views.generic import TemplateView
 
-from catalogue.selectors import campaigns_for_user
+from annotation.catalogue.selectors import campaigns_for_user
 
 
 class HomeView(LoginRequiredMixin, TemplateView):

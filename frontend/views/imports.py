@@ -3,10 +3,10 @@
 from django.contrib.auth.mixins import LoginRequiredMixin, UserPassesTestMixin
 from django.views.generic import TemplateView
 
-from catalogue.importers import FORMATS
-from catalogue.models import TaskKind
-from catalogue.schemas import PRESETS
-from catalogue.selectors import campaigns_for_user, import_jobs_recent
+from annotation.catalogue.models import TaskKind
+from annotation.catalogue.schemas import PRESETS
+from annotation.catalogue.selectors import campaigns_for_user, import_jobs_recent
+from annotation.importers import FORMATS
 
 
 class ImportUploadView(LoginRequiredMixin, UserPassesTestMixin, TemplateView):

@@ -6,7 +6,7 @@ from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.views import View
 
-from accounts.services.accounts import invitation_accept, invitation_get
+from annotation.accounts.services.accounts import invitation_accept, invitation_get
 from core.errors import ApplicationError
 
 

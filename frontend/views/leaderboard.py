@@ -6,7 +6,7 @@ from django.http import HttpResponse
 from django.views import View
 from django.views.generic import TemplateView
 
-from catalogue.models import Campaign, TaskKind
+from annotation.catalogue.models import Campaign, TaskKind
 from core.errors import ApplicationError
 from curation.selectors.leaderboard import leaderboard_campaigns, leaderboard_csv, model_leaderboard
 from frontend.views.console import SLUG, CuratorRequiredMixin

@@ -7,7 +7,7 @@ from django.urls import reverse
 from django.views import View
 from django.views.generic import TemplateView
 
-from catalogue.models import Campaign
+from annotation.catalogue.models import Campaign
 from core.errors import ApplicationError
 from curation.models import JudgeEvaluation, Release, ReleaseFile
 from curation.releases.storage import release_storage, unsign_download

@@ -17,19 +17,19 @@ from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.views import View
 
-from accounts.models import Role
-from accounts.selectors import accounts_list
-from accounts.services.accounts import (
+from annotation.accounts.models import Role
+from annotation.accounts.selectors import accounts_list
+from annotation.accounts.services.accounts import (
     account_role_check,
     invitation_create,
     user_create,
     user_invite,
     user_set_role,
 )
-from catalogue import schemas
-from catalogue.models import Campaign, Pair, TaskKind
-from catalogue.selectors import campaign_member_candidates, campaign_members
-from catalogue.services.campaigns import (
+from annotation.catalogue import schemas
+from annotation.catalogue.models import Campaign, Pair, TaskKind
+from annotation.catalogue.selectors import campaign_member_candidates, campaign_members
+from annotation.catalogue.services.campaigns import (
     DEFAULT_PRESET_BY_KIND,
     STATUS_MOVES,
     campaign_create,

@@ -1,7 +1,7 @@
 """The annotator's pages: campaigns, a campaign's queue, the annotation page, and their own record.
 
 Views validate, call one engine service or selector, and render; the engine lives in
-``workqueue.services.assignments`` and ``workqueue.selectors``.
+``annotation.workqueue.services.assignments`` and ``annotation.workqueue.selectors``.
 """
 
 from django.contrib import messages
@@ -11,13 +11,11 @@ from django.shortcuts import get_object_or_404, redirect
 from django.urls import reverse
 from django.views.generic import TemplateView
 
-from catalogue.models import TaskKind
-from catalogue.selectors import campaigns_for_user
-from core.errors import ApplicationError
-from frontend.templatetags.workspace import IMAGE_SIZES
-from workqueue.models import Assignment
-from workqueue.playback import FULL_PLAYBACK_TOLERANCE
-from workqueue.selectors import (
+from annotation.catalogue.models import TaskKind
+from annotation.catalogue.selectors import campaigns_for_user
+from annotation.workqueue.models import Assignment
+from annotation.workqueue.playback import FULL_PLAYBACK_TOLERANCE
+from annotation.workqueue.selectors import (
     annotator_stats,
     assignment_for_annotator,
     campaign_has_work_for,
@@ -25,8 +23,10 @@ from workqueue.selectors import (
     pair_display,
     review_display,
 )
-from workqueue.services.assignments import assignment_claim
-from workqueue.services.preview import pair_preview_next
+from annotation.workqueue.services.assignments import assignment_claim
+from annotation.workqueue.services.preview import pair_preview_next
+from core.errors import ApplicationError
+from frontend.templatetags.workspace import IMAGE_SIZES
 
 SKIP_REASONS = [
     ("outside_expertise", "I cannot judge this (outside my expertise or language)"),
@@ -111,7 +111,7 @@ class AnnotationPage(LoginRequiredMixin, TemplateView):
             "show_instructions": show_instructions,
             "requires_full_playback": campaign.requires_full_playback,
             "full_playback_share": FULL_PLAYBACK_TOLERANCE,
-            # For wavesurfer.js's own <style> (see config.csp); absent where the policy middleware did not run.
+            # For wavesurfer.js's own <style> (see core.web.csp); absent where the policy middleware did not run.
             "style_nonce": getattr(self.request, "csp_nonce", ""),
         }
         return {
@@ -211,7 +211,7 @@ class ReviewView(LoginRequiredMixin, TemplateView):
                 "check": reverse("api-answers-check", args=[assignment_id]),
                 "back": reverse("workspace-me"),
             },
-            # For wavesurfer.js's own <style> (see config.csp); absent where the policy middleware did not run.
+            # For wavesurfer.js's own <style> (see core.web.csp); absent where the policy middleware did not run.
             "style_nonce": getattr(self.request, "csp_nonce", ""),
         }
         return {

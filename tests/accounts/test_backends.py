@@ -1,10 +1,10 @@
-"""The session's user is read by accounts.backends.UserBackend: the same answers as Django's ModelBackend."""
+"""The session's user is read by annotation.accounts.backends.UserBackend: the same answers as Django's ModelBackend."""
 
 import pytest
 from django.test import Client
 
-from accounts.backends import UserBackend
-from accounts.models import User
+from annotation.accounts.backends import UserBackend
+from annotation.accounts.models import User
 from tests.factories import UserFactory
 
 pytestmark = pytest.mark.django_db
@@ -53,7 +53,7 @@ def test_a_signed_in_request_reads_its_session_and_its_user_in_one_statement():
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
-    from accounts.models import UserSession
+    from annotation.accounts.models import UserSession
 
     rater = UserFactory()
     client = signed_in(rater)
@@ -67,7 +67,7 @@ def test_a_signed_in_request_reads_its_session_and_its_user_in_one_statement():
 
 def test_the_session_data_decides_who_is_signed_in_not_the_column():
     """The column only saves a read: a row whose column names someone else gets the session's own user."""
-    from accounts.models import UserSession
+    from annotation.accounts.models import UserSession
 
     rater, other = UserFactory(), UserFactory()
     client = signed_in(rater)
@@ -81,7 +81,7 @@ def test_an_expired_session_is_nobody_and_a_deleted_user_takes_their_sessions():
 
     from django.utils import timezone
 
-    from accounts.models import UserSession
+    from annotation.accounts.models import UserSession
 
     rater = UserFactory()
     client = signed_in(rater)
@@ -98,7 +98,7 @@ def test_request_user_is_the_user_behind_the_lazy_proxy_or_what_was_set():
     from django.contrib.sessions.middleware import SessionMiddleware
     from django.test import RequestFactory
 
-    from accounts.sessions import AuthenticationMiddleware, request_user
+    from annotation.accounts.sessions import AuthenticationMiddleware, request_user
 
     rater = UserFactory()
     client = signed_in(rater)
@@ -122,7 +122,7 @@ def test_request_user_is_the_user_behind_the_lazy_proxy_or_what_was_set():
 def test_session_data_is_verified_once_per_process_and_each_load_gets_its_own_copy(monkeypatch):
     from django.core import signing
 
-    from accounts.sessions import SessionStore
+    from annotation.accounts.sessions import SessionStore
 
     store = SessionStore()
     store.update({"user": "7", "nested": {"step": 1}})
@@ -139,7 +139,7 @@ def test_session_data_is_verified_once_per_process_and_each_load_gets_its_own_co
 
 
 def test_a_new_secret_key_forgets_the_session_data_verified_under_the_old_one(settings):
-    from accounts.sessions import SessionStore
+    from annotation.accounts.sessions import SessionStore
 
     store = SessionStore()
     text = store.encode({"user": "7"})
@@ -149,7 +149,7 @@ def test_a_new_secret_key_forgets_the_session_data_verified_under_the_old_one(se
 
 
 def test_the_user_model_overrides_no_private_method_of_djangos():
-    from accounts.models import User
+    from annotation.accounts.models import User
 
     assert not [name for name in vars(User) if name.startswith("_") and not name.startswith("__") and callable(vars(User)[name])]
 

@@ -7,7 +7,7 @@ import json
 import struct
 import wave
 
-from catalogue.sanitize import _ogg_crc
+from annotation.catalogue.sanitize import _ogg_crc
 from tests.catalogue.tagged_images import MODEL
 
 NAME = MODEL.encode()

@@ -4,8 +4,8 @@ import pytest
 from django.db import connection
 from django.utils import timezone
 
-from catalogue.models import Media, Prompt
-from catalogue.services import bulk
+from annotation.catalogue.models import Media, Prompt
+from annotation.catalogue.services import bulk
 from tests.factories import CampaignFactory
 
 pytestmark = pytest.mark.django_db

@@ -2,7 +2,7 @@
 
 import pytest
 
-from catalogue import content
+from annotation.catalogue import content
 
 DIGEST = "a" * 64
 

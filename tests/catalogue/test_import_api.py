@@ -9,8 +9,8 @@ from django.core.files.storage import default_storage
 from django.urls import reverse
 from rest_framework.test import APIClient
 
-from catalogue.models import Media, Pair
-from core.models import Job
+from annotation.catalogue.models import Media, Pair
+from annotation.jobs.models import Job
 from tests.catalogue.import_helpers import concord_pair, png_bytes
 from tests.celery_worker import threaded_worker, wait_for_job
 from tests.factories import CuratorFactory, UserFactory
@@ -38,7 +38,7 @@ def jsonl(records) -> bytes:
 @pytest.fixture
 def celery_worker():
     """A real Celery worker (in a thread) consuming the imports queue from Redis db 1."""
-    from config.celery import Queue
+    from core.queues import Queue
 
     with threaded_worker(redis_url=REDIS_DB_URL, queue=Queue.IMPORTS) as app:
         yield app
@@ -152,8 +152,8 @@ def stored_uploads() -> set[str]:
 @pytest.mark.django_db
 def test_an_import_cancelled_while_queued_or_dying_with_its_reader_leaves_no_upload(monkeypatch,
                                                                                       django_capture_on_commit_callbacks):
-    from catalogue.services import imports
-    from core.services.jobs import job_cancel
+    from annotation.catalogue.services import imports
+    from annotation.jobs.services import job_cancel
 
     before = stored_uploads()
     queued = upload(client_for(CuratorFactory()), "pairs.jsonl", jsonl([concord_pair(0)]))
@@ -185,7 +185,7 @@ def test_the_upload_page_is_for_curators(client):
 
 @pytest.mark.django_db
 def test_a_reader_that_dies_fails_the_job_with_its_reason(monkeypatch, django_capture_on_commit_callbacks):
-    from catalogue.services import imports
+    from annotation.catalogue.services import imports
 
     def broken_reader(**kwargs):
         raise OSError("disk read error at byte 4096")

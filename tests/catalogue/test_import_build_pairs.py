@@ -6,7 +6,7 @@ import json
 import pytest
 from django.core.management import CommandError, call_command
 
-from catalogue.models import Pair
+from annotation.catalogue.models import Pair
 from tests.catalogue.import_helpers import png_bytes, run_import_json, write_jsonl
 
 pytestmark = pytest.mark.django_db

@@ -4,10 +4,10 @@ import json
 
 import pytest
 
-from catalogue.models import Campaign, Media, Pair, Prompt, Response
+from annotation.catalogue.models import Campaign, Media, Pair, Prompt, Response
+from annotation.workqueue.models import Annotation
 from tests.catalogue.import_helpers import concord_pair, png_bytes, run_import, run_import_json, write_jsonl
 from tests.factories import CampaignFactory
-from workqueue.models import Annotation
 
 pytestmark = pytest.mark.django_db
 
@@ -174,7 +174,7 @@ def test_the_documented_pair_line_imports_as_documented(tmp_path):
 
 def test_without_copy_the_orm_path_stores_the_same_rows(tmp_path, media_root, monkeypatch):
     """SQLite (the embedded default) has no COPY: the bulk_create path must store exactly the same thing."""
-    from catalogue.services import bulk
+    from annotation.catalogue.services import bulk
 
     monkeypatch.setattr(bulk, "USE_COPY", False)
     ratings = [{"rater": f"r{n}", "values": {"overall": 2}} for n in range(3)]

@@ -8,9 +8,9 @@ from django.core.files.storage import default_storage
 from django.core.management import CommandError
 from PIL import Image
 
-from catalogue.importers import records as rows
-from catalogue.models import Media, Pair, Prompt, Response
-from catalogue.services.pairs import pairs_create_many
+from annotation.catalogue import records as rows
+from annotation.catalogue.models import Media, Pair, Prompt, Response
+from annotation.catalogue.services.pairs import pairs_create_many
 from tests.catalogue.import_helpers import concord_pair, mp4_bytes, png_bytes, run_import, run_import_json, write_jsonl
 from tests.factories import CampaignFactory
 
@@ -126,7 +126,7 @@ def test_an_unknown_task_kind_is_refused(tmp_path):
     path = write_jsonl(tmp_path / "rows.jsonl", [concord_pair(0)])
     with pytest.raises(CommandError, match="invalid choice: 'text-to-smell'"):
         run_import(path, "--campaign", "c", "--format", "concord", "--task", "text-to-smell")
-    from catalogue.services.campaigns import campaign_get_or_create
+    from annotation.catalogue.services.campaigns import campaign_get_or_create
     from core.errors import ApplicationError
 
     with pytest.raises(ApplicationError, match="unknown task kind 'text-to-smell'"):

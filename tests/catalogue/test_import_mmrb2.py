@@ -8,9 +8,9 @@ import re
 import pytest
 from PIL import Image
 
-from catalogue.models import Media, Pair, Prompt
+from annotation.catalogue.models import Media, Pair, Prompt
+from annotation.workqueue.models import Annotation
 from tests.catalogue.import_helpers import run_import_json
-from workqueue.models import Annotation
 
 TASKS = {
     "t2i": ("text-to-image", "mmrb2-generation"),

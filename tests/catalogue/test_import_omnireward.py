@@ -4,9 +4,9 @@ import json
 
 import pytest
 
-from catalogue.models import Media, Pair
+from annotation.catalogue.models import Media, Pair
+from annotation.workqueue.models import Annotation
 from tests.catalogue.import_helpers import jpeg_bytes, mp4_bytes, png_bytes, run_import_json, wav_bytes, write_jsonl
-from workqueue.models import Annotation
 
 pytestmark = pytest.mark.django_db
 

@@ -5,7 +5,7 @@ import json
 import pytest
 from django.core.management import CommandError
 
-from catalogue.models import Pair, Prompt
+from annotation.catalogue.models import Pair, Prompt
 from tests.catalogue.import_helpers import concord_pair, png_bytes, run_import_json, write_jsonl
 
 pytestmark = pytest.mark.django_db

@@ -5,8 +5,8 @@ import signal
 
 import pytest
 
-from catalogue.models import Pair, Prompt
-from catalogue.services.import_reader import ReaderFailed, in_child
+from annotation.catalogue.models import Pair, Prompt
+from annotation.importers.reader import ReaderFailed, in_child
 from tests.catalogue.import_helpers import concord_pair, run_import_json, write_jsonl
 from tests.conftest import skip_unless_postgresql
 from tests.factories import CampaignFactory
@@ -90,8 +90,8 @@ def test_two_imports_of_one_file_at_once_store_each_pair_and_file_once(tmp_path,
 
     from django.db import connection
 
-    from catalogue.models import Media
-    from catalogue.services.imports import pairs_import
+    from annotation.catalogue.models import Media
+    from annotation.importers.services import pairs_import
     from tests.catalogue.import_helpers import png_bytes
 
     skip_unless_postgresql(request.node, "SQLite serialises writers; the race needs PostgreSQL")
@@ -140,13 +140,13 @@ def test_a_checked_row_crosses_the_pipe_unchanged(tmp_path):
     """Good pairs travel packed as one tuple; what arrives equals what was sent, JSON text still marked as such."""
     import pickle
 
-    from catalogue import schemas
-    from catalogue.importers import FORMATS
-    from catalogue.importers import records as rows
-    from catalogue.importers.streams import CountingReader
-    from catalogue.services.bulk import Json
-    from catalogue.services.import_reader import prepared_batches
-    from catalogue.services.imports import relaxed_schema
+    from annotation.catalogue import records as rows
+    from annotation.catalogue import schemas
+    from annotation.catalogue.services.bulk import Json
+    from annotation.importers import FORMATS
+    from annotation.importers.reader import prepared_batches
+    from annotation.importers.services import relaxed_schema
+    from annotation.importers.streams import CountingReader
     from tests.catalogue.import_helpers import png_bytes
 
     (tmp_path / "a.png").write_bytes(png_bytes(3))

@@ -7,8 +7,8 @@ import pytest
 from django.urls import reverse
 from rest_framework.test import APIClient
 
-from catalogue.models import Campaign, SourceDataset
-from core.models import Job
+from annotation.catalogue.models import Campaign, SourceDataset
+from annotation.jobs.models import Job
 from tests.catalogue.import_helpers import concord_pair, run_import, run_import_json, write_jsonl
 from tests.factories import CuratorFactory
 

@@ -6,9 +6,9 @@ import stat
 import pytest
 from django.core.files.storage import default_storage
 
-from catalogue.models import Media
-from catalogue.services.import_reader import FileInfo
-from catalogue.services.imports import _write_local
+from annotation.catalogue.models import Media
+from annotation.importers.reader import FileInfo
+from annotation.importers.services import _write_local
 from tests.catalogue.import_helpers import concord_pair, png_bytes, run_import_json, write_jsonl
 from tests.factories import CampaignFactory
 

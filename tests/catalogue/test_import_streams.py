@@ -5,8 +5,8 @@ import json
 
 import pytest
 
-from catalogue.importers import streams
-from catalogue.importers.streams import CountingReader, iter_json_array, iter_jsonl
+from annotation.importers import streams
+from annotation.importers.streams import CountingReader, iter_json_array, iter_jsonl
 
 
 def reader(data: bytes) -> CountingReader:

@@ -6,8 +6,8 @@ import os
 import pytest
 from PIL import Image
 
-from catalogue.models import Media
-from catalogue.services.media import MediaError, media_store, media_store_path
+from annotation.catalogue.models import Media
+from annotation.catalogue.services.media import MediaError, media_store, media_store_path
 
 
 def png_bytes(size=(8, 6), color=(200, 30, 30)) -> bytes:

@@ -2,7 +2,7 @@
 
 import pytest
 
-from catalogue.services.media import media_store
+from annotation.catalogue.services.media import media_store
 from tests.factories import CuratorFactory
 from tests.frontend.workspace_pairs import tone
 

@@ -10,8 +10,8 @@ from django.core.files.storage import default_storage
 from django.test import Client
 from PIL import Image
 
-from catalogue import renditions
-from catalogue.models import Campaign, Media, Pair
+from annotation.catalogue import renditions
+from annotation.catalogue.models import Campaign, Media, Pair
 from tests.catalogue.import_helpers import run_import_json, write_jsonl
 from tests.catalogue.tagged_images import MODEL, corrupt_png, tagged_jpeg, tagged_png
 from tests.factories import UserFactory

@@ -7,8 +7,8 @@ import wave
 
 import pytest
 
-from catalogue.sanitize import SanitizeError, _ogg_crc, clean
-from catalogue.services.media import sniff
+from annotation.catalogue.sanitize import SanitizeError, _ogg_crc, clean
+from annotation.catalogue.services.media import sniff
 from tests.catalogue import tagged_media
 from tests.catalogue.tagged_media import NAME
 
@@ -100,10 +100,10 @@ def test_webm_tags_become_a_void_element_and_a_bad_size_is_refused():
 def test_an_annotator_gets_the_clean_file_and_a_curator_the_original():
     from django.test import Client
 
-    from catalogue.services.media import media_store
+    from annotation.catalogue.services.media import media_store
+    from annotation.workqueue.services.assignments import assignment_claim
     from tests.factories import UserFactory
     from tests.workqueue.assignment_helpers import ab_tie_campaign
-    from workqueue.services.assignments import assignment_claim
 
     campaign, (rater, other, _), (pair, *_) = ab_tie_campaign(pairs=1)
     original = tagged_media.tagged_wav()

@@ -2,7 +2,7 @@
 
 import pytest
 
-from catalogue import schemas
+from annotation.catalogue import schemas
 
 
 @pytest.mark.parametrize("name", schemas.PRESETS)
@@ -23,8 +23,8 @@ def test_generation_rubrics_follow_the_task_kind():
 
 def test_each_preset_fits_the_kinds_its_questions_can_be_answered_for():
     """Picture rubrics fit picture-making kinds, the reasoning scale fits written answers, the A/B presets any kind."""
-    from catalogue.models import TaskKind
-    from catalogue.services.campaigns import DEFAULT_PRESET_BY_KIND
+    from annotation.catalogue.models import TaskKind
+    from annotation.catalogue.services.campaigns import DEFAULT_PRESET_BY_KIND
 
     assert set(schemas.PRESET_KINDS) == set(schemas.PRESETS)
     assert schemas.presets_for_kind("text-to-text") == ["mmrb2-reasoning", "omni-criteria", "ab-tie", "arena"]

@@ -5,8 +5,8 @@ import json
 import pytest
 from django.test import Client
 
-from catalogue.models import Campaign, Pair
-from catalogue.self_identification import name_variants, scan
+from annotation.catalogue.models import Campaign, Pair
+from annotation.catalogue.self_identification import name_variants, scan
 from tests.catalogue.import_helpers import run_import_json, write_jsonl
 from tests.factories import UserFactory
 

@@ -5,7 +5,7 @@ import re
 
 from django.test import override_settings
 
-from config.csp import HEADER, policy
+from core.web.csp import HEADER, policy
 
 S3 = {"BACKEND": "storages.backends.s3.S3Storage",
       "OPTIONS": {"bucket_name": "media", "endpoint_url": "http://127.0.0.1:9000/some/path"}}

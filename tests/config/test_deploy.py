@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from config.celery import Queue
+from core.queues import Queue
 
 ROOT = Path(__file__).resolve().parents[2]
 APP_SERVICES = ("migrate", "web", "worker", "beat")

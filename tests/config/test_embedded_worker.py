@@ -13,8 +13,8 @@ import pytest
 import requests
 from django.db import connection
 
-from accounts.models import Role
-from accounts.services.accounts import user_create
+from annotation.accounts.models import Role
+from annotation.accounts.services.accounts import user_create
 from curation.services.judges import judge_create
 from tests.conftest import require
 from tests.curation import prefilter_support as support

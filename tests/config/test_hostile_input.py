@@ -10,8 +10,8 @@ from django.db import transaction
 from django.test import Client
 from django.urls import get_resolver
 
-from catalogue.importers.streams import CountingReader, iter_jsonl
-from config.text_checks import HostileInput, check_json_depth
+from annotation.importers.streams import CountingReader, iter_jsonl
+from core.text_checks import HostileInput, check_json_depth
 from tests.frontend import test_role_walk as role_walk
 from tests.frontend.test_role_walk import ADMIN_PREFIX, fill, methods_of, walk
 
@@ -174,8 +174,8 @@ def test_a_draft_with_200000_unknown_keys_gets_a_short_error(scene):
 def test_raw_surrogate_bytes_and_escapes_are_refused_by_every_json_reader():
     """A lone surrogate written as UTF-8 bytes is no UTF-8 (refused by the decoder); written as an escape it is
     caught by the walk, which the quick scan for such escapes never skips."""
-    from config.hostile_input import json_loads_checked
-    from config.text_checks import json_may_hold_hostile_text
+    from core.text_checks import json_may_hold_hostile_text
+    from core.web.hostile_input import json_loads_checked
 
     with pytest.raises(ValueError, match="surrogates not allowed|invalid continuation byte|can't decode"):
         json_loads_checked(b'{"a": "\xed\xa0\x80"}')

@@ -6,7 +6,7 @@ from queue import Empty
 import pytest
 from kombu import Connection
 
-from config import kombu_filesystem
+from core import kombu_filesystem
 
 
 @pytest.fixture

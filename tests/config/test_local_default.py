@@ -74,7 +74,7 @@ def test_local_default_migrates_and_serves_the_home_page(checkout):
     run(checkout, "migrate", "--noinput")
     assert (checkout / "var" / "concord.sqlite3").is_file()
     run(checkout, "shell", "-c",
-        "from accounts.services.accounts import user_create; user_create(username='first', password='first-pass-123')")
+        "from annotation.accounts.services.accounts import user_create; user_create(username='first', password='first-pass-123')")
     port = free_port()
     server = subprocess.Popen(
         [sys.executable, "manage.py", "runserver", "--noreload", f"127.0.0.1:{port}"],

@@ -4,7 +4,7 @@ that reads them, kept across requests that never look (the API's)."""
 import pytest
 from django.urls import reverse
 
-from catalogue.services.campaigns import campaign_create
+from annotation.catalogue.services.campaigns import campaign_create
 from tests.factories import UserFactory
 
 pytestmark = pytest.mark.django_db

@@ -4,7 +4,7 @@ import pytest
 from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 
-from config.planner import serial_plan
+from core.planner import serial_plan
 from curation.selectors.console import PairFilters, pair_browse
 from tests.curation.console.world import make_world
 

@@ -15,7 +15,7 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def redis_cache(settings, private_redis):
-    settings.CACHES = {"default": {"BACKEND": "config.cache.RedisCache", "LOCATION": private_redis.url(),
+    settings.CACHES = {"default": {"BACKEND": "core.cache.RedisCache", "LOCATION": private_redis.url(),
                                    "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 2}}}
     return private_redis
 
@@ -66,7 +66,7 @@ def test_http_basic_auth_with_redis_stopped_answers_and_still_refuses_a_wrong_pa
 def test_the_cache_returns_to_redis_once_it_is_back(redis_cache, monkeypatch):
     import redis
 
-    from config import cache as cache_module
+    from core import cache as cache_module
 
     monkeypatch.setattr(cache_module, "RETRY_REDIS_SECONDS", 0.0)
     redis_cache.stop()

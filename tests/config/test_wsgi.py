@@ -13,7 +13,7 @@ def test_the_worker_boots_with_its_views_loaded_and_out_of_the_collectors_sight(
     # queue's latency stalls); frozen, those objects are no longer walked.
     probe = (
         "import gc, sys; import config.wsgi as w; "
-        "print(gc.get_freeze_count(), callable(w.application), 'workqueue.api.assignments' in sys.modules)"
+        "print(gc.get_freeze_count(), callable(w.application), 'annotation.workqueue.api.assignments' in sys.modules)"
     )
     env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings.test"}
     out = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, env=env, capture_output=True, text=True, check=True)

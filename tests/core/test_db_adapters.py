@@ -7,9 +7,9 @@ from django.db import connection
 from django.db.backends.postgresql.psycopg_any import BaseTzLoader
 from psycopg.pq import Format
 
+from annotation.workqueue.models import Assignment
 from core import db_adapters
 from tests.workqueue.assignment_helpers import ab_tie_campaign
-from workqueue.models import Assignment
 
 SAMPLES = [
     "2026-11-30 15:37:20.123456+00",

@@ -8,10 +8,10 @@ from django.core.files.storage import default_storage
 from django.urls import reverse
 from rest_framework.test import APIClient
 
-from core.models import Job
+from annotation.jobs.models import Job
+from annotation.jobs.reaper import broker_task_ids
 from curation.models import Release
 from curation.services.judges import judge_create
-from curation.services.reaper import broker_task_ids
 from tests.celery_worker import broker_at
 from tests.curation.agreement.conftest import add_pairs, make_campaign
 from tests.curation.releases.conftest import kept

@@ -2,7 +2,7 @@
 
 import pytest
 
-from catalogue.models import Pair, Prompt
+from annotation.catalogue.models import Pair, Prompt
 from tests.conftest import skip_unless_postgresql
 from tests.factories import CampaignFactory, PairFactory
 

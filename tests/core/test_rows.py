@@ -8,12 +8,12 @@ from django.db.models import signals
 from django.db.models.fields.files import FieldFile
 from django.test.utils import CaptureQueriesContext
 
-from accounts.models import User
-from catalogue.models import Campaign, Media, Pair, Prompt, RatingSchema, Response
+from annotation.accounts.models import User
+from annotation.catalogue.models import Campaign, Media, Pair, Prompt, RatingSchema, Response
+from annotation.workqueue.models import Annotation, Assignment
+from annotation.workqueue.services.assignments import assignment_claim
 from core import rows
 from tests.workqueue.assignment_helpers import ab_tie_campaign
-from workqueue.models import Annotation, Assignment
-from workqueue.services.assignments import assignment_claim
 
 pytestmark = pytest.mark.django_db
 

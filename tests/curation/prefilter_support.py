@@ -6,8 +6,8 @@ import io
 
 from PIL import Image
 
-from catalogue.models import Pair
-from catalogue.services.media import media_store
+from annotation.catalogue.models import Pair
+from annotation.catalogue.services.media import media_store
 from curation.services.judges import judge_create
 from tests.curation.judge_server import pair_text, response_text
 from tests.factories import CampaignFactory, PairFactory, PromptFactory, ResponseFactory

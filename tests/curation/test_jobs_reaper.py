@@ -10,10 +10,10 @@ from django.conf import settings as django_settings
 from django.db import connection
 from django.utils import timezone
 
-from core.models import Job
-from core.services.jobs import LEASE_LOCK_CLASS, job_create
+from annotation.jobs.models import Job
+from annotation.jobs.reaper import broker_task_ids, jobs_reap
+from annotation.jobs.services import LEASE_LOCK_CLASS, job_create
 from curation.services.agreement import agreement_job_create, agreement_schedule_due
-from curation.services.reaper import broker_task_ids, jobs_reap
 from tests.celery_worker import broker_at
 from tests.curation.agreement.conftest import add_pairs, make_campaign
 

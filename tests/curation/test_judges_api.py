@@ -8,9 +8,9 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from rest_framework.test import APIClient
 
-from accounts.models import Role
-from catalogue.models import Pair
-from core.models import Job
+from annotation.accounts.models import Role
+from annotation.catalogue.models import Pair
+from annotation.jobs.models import Job
 from curation.models import Judge, JudgeVerdict
 from curation.services.judges import judge_create
 from tests.curation import prefilter_support as support

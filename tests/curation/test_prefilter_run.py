@@ -7,9 +7,10 @@ from io import StringIO
 import pytest
 from django.core.management import CommandError, call_command
 
-from catalogue.models import Pair
-from core.models import Job
-from core.services.jobs import job_cancel
+from annotation.catalogue.models import Pair
+from annotation.jobs.models import Job
+from annotation.jobs.services import job_cancel
+from annotation.workqueue.models import Assignment
 from curation.models import JudgeVerdict
 from curation.services.judges import judge_create
 from curation.services.prefilter import (
@@ -23,7 +24,6 @@ from tests.conftest import apps_at
 from tests.curation import prefilter_support as support
 from tests.curation.judge_server import JudgeServer, Reply, votes_script
 from tests.factories import CuratorFactory, UserFactory
-from workqueue.models import Assignment
 
 pytestmark = pytest.mark.django_db
 

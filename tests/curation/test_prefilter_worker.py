@@ -11,12 +11,12 @@ from pathlib import Path
 import pytest
 from django.db import connection
 
-from catalogue.models import Pair
-from core.models import Job
-from core.services.jobs import jobs_leased
+from annotation.catalogue.models import Pair
+from annotation.jobs.models import Job
+from annotation.jobs.reaper import jobs_reap
+from annotation.jobs.services import jobs_leased
 from curation.models import JudgeVerdict
 from curation.services.prefilter import prefilter_start
-from curation.services.reaper import jobs_reap
 from tests.celery_worker import broker_at
 from tests.conftest import port_open, require
 from tests.curation import prefilter_support as support

@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from catalogue import content
-from catalogue.services.media import sniff
+from annotation.catalogue import content
+from annotation.catalogue.services.media import sniff
 from demo import generation, omni, stories, traces
 from demo.build import build_demo
 from demo.bundle import MediaFolder, write_jsonl

@@ -11,8 +11,8 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
 
-from accounts.models import Role
-from catalogue.models import Campaign, Media, Pair, Prompt, RatingSchema, Response
+from annotation.accounts.models import Role
+from annotation.catalogue.models import Campaign, Media, Pair, Prompt, RatingSchema, Response
 from demo import generation, omni, stories, traces
 from demo.services import DEMO_ACCOUNTS
 from tests.factories import UserFactory

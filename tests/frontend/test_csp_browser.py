@@ -5,10 +5,10 @@ import pytest
 from django.core.cache import cache
 from django.test import Client
 
-from config.csp import HEADER
+from annotation.workqueue.services.assignments import assignment_claim
+from core.web.csp import HEADER
 from tests.browser import chromium, log_in
 from tests.curation.console.world import make_world
-from workqueue.services.assignments import assignment_claim
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from catalogue.models import Pair
+from annotation.catalogue.models import Pair
+from annotation.workqueue.models import Annotation, Assignment
+from annotation.workqueue.selectors import pair_display
 from tests.browser import chromium, log_in
 from tests.factories import UserFactory
 from tests.frontend.workspace_pairs import SECRET, add_pair, make_pair
-from workqueue.models import Annotation, Assignment
-from workqueue.selectors import pair_display
 
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 TIMEOUT_MS = 15_000

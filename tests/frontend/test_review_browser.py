@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
+from annotation.workqueue.models import Annotation, AnnotationRevision, Assignment
 from tests.browser import chromium, log_in
 from tests.factories import UserFactory
 from tests.frontend.workspace_pairs import add_pair, make_pair
-from workqueue.models import Annotation, AnnotationRevision, Assignment
 
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "screenshots"
@@ -138,7 +138,7 @@ def test_a_rater_reviews_corrects_and_withdraws_a_submitted_pair_from_my_work(li
 @pytest.mark.browser
 @pytest.mark.django_db(transaction=True)
 def test_the_next_pairs_images_are_in_the_browser_before_the_rater_moves_on(live_server, browser, monkeypatch):
-    from workqueue.views import MediaView
+    from annotation.workqueue.views import MediaView
 
     served = []  # what the server itself answered (the browser's cache answers the rest)
     original_get = MediaView.get

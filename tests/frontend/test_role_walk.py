@@ -22,12 +22,12 @@ from django.urls import URLPattern, URLResolver, get_resolver
 from django.utils import timezone
 from PIL import Image
 
-from catalogue.services.media import media_store
-from core.models import Job
+from annotation.catalogue.services.media import media_store
+from annotation.jobs.models import Job
+from annotation.workqueue.models import Annotation
+from annotation.workqueue.services.assignments import assignment_claim
 from curation.models import Release
 from tests.curation.console.world import make_world
-from workqueue.models import Annotation
-from workqueue.services.assignments import assignment_claim
 
 pytestmark = pytest.mark.django_db
 

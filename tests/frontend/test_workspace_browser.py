@@ -13,11 +13,11 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from catalogue import schemas
+from annotation.catalogue import schemas
+from annotation.workqueue.models import Annotation, Assignment
 from tests.browser import chromium
 from tests.factories import UserFactory
 from tests.frontend.workspace_pairs import SECRET, add_pair, make_pair
-from workqueue.models import Annotation, Assignment
 
 # Playwright's sync API runs an event loop in this thread; the ORM calls of the test itself are safe.
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")

@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
+from annotation.workqueue.models import Assignment
 from tests.browser import chromium, log_in
 from tests.factories import UserFactory
 from tests.frontend.workspace_pairs import make_pair
-from workqueue.models import Assignment
 
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "screenshots"

@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
+from annotation.workqueue.models import AnnotationRevision, Assignment
+from annotation.workqueue.services.assignments import annotation_submit, assignment_claim
 from tests.browser import chromium, log_in
 from tests.factories import UserFactory
 from tests.frontend.workspace_pairs import make_pair
-from workqueue.models import AnnotationRevision, Assignment
-from workqueue.services.assignments import annotation_submit, assignment_claim
 
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 AXE_SOURCE = (Path(__file__).resolve().parent / "vendor" / "axe-core" / "axe.min.js").read_text(encoding="utf-8")

@@ -6,14 +6,14 @@ import re
 import pytest
 from django.urls import reverse
 
-from catalogue import content
-from catalogue.models import Media
+from annotation.catalogue import content
+from annotation.catalogue.models import Media
+from annotation.workqueue.models import Assignment
+from annotation.workqueue.selectors import pair_display
+from annotation.workqueue.services.assignments import annotation_submit, assignment_claim, assignment_save_draft
 from frontend.templatetags.workspace import IMAGE_SIZES
 from tests.factories import UserFactory
 from tests.frontend.workspace_pairs import KIND_PRESETS, SECRET, make_pair
-from workqueue.models import Assignment
-from workqueue.selectors import pair_display
-from workqueue.services.assignments import annotation_submit, assignment_claim, assignment_save_draft
 
 pytestmark = pytest.mark.django_db
 

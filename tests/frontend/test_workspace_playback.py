@@ -7,11 +7,11 @@ import os
 import pytest
 from playwright.sync_api import expect
 
-from catalogue.models import Campaign
+from annotation.catalogue.models import Campaign
+from annotation.workqueue.models import Annotation, Assignment
 from tests.browser import chromium, log_in
 from tests.factories import UserFactory
 from tests.frontend.workspace_pairs import make_pair
-from workqueue.models import Annotation, Assignment
 
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 

@@ -5,7 +5,7 @@ import re
 import pytest
 from django.template.loader import render_to_string
 
-from catalogue import schemas
+from annotation.catalogue import schemas
 from frontend import rating_form
 from frontend.templatetags.workspace import content_blocks, duration_ms, kind_label, render_markdown
 

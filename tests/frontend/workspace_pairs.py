@@ -13,9 +13,9 @@ import wave
 
 from PIL import Image, ImageDraw
 
-from catalogue import content, schemas
-from catalogue.models import Campaign
-from catalogue.services.media import media_store
+from annotation.catalogue import content, schemas
+from annotation.catalogue.models import Campaign
+from annotation.catalogue.services.media import media_store
 from tests.factories import CampaignFactory, PairFactory, PromptFactory, RatingSchemaFactory, ResponseFactory
 
 SECRET = "secretmodel"

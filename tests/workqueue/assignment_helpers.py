@@ -1,9 +1,9 @@
 """Builders shared by the assignment tests: a campaign with members and pairs, and valid answers."""
 
-from catalogue import schemas
-from catalogue.models import Campaign, Pair
+from annotation.catalogue import schemas
+from annotation.catalogue.models import Campaign, Pair
+from annotation.workqueue.services.assignments import annotation_submit
 from tests.factories import CampaignFactory, PairFactory, RatingSchemaFactory, UserFactory
-from workqueue.services.assignments import annotation_submit
 
 AB_TIE_ANSWER = {"preference": "A"}
 

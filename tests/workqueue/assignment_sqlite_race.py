@@ -21,9 +21,9 @@ def _setup(db_path: str) -> None:
 
 def _annotate(db_path: str, username: str, slug: str, barrier) -> list[int]:
     _setup(db_path)
-    from accounts.models import User
-    from catalogue.models import Campaign
-    from workqueue.services.assignments import annotation_submit, assignment_claim
+    from annotation.accounts.models import User
+    from annotation.catalogue.models import Campaign
+    from annotation.workqueue.services.assignments import annotation_submit, assignment_claim
 
     rater = User.objects.get(username=username)
     campaign = Campaign.objects.get(slug=slug)
@@ -44,10 +44,10 @@ def main(db_path: str, processes: int) -> dict:
     from django.db import connections
     from django.db.models import Count
 
-    from accounts.models import User
-    from catalogue import schemas
-    from catalogue.models import Campaign, Pair, Prompt, RatingSchema, Response
-    from workqueue.models import Annotation
+    from annotation.accounts.models import User
+    from annotation.catalogue import schemas
+    from annotation.catalogue.models import Campaign, Pair, Prompt, RatingSchema, Response
+    from annotation.workqueue.models import Annotation
 
     call_command("migrate", verbosity=0)
     schema = RatingSchema.objects.create(slug="ab", definition=schemas.preset("ab-tie", "text-to-text"))

@@ -15,10 +15,10 @@ from django.db import connection
 from django.utils import timezone
 from psycopg import sql as psql
 
+from annotation.workqueue import sql
+from annotation.workqueue.models import Assignment
+from annotation.workqueue.services import assignments as service
 from tests.workqueue.assignment_helpers import ab_tie_campaign, plan_nodes, submit
-from workqueue import sql
-from workqueue.models import Assignment
-from workqueue.services import assignments as service
 
 HISTORY = 150
 
@@ -72,7 +72,7 @@ def test_claim_lookups_read_a_bounded_number_of_assignments_whatever_plan_is_kep
     now = timezone.now()
     latest = Assignment.objects.filter(annotator=rater).latest("pk").pk
     by_id = {"assignment": latest, "annotator": rater.pk}
-    statements = {  # every hand-written statement of workqueue/sql that reads the assignment table
+    statements = {  # every hand-written statement of annotation/workqueue/sql that reads the assignment table
         "claim": (service.claim_sql(), service.claim_params(campaign=campaign.pk, annotator=rater, gold=False, now=now)),
         "claim by slug": (service.claim_sql("slug"), service.claim_params(campaign=campaign.slug, annotator=rater, now=now)),
         "submission read": (sql.statement("submit_read"), {"assignment": latest}),

@@ -10,24 +10,24 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
-from catalogue import schemas
-from catalogue.models import Campaign, Pair
-from catalogue.services.media import media_store
-from core.errors import ApplicationError
-from tests.catalogue.test_media import png_bytes
-from tests.factories import CampaignFactory, PairFactory, PromptFactory, ResponseFactory, UserFactory
-from tests.workqueue.assignment_helpers import AB_TIE_ANSWER, ab_tie_campaign, plan_nodes, submit
-from workqueue.models import Annotation, Assignment, AssignmentEvent
-from workqueue.rules import gold_matches, orientation_swapped
-from workqueue.selectors import annotator_stats, assignment_for_annotator, pair_display, pair_key
-from workqueue.services import assignments
-from workqueue.services.assignments import (
+from annotation.catalogue import schemas
+from annotation.catalogue.models import Campaign, Pair
+from annotation.catalogue.services.media import media_store
+from annotation.workqueue.models import Annotation, Assignment, AssignmentEvent
+from annotation.workqueue.rules import gold_matches, orientation_swapped
+from annotation.workqueue.selectors import annotator_stats, assignment_for_annotator, pair_display, pair_key
+from annotation.workqueue.services import assignments
+from annotation.workqueue.services.assignments import (
     annotation_submit,
     assignment_claim,
     assignment_save_draft,
     assignment_skip,
     assignments_expire,
 )
+from core.errors import ApplicationError
+from tests.catalogue.test_media import png_bytes
+from tests.factories import CampaignFactory, PairFactory, PromptFactory, ResponseFactory, UserFactory
+from tests.workqueue.assignment_helpers import AB_TIE_ANSWER, ab_tie_campaign, plan_nodes, submit
 
 pytestmark = pytest.mark.django_db
 
@@ -230,7 +230,7 @@ def test_an_expired_lease_returns_its_slot_to_the_next_claim_without_beat():
 
 
 def test_the_expiry_task_returns_every_overdue_slot_once():
-    from workqueue.tasks import assignments_expire_task
+    from annotation.workqueue.tasks import assignments_expire_task
 
     campaign, raters, pairs = ab_tie_campaign(overlap=1, pairs=3, lease_minutes=30)
     past = timezone.now() - timedelta(hours=1)
@@ -253,7 +253,7 @@ def test_an_annotator_whose_own_lease_expired_moves_on_to_another_pair():
 
 
 def test_an_annotators_own_stale_lease_is_expired_even_beyond_the_lazy_batch(monkeypatch):
-    from workqueue.services import assignments
+    from annotation.workqueue.services import assignments
 
     monkeypatch.setattr(assignments, "LAZY_EXPIRY_BATCH", 1)
     campaign, raters, _ = ab_tie_campaign(overlap=1, pairs=3)
@@ -538,7 +538,7 @@ def test_display_data_is_blind_and_follows_the_orientation_shown(client):
     ],
 )
 def test_hidden_strings_match_case_insensitively_as_re_does(text, expected):
-    from workqueue.selectors import _Hidden
+    from annotation.workqueue.selectors import _Hidden
 
     hidden = _Hidden(["gpt-image-1", "flux-pro", "kimi-vl"])
     assert hidden.redact(text) == expected

@@ -7,10 +7,10 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from rest_framework.test import APIClient
 
-from catalogue.models import Pair
+from annotation.catalogue.models import Pair
+from annotation.workqueue.models import Annotation, Assignment
 from tests.factories import UserFactory
 from tests.workqueue.assignment_helpers import AB_TIE_ANSWER, ab_tie_campaign
-from workqueue.models import Annotation, Assignment
 
 pytestmark = pytest.mark.django_db
 
@@ -46,8 +46,8 @@ def test_claim_and_submit_send_exactly_what_their_documented_serializers_describ
     must still render the very same JSON from the same data."""
     from rest_framework.renderers import JSONRenderer
 
-    from workqueue.api.assignments import AnnotationSubmitApi, DisplaySerializer
-    from workqueue.selectors import assignment_for_annotator, pair_display
+    from annotation.workqueue.api.assignments import AnnotationSubmitApi, DisplaySerializer
+    from annotation.workqueue.selectors import assignment_for_annotator, pair_display
 
     campaign, (rater, *_), _ = ab_tie_campaign(pairs=1)
     api = client_for(rater)
@@ -189,7 +189,7 @@ def test_the_openapi_schema_describes_every_assignment_operation_without_warning
 
 
 # A browser's (or the load client's) way in: the session cookie and the CSRF token, which claim and submit
-# answer without DRF's dispatch (workqueue.hotpath). Everything below holds the two
+# answer without DRF's dispatch (annotation.workqueue.hotpath). Everything below holds the two
 # paths to the same answers.
 CSRF_TOKEN = "c" * 32
 
@@ -227,7 +227,7 @@ def drf_dispatches(monkeypatch):
 def test_a_session_claims_and_submits_without_drf_and_gets_what_drf_answers(drf_dispatches):
     from rest_framework.renderers import JSONRenderer
 
-    from workqueue.api.assignments import AnnotationSubmitApi
+    from annotation.workqueue.api.assignments import AnnotationSubmitApi
 
     campaign, (rater, *_), _ = ab_tie_campaign(pairs=2)
     browser = session_client_for(rater)
@@ -353,7 +353,7 @@ def test_a_session_claim_is_two_statements_and_a_submit_three(postgres_only, drf
 def test_the_read_with_the_session_serves_only_the_sessions_own_user(postgres_only):
     """The session row's user column is only a shortcut (Django takes the user from the session's data): where
     the two differ, what was read with the column's user must not answer for the session's."""
-    from accounts.models import UserSession
+    from annotation.accounts.models import UserSession
 
     campaign, (member, *_), _ = ab_tie_campaign(pairs=2)
     assignment_id = session_post(session_client_for(member), f"/api/v1/campaigns/{campaign.slug}/claim/").json()["assignment"]
@@ -407,8 +407,8 @@ def test_the_door_enforces_a_permission_added_to_the_api_views(deny_all, drf_dis
 
 
 def test_the_door_and_the_views_share_one_permission_list():
+    from annotation.workqueue.api.assignments import AnnotationSubmitApi, AssignmentClaimApi
     from core.api.permissions import WORK_QUEUE_PERMISSIONS
-    from workqueue.api.assignments import AnnotationSubmitApi, AssignmentClaimApi
 
     assert AssignmentClaimApi.permission_classes is WORK_QUEUE_PERMISSIONS is AnnotationSubmitApi.permission_classes
 
@@ -426,7 +426,7 @@ def test_http_basic_scripts_go_through_drf(drf_dispatches):
 
 
 def test_json_response_falls_back_to_drfs_renderer_for_integers_beyond_64_bits():
-    from workqueue.hotpath import json_response
+    from annotation.workqueue.hotpath import json_response
 
     assert json.loads(json_response({"n": 2**70}).content) == {"n": 2**70}
     assert json_response({"n": 1}).content == b'{"n":1}'

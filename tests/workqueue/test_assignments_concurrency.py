@@ -16,16 +16,16 @@ from django.db import connection, transaction
 from django.db.models import Count
 from django.utils import timezone
 
-from catalogue.models import Pair
-from core.errors import ApplicationError
-from tests.workqueue.assignment_helpers import AB_TIE_ANSWER, ab_tie_campaign, submit
-from workqueue.models import Annotation, Assignment, AssignmentEvent
-from workqueue.services.assignments import (
+from annotation.catalogue.models import Pair
+from annotation.workqueue.models import Annotation, Assignment, AssignmentEvent
+from annotation.workqueue.services.assignments import (
     annotation_submit,
     assignment_claim,
     assignment_claim_by_slug,
     assignments_expire,
 )
+from core.errors import ApplicationError
+from tests.workqueue.assignment_helpers import AB_TIE_ANSWER, ab_tie_campaign, submit
 
 ROOT = Path(__file__).resolve().parents[2]
 ANNOTATORS = 50
@@ -148,7 +148,7 @@ def test_concurrent_claims_on_sqlite_are_serialized_by_the_write_lock(tmp_path):
 
 def _wrap_the_read(monkeypatch, meanwhile):
     """Runs ``meanwhile(assignment)`` on another connection right after the submission's unlocked read."""
-    from workqueue.services import assignments
+    from annotation.workqueue.services import assignments
 
     original = assignments._locked_for_submit
 
@@ -272,7 +272,7 @@ def test_a_claim_with_nothing_due_is_one_statement_and_the_lease_is_what_was_wri
 def test_two_tabs_claiming_at_once_get_the_same_lease(postgres_only, monkeypatch):
     # The second claim reads no open lease (the first tab's is not committed yet), then waits on the one-lease
     # index until the first commits, fails on it, and answers with that lease.
-    from workqueue.services import assignments
+    from annotation.workqueue.services import assignments
 
     campaign, (rater, *_), _ = ab_tie_campaign(pairs=3)
     first_claimed, release, first = threading.Event(), threading.Event(), {}
@@ -326,8 +326,8 @@ def test_a_lease_expired_between_the_read_and_the_write_is_counted_once(postgres
 
 @pytest.mark.django_db(transaction=True)
 def test_a_skip_between_the_read_and_the_write_wins_and_nothing_is_stored(postgres_only, monkeypatch):
+    from annotation.workqueue.services.assignments import assignment_skip
     from core.errors import ApplicationError
-    from workqueue.services.assignments import assignment_skip
 
     campaign, (rater, *_), (pair,) = ab_tie_campaign(pairs=1)
     assignment = assignment_claim(campaign=campaign, annotator=rater)

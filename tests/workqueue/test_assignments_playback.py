@@ -6,12 +6,12 @@ portable twin, and both store and refuse alike.
 
 import pytest
 
-from catalogue.models import Campaign, Pair
+from annotation.catalogue.models import Campaign, Pair
+from annotation.workqueue.models import Annotation, Assignment
+from annotation.workqueue.playback import media_played_canonical, playback_shortfall
+from annotation.workqueue.services.assignments import assignment_claim, assignment_skip
 from core.errors import ApplicationError
 from tests.workqueue.assignment_helpers import ab_tie_campaign, submit
-from workqueue.models import Annotation, Assignment
-from workqueue.playback import media_played_canonical, playback_shortfall
-from workqueue.services.assignments import assignment_claim, assignment_skip
 
 pytestmark = pytest.mark.django_db
 

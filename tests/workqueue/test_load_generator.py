@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from accounts.models import User
-from catalogue.services.campaigns import campaign_create
+from annotation.accounts.models import User
+from annotation.catalogue.services.campaigns import campaign_create
+from annotation.workqueue.models import Annotation
 from tests.factories import PairFactory
-from workqueue.models import Annotation
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 import annotate_load  # noqa: E402

@@ -4,11 +4,11 @@ import pytest
 from django.core.cache import cache
 from django.test import Client
 
-from catalogue.models import Media, Pair
+from annotation.catalogue.models import Media, Pair
+from annotation.workqueue.models import Assignment
+from annotation.workqueue.services.assignments import annotation_submit
 from tests.factories import UserFactory
 from tests.frontend.workspace_pairs import SECRET, add_pair, make_pair
-from workqueue.models import Assignment
-from workqueue.services.assignments import annotation_submit
 
 pytestmark = pytest.mark.django_db
 

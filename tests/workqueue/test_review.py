@@ -6,14 +6,14 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from rest_framework.test import APIClient
 
-from catalogue import schemas
-from catalogue.models import Pair
+from annotation.catalogue import schemas
+from annotation.catalogue.models import Pair
+from annotation.workqueue.consistency import rubric_contradictions
+from annotation.workqueue.models import Annotation, AnnotationRevision, Assignment, AssignmentEvent
+from annotation.workqueue.services.assignments import assignment_claim
 from curation.services.consensus import consensus_apply
 from tests.factories import UserFactory
 from tests.workqueue.assignment_helpers import ab_tie_campaign, submit
-from workqueue.consistency import rubric_contradictions
-from workqueue.models import Annotation, AnnotationRevision, Assignment, AssignmentEvent
-from workqueue.services.assignments import assignment_claim
 
 GENERATION = schemas.preset("mmrb2-generation", "text-to-image")
 

@@ -18,7 +18,7 @@ from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand
 
-from config.celery import Queue
+from core.queues import Queue
 
 QUEUES = (Queue.DEFAULT, Queue.IMPORTS, Queue.JUDGES, Queue.ANALYTICS, Queue.RELEASES)
 

@@ -4,7 +4,7 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError
 
-from catalogue.models import Campaign
+from annotation.catalogue.models import Campaign
 from core.cli import progress_bar
 from core.errors import ApplicationError
 from curation.consensus import policy_names

@@ -3,8 +3,8 @@
 import pytest
 from rest_framework.test import APIClient
 
-from accounts.models import Invitation, Role, User
-from catalogue.models import Campaign
+from annotation.accounts.models import Invitation, Role, User
+from annotation.catalogue.models import Campaign
 from tests.factories import CampaignFactory, CuratorFactory, UserFactory
 
 pytestmark = pytest.mark.django_db

@@ -9,9 +9,9 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.utils import timezone
 
-from accounts.models import Invitation, User
-from accounts.services.accounts import invitation_accept
-from catalogue.models import Campaign, RatingSchema
+from annotation.accounts.models import Invitation, User
+from annotation.accounts.services.accounts import invitation_accept
+from annotation.catalogue.models import Campaign, RatingSchema
 from core.errors import ApplicationError
 from tests.factories import CampaignFactory, UserFactory
 

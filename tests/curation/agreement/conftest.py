@@ -7,10 +7,10 @@ from datetime import datetime, timedelta
 import pytest
 from django.utils import timezone
 
-from catalogue import schemas
-from catalogue.models import Pair, RatingSchema
+from annotation.catalogue import schemas
+from annotation.catalogue.models import Pair, RatingSchema
+from annotation.workqueue.models import Annotation
 from tests.factories import CampaignFactory, PairFactory, PromptFactory, UserFactory
-from workqueue.models import Annotation
 
 
 def make_campaign(*, preset="mmrb2-generation", kind="text-to-image", **fields):

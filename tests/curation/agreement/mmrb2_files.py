@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
-from catalogue import schemas
+from annotation.catalogue import schemas
 from curation.agreement.table import table_from_answers
 from curation.agreement.variables import variables_of_schema
 

@@ -6,8 +6,8 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from rest_framework.test import APIClient
 
-from catalogue.models import Pair
-from core.models import Job
+from annotation.catalogue.models import Pair
+from annotation.jobs.models import Job
 from curation.models import ConsensusRecord
 from curation.services.agreement import agreement_compute
 from curation.services.consensus import consensus_apply

@@ -10,9 +10,10 @@ from django.core.management import CommandError, call_command
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from catalogue.models import Pair
+from annotation.catalogue.models import Pair
+from annotation.jobs.models import Job
+from annotation.workqueue.models import Annotation
 from core.errors import ApplicationError
-from core.models import Job
 from curation.agreement.report import variable_agreement
 from curation.agreement.table import table_from_answers
 from curation.models import AgreementReport
@@ -21,7 +22,6 @@ from curation.selectors.ratings import rating_table
 from curation.services.agreement import agreement_compute, agreement_job_create, agreement_schedule_due
 from tests.curation.agreement.conftest import add_pairs, make_campaign, rate
 from tests.factories import CuratorFactory
-from workqueue.models import Annotation
 
 pytestmark = pytest.mark.django_db
 
@@ -183,7 +183,7 @@ def test_the_schedule_queues_only_campaigns_rated_since_their_last_report(django
 
 def test_a_job_cancelled_while_it_runs_stores_no_report(monkeypatch):
     """The curator cancels while ratings are being read; the job stops at its next progress write."""
-    from core.services.jobs import job_cancel, job_create
+    from annotation.jobs.services import job_cancel, job_create
     from curation.services import agreement as service
 
     campaign = make_campaign()

@@ -6,7 +6,7 @@ from django.conf import settings
 from django.urls import reverse
 from rest_framework.test import APIClient
 
-from core.models import Job
+from annotation.jobs.models import Job
 from curation.models import AgreementReport, ConsensusRecord
 from tests.celery_worker import threaded_worker, wait_for_job
 from tests.curation.agreement.conftest import add_pairs, make_campaign
@@ -18,7 +18,7 @@ REDIS_DB_URL = "redis://127.0.0.1:6379/5"
 @pytest.fixture
 def analytics_worker():
     """A real Celery worker (in a thread) consuming the analytics queue from Redis db 5."""
-    from config.celery import Queue
+    from core.queues import Queue
 
     with threaded_worker(redis_url=REDIS_DB_URL, queue=Queue.ANALYTICS) as app:
         yield app

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from scipy.stats import binomtest
 
-from catalogue import schemas
+from annotation.catalogue import schemas
 from curation.agreement.annotators import (
     binomial_two_sided_half,
     chose_left,

@@ -11,8 +11,9 @@ from importlib import import_module
 import pytest
 from django.core.management import CommandError, call_command
 
-from catalogue import schemas
-from catalogue.importers.records import anonymous_rater_label
+from annotation.catalogue import schemas
+from annotation.catalogue.records import anonymous_rater_label
+from annotation.workqueue.models import Annotation
 from curation.agreement.report import agreement_report
 from curation.agreement.table import table_from_answers
 from curation.agreement.variables import variables_of_schema
@@ -22,7 +23,6 @@ from tests.conftest import apps_at
 from tests.curation.agreement.mmrb2_files import PUBLISHED
 from tests.curation.agreement.test_mmrb2_end_to_end import import_release, run_json
 from tests.factories import AnnotationFactory, CampaignFactory, CuratorFactory, PairFactory
-from workqueue.models import Annotation
 
 pytestmark = pytest.mark.django_db
 

@@ -6,9 +6,9 @@ from io import StringIO
 import pytest
 from django.core.management import CommandError, call_command
 
-from catalogue.models import Pair
+from annotation.catalogue.models import Pair
+from annotation.jobs.models import Job
 from core.errors import ApplicationError
-from core.models import Job
 from curation.models import ConsensusRecord
 from curation.services.consensus import consensus_apply, consensus_job_create, pair_adjudicate
 from tests.curation.agreement.conftest import add_pairs, make_campaign
@@ -96,7 +96,7 @@ def test_escalation_raises_the_overlap_until_the_campaign_maximum_then_adjudicat
 
 
 def add_fourth(pair, value):
-    from workqueue.models import Annotation
+    from annotation.workqueue.models import Annotation
 
     Annotation.objects.create(pair=pair, source=Annotation.Source.IMPORTED, rater_label="rater-3", values={"overall": value})
     Pair.objects.filter(pk=pair.pk).update(status=Pair.Status.COMPLETE)

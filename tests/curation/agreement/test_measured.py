@@ -2,7 +2,7 @@
 
 import pytest
 
-from catalogue import schemas
+from annotation.catalogue import schemas
 from curation import quality
 from curation.agreement.report import agreement_report
 from curation.agreement.variables import variables_of_schema

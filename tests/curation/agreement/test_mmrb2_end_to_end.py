@@ -9,7 +9,7 @@ import pytest
 from django.core.management import call_command
 from PIL import Image
 
-from catalogue.models import Pair
+from annotation.catalogue.models import Pair
 from curation.models import ConsensusRecord
 from tests.curation.agreement.mmrb2_files import GENERATION_TASKS, PUBLISHED, load_pairs
 

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from catalogue import schemas
+from annotation.catalogue import schemas
 from curation.agreement.table import table_from_answers
 from curation.agreement.variables import variables_of_schema
 from curation.consensus import DISPUTE_REASONS, PolicyError, get_policy, policy_names

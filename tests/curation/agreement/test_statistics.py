@@ -6,7 +6,7 @@ import krippendorff
 import numpy as np
 import pytest
 
-from catalogue import schemas
+from annotation.catalogue import schemas
 from curation.agreement import alpha as kalpha
 from curation.agreement.report import agreement_report, variable_agreement
 from curation.agreement.stats import fleiss_kappa, item_statistics, pairwise_agreement_excluding_ties, percent_agreement

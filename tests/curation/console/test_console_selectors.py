@@ -2,7 +2,7 @@
 
 import pytest
 
-from catalogue.models import Campaign, Pair
+from annotation.catalogue.models import Campaign, Pair
 from core.errors import ApplicationError
 from curation.selectors.console import PairFilters, annotator_recent_work, campaign_funnel, pair_browse, pair_detail
 from tests.curation.console.world import make_pair, make_world

@@ -2,7 +2,7 @@
 
 import pytest
 
-from catalogue.models import Pair
+from annotation.catalogue.models import Pair
 from core.errors import ApplicationError
 from curation.services.curator_actions import (
     pair_exclude,

@@ -5,10 +5,10 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from annotation.workqueue.models import AssignmentEvent
+from annotation.workqueue.services.assignments import annotation_submit, assignment_claim, assignment_skip
 from curation.selectors.dashboards import FIGURES, dashboard_figure
 from tests.curation.console.world import make_world
-from workqueue.models import AssignmentEvent
-from workqueue.services.assignments import annotation_submit, assignment_claim, assignment_skip
 
 pytestmark = pytest.mark.django_db
 
@@ -97,7 +97,7 @@ def test_figures_for_all_campaigns_include_every_campaign(world):
 
 @pytest.mark.parametrize("name", sorted(FIGURES))
 def test_every_figure_is_empty_not_broken_for_a_campaign_without_data(name):
-    from catalogue.services.campaigns import campaign_create
+    from annotation.catalogue.services.campaigns import campaign_create
 
     campaign = campaign_create(slug="console-empty", kind="text-to-image")
     figure = dashboard_figure(name=name, campaign=campaign)

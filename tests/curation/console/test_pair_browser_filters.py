@@ -2,7 +2,7 @@
 
 import pytest
 
-from catalogue.models import Campaign, Pair
+from annotation.catalogue.models import Campaign, Pair
 from curation.models import ConsensusRecord
 from curation.selectors.console import PairFilters, pair_browse
 from tests.curation.console.world import make_pair, make_world

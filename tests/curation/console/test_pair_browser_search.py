@@ -6,8 +6,8 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from rest_framework.test import APIClient
 
-from catalogue.models import Pair, Prompt
-from catalogue.services.media import media_store
+from annotation.catalogue.models import Pair, Prompt
+from annotation.catalogue.services.media import media_store
 from curation.selectors.console import PairFilters, pair_browse
 from curation.selectors.pair_columns import PromptDocument
 from curation.services.bulk_actions import MAX_SELECTION, pairs_bulk_apply
@@ -66,7 +66,7 @@ def test_full_text_search_finds_pairs_by_their_prompts_words(world, q, expected,
 
 def test_search_keeps_keyset_pages_and_one_query_per_page(world, postgres_only):
     """Two pages of one row each walk both fox pairs once, each page in one query (no thumbnails to look up), planned
-    without parallel workers (config.planner: the two set_config statements around it)."""
+    without parallel workers (core.planner: the two set_config statements around it)."""
     with CaptureQueriesContext(connection) as statements:
         first = pair_browse(campaign=world.campaign, filters=PairFilters(q="fox"), limit=1)
     sql = [statement["sql"] for statement in statements.captured_queries if "SAVEPOINT" not in statement["sql"]]

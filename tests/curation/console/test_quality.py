@@ -2,7 +2,7 @@
 
 import pytest
 
-from catalogue import schemas
+from annotation.catalogue import schemas
 from curation import quality
 
 GEN = schemas.preset("mmrb2-generation", "text-to-image")

@@ -21,12 +21,12 @@ from datetime import timedelta
 
 from django.utils import timezone
 
-from accounts.models import Role, User
-from catalogue.models import Campaign, Pair
-from catalogue.services.campaigns import rating_schema_for_preset
+from annotation.accounts.models import Role, User
+from annotation.catalogue.models import Campaign, Pair
+from annotation.catalogue.services.campaigns import rating_schema_for_preset
+from annotation.workqueue.models import Annotation, Assignment
 from curation.models import AgreementReport, ConsensusRecord, Judge, JudgeVerdict
 from tests.factories import PairFactory, PromptFactory, ResponseFactory, UserFactory
-from workqueue.models import Annotation, Assignment
 
 
 @dataclass

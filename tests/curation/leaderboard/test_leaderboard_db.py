@@ -75,7 +75,7 @@ def test_unknown_campaigns_and_an_oversized_bootstrap_are_refused_by_name():
 def test_the_csv_has_a_row_per_model_and_per_ordered_pair_and_neutralises_formulas():
     """Model names that look like spreadsheet formulas are quoted; the method is named in the first line."""
     campaign = make_leaderboard_world()
-    from catalogue.models import Response
+    from annotation.catalogue.models import Response
 
     Response.objects.filter(model_name="gamma").update(model_name="=HYPERLINK(1)")
     text = leaderboard_csv(model_leaderboard(campaigns=[campaign], bootstrap=10))

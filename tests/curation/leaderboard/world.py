@@ -12,10 +12,10 @@ schema without a preference question.
 
 from __future__ import annotations
 
-from catalogue.models import Campaign, Pair, RatingSchema
-from catalogue.services.campaigns import rating_schema_for_preset
+from annotation.catalogue.models import Campaign, Pair, RatingSchema
+from annotation.catalogue.services.campaigns import rating_schema_for_preset
+from annotation.workqueue.models import Annotation
 from tests.factories import PairFactory, PromptFactory, ResponseFactory, UserFactory
-from workqueue.models import Annotation
 
 RATINGS = [
     ("oneig", "alpha", "beta", 6), ("oneig", "alpha", "beta", 5), ("oneig", "alpha", "beta", 6),

@@ -9,11 +9,11 @@ import httpx
 import pytest
 from PIL import Image
 
-from catalogue.services.campaigns import rating_schema_for_preset
-from catalogue.services.media import media_store
+from annotation.catalogue.services.campaigns import rating_schema_for_preset
+from annotation.catalogue.services.media import media_store
+from annotation.workqueue.models import Annotation
 from curation.models import ConsensusRecord
 from tests.factories import AnnotationFactory, CampaignFactory, PairFactory, PromptFactory, ResponseFactory, UserFactory
-from workqueue.models import Annotation
 
 POLICY = {"policy": "mmrb2-generation", "params": {"max_spread": 4, "tie_band": [3.0, 4.0]}}
 

@@ -14,7 +14,7 @@ from django.core.management import call_command
 from django.urls import reverse
 from rest_framework.test import APIClient
 
-from core.models import Job
+from annotation.jobs.models import Job
 from curation.models import JudgeEvaluation, Release
 from curation.releases.storage import DOWNLOAD_SALT
 from curation.services.releases import release_publish

@@ -7,11 +7,11 @@ import pyarrow.parquet as pq
 import pytest
 from django.urls import reverse
 
-from catalogue.services.campaigns import rating_schema_for_preset
+from annotation.catalogue.services.campaigns import rating_schema_for_preset
+from annotation.workqueue.models import Annotation
 from curation.services.consensus import consensus_apply
 from curation.services.releases import release_gold, release_publish
 from tests.factories import CampaignFactory, CuratorFactory, PairFactory, PromptFactory, ResponseFactory, UserFactory
-from workqueue.models import Annotation
 
 pytestmark = pytest.mark.django_db
 

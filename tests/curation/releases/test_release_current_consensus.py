@@ -5,7 +5,8 @@ import pytest
 from django.core.management import call_command
 from django.db.models import F
 
-from catalogue.models import Pair
+from annotation.catalogue.models import Pair
+from annotation.workqueue.models import Annotation
 from core.errors import ApplicationError
 from curation.models import ConsensusRecord
 from curation.services import curator_actions
@@ -13,7 +14,6 @@ from curation.services.consensus import consensus_apply, pair_adjudicate
 from curation.services.releases import release_gold, release_publish
 from tests.curation.agreement.conftest import add_pairs, make_campaign
 from tests.factories import CuratorFactory
-from workqueue.models import Annotation
 
 pytestmark = pytest.mark.django_db
 
@@ -115,8 +115,8 @@ def test_stale_records_of_another_policy_never_block_publishing(decided, capsys)
 def test_in_app_ties_ship_as_ties_and_a_rating_after_more_raters_were_asked_is_decided_before_release(releases_root):
     """Through the work queue itself: two raters say tie (kept as a tie); the curator asks for a third rater,
     whose rating arrives by the real submit path; the pair ships only once consensus has seen it."""
+    from annotation.workqueue.services.assignments import assignment_claim
     from tests.workqueue.assignment_helpers import ab_tie_campaign, submit
-    from workqueue.services.assignments import assignment_claim
 
     campaign, annotators, (pair,) = ab_tie_campaign(overlap=2, pairs=1, slug="ab-wave")
     for annotator in annotators[:2]:

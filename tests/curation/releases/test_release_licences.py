@@ -5,8 +5,8 @@ import json
 import pytest
 from django.core.management import CommandError, call_command
 
-from catalogue.importers import mmrb2, omnireward
-from catalogue.services.sources import source_dataset_link
+from annotation.catalogue.services.sources import source_dataset_link
+from annotation.importers import mmrb2, omnireward
 from curation.models import Release
 from curation.releases.licences import LicenceTooPermissive, release_licence
 
@@ -100,7 +100,7 @@ def test_the_publish_api_refuses_a_too_permissive_licence_and_takes_a_forced_one
 
 def test_ratings_collected_in_concord_keep_the_publishers_terms_beside_a_more_permissive_source(release_data,
                                                                                                releases_root, settings):
-    from catalogue.importers.records import SourceInfo
+    from annotation.catalogue.records import SourceInfo
 
     settings.CONCORD_RELEASES_LICENSE = "cc-by-sa-4.0"
     public = SourceInfo(name="public-prompts", title="Public prompts", license="cc0-1.0")

@@ -5,13 +5,13 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from catalogue.services.campaigns import rating_schema_for_preset
-from catalogue.services.media import media_store
+from annotation.catalogue.services.campaigns import rating_schema_for_preset
+from annotation.catalogue.services.media import media_store
+from annotation.workqueue.models import Annotation
 from curation.services.releases import release_publish
 from tests.catalogue.import_helpers import mp4_bytes, wav_bytes
 from tests.curation.releases.conftest import kept
 from tests.factories import CampaignFactory, PairFactory, PromptFactory, ResponseFactory, UserFactory
-from workqueue.models import Annotation
 
 pytestmark = pytest.mark.django_db
 

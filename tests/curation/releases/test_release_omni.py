@@ -7,7 +7,7 @@ from io import StringIO
 import pytest
 from django.core.management import CommandError, call_command
 
-from catalogue.models import Campaign, Pair
+from annotation.catalogue.models import Campaign, Pair
 from curation.models import ConsensusRecord
 from tests.catalogue.import_helpers import jpeg_bytes, run_import, run_import_json, write_jsonl
 

@@ -10,7 +10,7 @@ import pytest
 from django.core.files.storage import default_storage
 from django.core.management import CommandError, call_command
 
-from catalogue.models import Campaign, Pair
+from annotation.catalogue.models import Campaign, Pair
 from core.errors import ApplicationError
 from curation.models import ConsensusRecord, Release, ReleaseFile
 from curation.releases.rows import rater_pseudonym
@@ -350,8 +350,8 @@ def every_release_text(folder: Path) -> dict[str, str]:
 
 
 def test_no_release_file_names_a_rater_even_when_imported_labels_are_emails(release_data, releases_root):
+    from annotation.workqueue.models import Annotation
     from curation.services.agreement import agreement_compute
-    from workqueue.models import Annotation
 
     Annotation.objects.filter(rater_label="ext-7").update(rater_label="carol.imported@crowd.example")
     Annotation.objects.filter(rater_label="ext-1").update(rater_label="worker-A17X9")

@@ -7,8 +7,8 @@ import psycopg
 import pytest
 from django.db import connection
 
+from annotation.jobs.models import Job
 from core.errors import ApplicationError
-from core.models import Job
 from curation.models import Release
 from curation.services.releases import LOCK_CLASS, release_publish, release_reap_stalled, release_request
 

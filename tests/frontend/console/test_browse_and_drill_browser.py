@@ -6,7 +6,7 @@ console-pair-answers.png.
 
 import pytest
 
-from catalogue.models import Pair, Prompt
+from annotation.catalogue.models import Pair, Prompt
 from curation.models import AgreementReport
 from curation.services.agreement import agreement_compute
 from tests.curation.console.world import make_world

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from django.core.cache import cache
 
-from catalogue.models import Pair
+from annotation.catalogue.models import Pair
 from tests.curation.console.world import make_pair, make_world
 from tests.frontend.console.browser import log_in, shot
 

@@ -6,7 +6,7 @@ import io
 import pytest
 from django.urls import reverse
 
-from catalogue.models import Pair
+from annotation.catalogue.models import Pair
 from tests.curation.console.world import make_world
 
 pytestmark = pytest.mark.django_db
@@ -30,7 +30,7 @@ def test_the_campaign_page_shows_the_funnel(curator_client, world):
 
 
 def test_the_campaign_page_shows_the_work_queue_from_assignment_events(curator_client, world):
-    from workqueue.services.assignments import assignment_claim, assignment_skip
+    from annotation.workqueue.services.assignments import assignment_claim, assignment_skip
 
     assignment_claim(campaign=world.campaign, annotator=world.bob)
     carol = assignment_claim(campaign=world.campaign, annotator=world.carol)
@@ -72,7 +72,7 @@ def test_the_pair_page_shows_model_names_verdicts_and_rationales(curator_client,
 
 
 def test_the_pair_page_shows_the_share_each_rater_heard_or_watched(curator_client, world):
-    from workqueue.models import Annotation
+    from annotation.workqueue.models import Annotation
 
     pair = world.pairs["split"]
     first, *rest = Annotation.objects.filter(pair=pair).order_by("created_at", "id")
@@ -176,7 +176,7 @@ def test_the_pair_detail_draws_content_with_the_workspace_renderer(curator_clien
 
     from PIL import Image
 
-    from catalogue.services.media import media_store
+    from annotation.catalogue.services.media import media_store
 
     png = io.BytesIO()
     Image.new("RGB", (4, 4), (200, 10, 10)).save(png, "PNG")

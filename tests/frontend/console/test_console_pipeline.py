@@ -7,8 +7,8 @@ Celery runs eagerly in these tests, so a run has finished when the page comes ba
 import pytest
 from django.urls import reverse
 
-from catalogue.models import Pair
-from core.models import Job
+from annotation.catalogue.models import Pair
+from annotation.jobs.models import Job
 from curation.models import AgreementReport, ConsensusRecord, Judge
 from tests.curation import prefilter_support as support
 from tests.curation.console.world import make_world

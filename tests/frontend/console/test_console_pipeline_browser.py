@@ -17,15 +17,15 @@ import json
 import pytest
 from django.core.cache import cache
 
-from catalogue.models import Pair
-from core.models import Job
+from annotation.catalogue.models import Pair
+from annotation.jobs.models import Job
+from annotation.workqueue.services.assignments import annotation_submit, assignment_claim
 from curation.models import Release
 from tests.curation import prefilter_support as support
 from tests.curation.console.world import make_world
 from tests.curation.judge_server import JudgeServer, pair_text, response_text, votes_script
 from tests.factories import CuratorFactory
 from tests.frontend.console.browser import log_in, shot
-from workqueue.services.assignments import annotation_submit, assignment_claim
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 

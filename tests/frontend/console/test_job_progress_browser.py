@@ -4,7 +4,7 @@ failed job shows its reason."""
 import pytest
 from django.utils import timezone
 
-from core.models import Job
+from annotation.jobs.models import Job
 from tests.factories import CampaignFactory, CuratorFactory
 from tests.frontend.console.browser import log_in, shot
 

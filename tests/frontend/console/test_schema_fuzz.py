@@ -32,7 +32,7 @@ from schemathesis.specs.openapi.checks import (
     use_after_free,
 )
 
-from core.models import Job
+from annotation.jobs.models import Job
 from tests.curation.console.world import make_world
 
 CURATOR = ("console-fuzz-curator", "pw")
@@ -125,7 +125,7 @@ def test_no_sequence_of_linked_calls_makes_the_api_fail_or_break_its_schema(live
     cache.clear()
     make_world("console-fuzz")
     schema = schemathesis.openapi.from_url(f"{live_server.url}/api/schema/?format=json", auth=CURATOR, timeout=60)
-    # The API refuses NUL and lone surrogates in any text with 400 (config.hostile_input) and unknown fields: the
+    # The API refuses NUL and lone surrogates in any text with 400 (core.web.hostile_input) and unknown fields: the
     # generator is told so, as the negative run above checks that refusal.
     schema.config.generation.update(allow_x00=False, codec="utf-8", allow_extra_parameters=False)
     labels = {f"{op.method.upper()} {op.path}" for op in (result.ok() for result in schema.get_all_operations())}

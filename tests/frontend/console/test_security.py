@@ -16,8 +16,8 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client, RequestFactory
 from django.urls import reverse
 
-from accounts.services.login_throttle import login_attempt_finish, login_attempt_start, login_lock_status
-from config.uploads import RequestTooLarge
+from annotation.accounts.services.login_throttle import login_attempt_finish, login_attempt_start, login_lock_status
+from core.web.uploads import RequestTooLarge
 from tests.conftest import port_open, require
 from tests.factories import UserFactory
 
@@ -105,7 +105,7 @@ def test_http_basic_auth_shares_the_lock(client):
 def test_failures_are_shared_through_redis_between_processes(settings):
     require(port_open("127.0.0.1", 6379), "Redis on 127.0.0.1:6379")
     settings.CACHES = {
-        "default": {"BACKEND": "config.cache.RedisCache", "LOCATION": "redis://127.0.0.1:6379/8"}
+        "default": {"BACKEND": "core.cache.RedisCache", "LOCATION": "redis://127.0.0.1:6379/8"}
     }
     caches["default"].clear()
     for _ in range(5):
@@ -113,7 +113,7 @@ def test_failures_are_shared_through_redis_between_processes(settings):
         login_attempt_finish(username="shared", address="10.1.1.1", outcome="failure")
     script = (
         "import django; django.setup();"
-        "from accounts.services.login_throttle import login_lock_status;"
+        "from annotation.accounts.services.login_throttle import login_lock_status;"
         "print(login_lock_status(username='shared', address='10.1.1.1').locked)"
     )
     env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings.test", "CACHE_URL": "redis://127.0.0.1:6379/8"}
@@ -223,7 +223,7 @@ def test_x_forwarded_for_names_the_client_only_when_a_trusted_proxy_sent_it(clie
 
 
 def test_client_address_reads_the_chain_of_trusted_proxies_from_the_right(settings):
-    from config.proxies import client_address
+    from core.web.proxies import client_address
 
     settings.CONCORD_TRUSTED_PROXIES = ["10.0.0.0/8", "::1"]
     factory = RequestFactory()
@@ -253,7 +253,7 @@ class SlowMD5PasswordHasher(MD5PasswordHasher):
 @pytest.mark.django_db(transaction=True)
 def test_parallel_attempts_never_check_more_passwords_than_the_limit(settings, redis_url):
     """24 wrong passwords sent at once for one account from one address: at most 5 are checked, the rest get 429."""
-    settings.CACHES = {"default": {"BACKEND": "config.cache.RedisCache", "LOCATION": redis_url}}
+    settings.CACHES = {"default": {"BACKEND": "core.cache.RedisCache", "LOCATION": redis_url}}
     settings.PASSWORD_HASHERS = [f"{__name__}.SlowMD5PasswordHasher"]
     caches["default"].clear()
     UserFactory(username="mallory-target")
@@ -272,7 +272,7 @@ def test_parallel_attempts_never_check_more_passwords_than_the_limit(settings, r
 def test_a_trusted_proxy_entry_that_is_no_address_is_a_configuration_error_naming_the_setting(settings):
     from django.core.exceptions import ImproperlyConfigured
 
-    from config.proxies import client_address
+    from core.web.proxies import client_address
 
     settings.CONCORD_TRUSTED_PROXIES = ["10.0.0.0/8", "proxy.internal"]
     with pytest.raises(ImproperlyConfigured, match="CONCORD_TRUSTED_PROXIES: 'proxy.internal' does not appear to be"):

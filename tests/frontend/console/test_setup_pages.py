@@ -6,8 +6,8 @@ import re
 import pytest
 from django.urls import reverse
 
-from accounts.models import Invitation, Role, User
-from catalogue.models import Campaign
+from annotation.accounts.models import Invitation, Role, User
+from annotation.catalogue.models import Campaign
 from curation.models import Judge
 from tests.curation.judge_server import JudgeServer, votes_script
 from tests.curation.prefilter_support import campaign as prefilter_campaign

@@ -21,14 +21,14 @@ from urllib.parse import urlsplit
 import pytest
 from django.core.cache import cache
 
-from accounts.models import Role, User
-from catalogue.models import Campaign, Pair
+from annotation.accounts.models import Role, User
+from annotation.catalogue.models import Campaign, Pair
+from annotation.workqueue.models import Annotation
 from curation.models import ConsensusRecord, Release
 from tests.celery_worker import filesystem_worker
 from tests.curation.judge_server import JudgeServer, Reply, json_verdict, shown
 from tests.factories import UserFactory
 from tests.frontend.console.browser import shot
-from workqueue.models import Annotation
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 

@@ -1,4 +1,5 @@
 // The rating form: answers as shown (left = A), keyboard stops, inline validation, server errors.
+import { answerOf, validateAnswers } from "./answers.js";
 import { bind } from "./keys.js";
 
 // The answer's keys, on the rating page and the review page alike; `when(event)` says whether they apply now.
@@ -19,6 +20,29 @@ export function bindAnswerKeys(form, when) {
     group: "Rating", label: "Leave the text box", inText: true, when: (e) => when(e) && e.target.closest("[data-rating-form]"),
     run: (e) => e.target.blur(),
   });
+}
+
+// What the form reads of a question for its answer (answers.js): its kind, the text written, and each row's pick,
+// side and criterion.
+function readQuestion(question) {
+  const { type, scope } = question.dataset;
+  const rows = [...question.querySelectorAll("[data-row]")];
+  const picked = (row) => {
+    const input = row.querySelector("input[type=radio]:checked");
+    return input ? JSON.parse(input.value) : null;
+  };
+  if (type === "text") return { type, scope, text: question.querySelector("textarea").value };
+  if (type === "criteria") {
+    return {
+      type, scope, rows: rows.map((row) => {
+        const fixed = row.querySelector("[data-criterion]");
+        const criterion = fixed ? fixed.dataset.criterion : row.querySelector("[data-criterion-input]").value.trim();
+        return { fixed: Boolean(fixed), criterion, picked: picked(row) };
+      }),
+    };
+  }
+  if (scope === "response") return { type, scope, rows: rows.map((row) => ({ side: row.dataset.side, picked: picked(row) })) };
+  return { type, scope, rows: [{ picked: picked(rows[0]) }] };
 }
 
 export class RatingForm {
@@ -55,62 +79,23 @@ export class RatingForm {
   values() {
     const out = {};
     for (const question of this.questions()) {
-      const id = question.dataset.question;
-      const rows = [...question.querySelectorAll("[data-row]")];
-      const picked = (row) => {
-        const input = row.querySelector("input[type=radio]:checked");
-        return input ? JSON.parse(input.value) : null;
-      };
-      if (question.dataset.type === "text") {
-        const text = question.querySelector("textarea").value;
-        if (text.trim()) out[id] = text;
-      } else if (question.dataset.type === "criteria") {
-        const items = [];
-        for (const row of rows) {
-          const fixed = row.querySelector("[data-criterion]");
-          const criterion = fixed ? fixed.dataset.criterion : row.querySelector("[data-criterion-input]").value.trim();
-          const label = picked(row);
-          if (fixed ? label !== null : criterion || label !== null) items.push({ criterion, label });
-        }
-        if (items.length) out[id] = items;
-      } else if (question.dataset.scope === "response") {
-        const perSide = {};
-        for (const row of rows) {
-          const value = picked(row);
-          if (value !== null) perSide[row.dataset.side] = value;
-        }
-        if (Object.keys(perSide).length) out[id] = perSide;
-      } else {
-        const value = picked(rows[0]);
-        if (value !== null) out[id] = value;
-      }
+      const value = answerOf(readQuestion(question));
+      if (value !== undefined) out[question.dataset.question] = value;
     }
     return out;
   }
 
   // Client-side check of what the server will check: required answers, every criterion labelled.
   validate() {
-    const errors = {};
     const values = this.values();
-    for (const question of this.questions()) {
-      const id = question.dataset.question;
-      const required = question.hasAttribute("data-required");
-      const value = values[id];
-      if (question.dataset.type === "criteria") {
-        const items = value || [];
-        const fixed = question.querySelectorAll("[data-criterion]").length;
-        if (items.some((item) => !item.criterion)) errors[id] = "Write the criterion you labelled.";
-        else if (items.some((item) => item.label === null)) errors[id] = "Label every criterion: A, B or equivalent.";
-        else if (fixed && items.length < fixed && (required || items.length)) errors[id] = "Label every criterion: A, B or equivalent.";
-        else if (required && !items.length) errors[id] = "Write and label at least one criterion.";
-      } else if (question.dataset.scope === "response" && required) {
-        const missing = ["A", "B"].filter((side) => !value || value[side] === undefined);
-        if (missing.length) errors[id] = `Rate ${missing.length === 2 ? "both responses" : "response " + missing[0]}.`;
-      } else if (required && value === undefined) {
-        errors[id] = question.dataset.type === "text" ? "Write a few words." : "Choose an answer.";
-      }
-    }
-    return errors;
+    const questions = this.questions().map((question) => ({
+      id: question.dataset.question,
+      type: question.dataset.type,
+      scope: question.dataset.scope,
+      required: question.hasAttribute("data-required"),
+      fixed: question.querySelectorAll("[data-criterion]").length,
+    }));
+    return validateAnswers(questions, values);
   }
 
   showErrors(errors) {

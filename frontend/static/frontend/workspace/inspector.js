@@ -1,6 +1,7 @@
 // The image inspector: any image on the page full screen, at fit, 1:1 or any zoom, with response A and
 // B panned together, flickered or wiped in one frame, and a difference view.
 import { bind } from "./keys.js";
+import { arrowStep } from "./keymap.js";
 
 const $ = (selector, root = document) => root.querySelector(selector);
 const $$ = (selector, root = document) => [...root.querySelectorAll(selector)];
@@ -376,8 +377,7 @@ export class Inspector {
     bind(["ArrowLeft", "ArrowRight", "ArrowUp", "ArrowDown"], {
       group: "Inspector", label: "Pan", hint: ["←↑→↓"], when: open,
       run: (event) => {
-        const d = { Left: [0.15, 0], Right: [-0.15, 0], Up: [0, 0.15], Down: [0, -0.15] }[event.key.replace("Arrow", "")];
-        this.pan(...d);
+        this.pan(...arrowStep(event.key, 0.15));
       },
     });
     bind(["b"], { group: "Inspector", label: "A and B side by side", when: open, run: () => this.setView("both") });

@@ -1,21 +1,14 @@
 // Keyboard shortcuts: one registry, one listener, and the `?` overlay that lists them.
+import { bindingFor, comboOf, takesText } from "./keymap.js";
+
 const bindings = [];
 
 function typing(target) {
-  if (!(target instanceof HTMLElement)) return false;
-  if (target.isContentEditable || target.tagName === "TEXTAREA" || target.tagName === "SELECT") return true;
-  return target.tagName === "INPUT" && !["radio", "checkbox", "range", "button", "submit"].includes(target.type);
+  return target instanceof HTMLElement && takesText(target);
 }
 
-// The name of a key press: printable keys as typed ("?", "+", "A"), others with their modifiers.
-export function comboOf(event) {
-  if (event.altKey) return null;
-  const ctrl = event.ctrlKey || event.metaKey ? "Ctrl+" : "";
-  // Space types a character but is named with its Shift, as "Shift+ " (the page's Shift+Space).
-  const printable = event.key.length === 1 && event.key !== " ";
-  const shift = event.shiftKey && !printable ? "Shift+" : "";
-  return `${ctrl}${shift}${printable && ctrl ? event.key.toLowerCase() : event.key}`;
-}
+// The name of a key press (keymap.js), exported here as before.
+export { comboOf };
 
 // Register `run` for `keys`; `when` decides whether it applies now; `label` and `group` feed the overlay.
 export function bind(keys, { label, group = "General", when = () => true, run, inText = false, hint }) {
@@ -36,13 +29,10 @@ document.addEventListener("keydown", (event) => {
   if (event.defaultPrevented || event.isComposing) return;
   const combo = comboOf(event);
   if (!combo) return;
-  const inText = typing(event.target);
-  for (const binding of bindings) {
-    if (!binding.keys.includes(combo) || (inText && !binding.inText) || !binding.when(event)) continue;
-    event.preventDefault();
-    binding.run(event);
-    return;
-  }
+  const binding = bindingFor(bindings, combo, event, typing(event.target));
+  if (!binding) return;
+  event.preventDefault();
+  binding.run(event);
 });
 
 // Fill the shortcuts dialog from the registry, grouped, one line per labelled binding.

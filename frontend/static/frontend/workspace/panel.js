@@ -11,14 +11,19 @@ function answered(question) {
   });
 }
 
+// Whether the panel starts one question at a time: as the rater last chose (`saved`, "on" or "off", kept in
+// localStorage), else on short screens, where the whole form is taller than the panel.
+export function startsOneAtATime(saved, innerHeight) {
+  return saved === null ? innerHeight < 820 : saved === "on";
+}
+
 export class QuestionMap {
   constructor(form, toggle, map) {
     this.form = form;
     this.toggle = toggle;
     this.map = map;
     const saved = localStorage.getItem(STORAGE);
-    // Short screens start with one question at a time: the whole form is taller than the panel there.
-    this.set(saved === null ? window.innerHeight < 820 : saved === "on", { remember: false });
+    this.set(startsOneAtATime(saved, window.innerHeight), { remember: false });
     toggle.addEventListener("click", () => this.set(!this.on));
     form.form.addEventListener("change", () => this.render());
     form.form.addEventListener("input", () => this.render());

@@ -2,16 +2,10 @@
 // switch between A and B at the same moment, the two videos of a pair played in step, and how much of each
 // response has been heard or watched.
 import WaveSurfer from "../vendor/wavesurfer/wavesurfer.esm.js";
+import { coverageOf, outOfStep, playedShare, switchTime } from "./sync.js";
 
-const DRIFT_S = 0.15; // a video pair further apart than this is put back in step
-
-// The share of a media element's duration that has been played, from the browser's own record of it.
-export function playedShare(media) {
-  if (!media.duration || !Number.isFinite(media.duration)) return 0;
-  let played = 0;
-  for (let i = 0; i < media.played.length; i += 1) played += media.played.end(i) - media.played.start(i);
-  return Math.min(1, played / media.duration);
-}
+// The share of a media element's duration that has been played (sync.js), exported here as before.
+export { playedShare };
 
 function control(label, key, text) {
   const button = document.createElement("button");
@@ -90,7 +84,7 @@ export class Playback {
   keepInStep() {
     const [lead, follow] = this.tracks.map((track) => track.media);
     lead.addEventListener("timeupdate", () => {
-      if (!lead.paused && Math.abs(follow.currentTime - lead.currentTime) > DRIFT_S) follow.currentTime = lead.currentTime;
+      if (outOfStep(lead, follow)) follow.currentTime = lead.currentTime;
     });
     lead.addEventListener("seeked", () => { follow.currentTime = lead.currentTime; });
   }
@@ -126,7 +120,7 @@ export class Playback {
     } else {
       const wasPlaying = !from.paused;
       from.pause();
-      to.currentTime = Math.min(from.currentTime, to.duration || from.currentTime);
+      to.currentTime = switchTime(from, to);
       if (wasPlaying) to.play();
     }
     this.show();
@@ -145,6 +139,6 @@ export class Playback {
 
   // The share heard or watched of each response, by side (the prompt's recording under "prompt").
   coverage() {
-    return Object.fromEntries(this.tracks.map((track) => [track.side || "prompt", Number(playedShare(track.media).toFixed(3))]));
+    return coverageOf(this.tracks);
   }
 }

@@ -1,5 +1,6 @@
 // The review page: change a submitted answer or withdraw it, over the API; warnings are shown, never block.
 import { send } from "./api.js";
+import { refusalErrors } from "./answers.js";
 import { RatingForm, bindAnswerKeys } from "./form.js";
 import { bind, renderHelp } from "./keys.js";
 import { wireViewing } from "./viewing.js";
@@ -46,7 +47,7 @@ async function correct() {
     return;
   }
   if (result.status === 409) return locked(result.data?.message || "This answer can no longer be changed.");
-  form.showErrors(result.data?.extra?.fields || { __all__: result.data?.message || `Refused (status ${result.status}).` });
+  form.showErrors(refusalErrors(result));
   state.textContent = result.data?.message || "Not saved";
 }
 

@@ -2,6 +2,7 @@
 // the edit's comparison with its inputs, response panes paged (by step for interleaved answers), the prompt, the
 // reasoning steps, the image inspector and the media's playback. `when(event)` says whether a key applies now.
 import { bind } from "./keys.js";
+import { arrowStep } from "./keymap.js";
 import { Inspector } from "./inspector.js";
 import { Playback } from "./playback.js";
 import { Compare, StepAlignment, ZoomGroup, scrollPanes, syncScroll } from "./media.js";
@@ -24,8 +25,7 @@ export function wireViewing({ pair, inspectorDialog, when, styleNonce }) {
     bind(["Shift+ArrowLeft", "Shift+ArrowRight", "Shift+ArrowUp", "Shift+ArrowDown"], {
       group: "Viewing", label: "Pan the zoomed images", hint: ["Shift+←↑→↓"], when,
       run: (event) => {
-        const d = { Left: [0.1, 0], Right: [-0.1, 0], Up: [0, 0.1], Down: [0, -0.1] }[event.key.replace("Arrow", "")];
-        zoom.pan(...d);
+        zoom.pan(...arrowStep(event.key, 0.1));
       },
     });
   }

@@ -4,11 +4,13 @@
 // pair's page is prepared ahead (next.js: no lease); "Next pair" shows it at once and claims in the same moment, and
 // the page stays only if the claim gave that very pair (else the claimed pair's page is loaded, or the queue).
 import { send } from "./api.js";
+import { draftFailure, refusalErrors } from "./answers.js";
 import { bind, clearBindings, renderHelp } from "./keys.js";
 import { RatingForm, bindAnswerKeys } from "./form.js";
 import { QuestionMap } from "./panel.js";
 import { VisibleTimer } from "./media.js";
 import { prepareNext } from "./next.js";
+import { mergeCoverage, namedSides, shortSides } from "./sync.js";
 import { wireViewing } from "./viewing.js";
 
 const $ = (selector, root = document) => root.querySelector(selector);
@@ -150,14 +152,9 @@ function mount(config, { claim = null } = {}) {
       return;
     }
     dirty = true;
-    const reason = result.data?.message || `status ${result.status}`;
-    if (result.status >= 400 && result.status < 500) {
-      // Refused (the lease ended, the pair was closed): retrying cannot help; the answers stay on screen.
-      setSaveState(`Draft not saved: ${reason}`, "error");
-      return;
-    }
-    setSaveState(`Draft not saved (${reason}); retrying`, "error");
-    saveTimer = setTimeout(() => saveDraft(), 3000);
+    const failure = draftFailure(result);
+    setSaveState(failure.message, "error");
+    if (failure.retryMs) saveTimer = setTimeout(() => saveDraft(), failure.retryMs);
   }
 
   form.onChange = () => {
@@ -182,7 +179,7 @@ function mount(config, { claim = null } = {}) {
     const short = shortPlayback();
     if (short.length && short.join() !== playbackWarned) {
       playbackWarned = short.join();
-      const named = short.map((side) => (side === "prompt" ? "the prompt's recording" : `response ${side}`)).join(" and ");
+      const named = namedSides(short);
       setSaveState(`Play ${named} to the end before submitting; this campaign requires it.`, "error");
       return;
     }
@@ -203,7 +200,7 @@ function mount(config, { claim = null } = {}) {
       if (result.status >= 400 && result.status < 500) {
         phase = "rating";
         submitButton.disabled = false;
-        form.showErrors(result.data?.extra?.fields || { __all__: result.data?.message || `Refused (status ${result.status}).` });
+        form.showErrors(refusalErrors(result));
         setSaveState(result.data?.message || "Not submitted", "error");
         return;
       }
@@ -321,14 +318,14 @@ function mount(config, { claim = null } = {}) {
     let kept = {};
     try { kept = JSON.parse(sessionStorage.getItem(playedKey()) || "{}"); } catch { kept = {}; }
     const now = playback.coverage();
-    const merged = Object.fromEntries(Object.entries(now).map(([side, share]) => [side, Math.max(share, Number(kept[side]) || 0)]));
+    const merged = mergeCoverage(now, kept);
     sessionStorage.setItem(playedKey(), JSON.stringify(merged));
     return merged;
   }
   let playbackWarned = "";
   function shortPlayback() {
     if (!config.requires_full_playback || !playback.active) return [];
-    return Object.entries(mediaPlayed()).filter(([, share]) => share < config.full_playback_share).map(([side]) => side).sort();
+    return shortSides(mediaPlayed(), config.full_playback_share);
   }
   if (playback.active) {
     for (const track of playback.tracks) for (const event of ["pause", "ended"]) track.media.addEventListener(event, () => mediaPlayed());

@@ -1,0 +1,71 @@
+"""Accounts: who signs in, with which role, their sessions and one-time invitation links."""
+
+from django.conf import settings
+from django.contrib.auth.models import AbstractUser
+from django.contrib.sessions.base_session import AbstractBaseSession
+from django.db import models
+
+
+class Role(models.TextChoices):
+    ANNOTATOR = "annotator", "Annotator"
+    CURATOR = "curator", "Curator"
+    ADMIN = "admin", "Admin"
+
+
+# (password hash, SECRET_KEY) -> Django's session auth hash of that password under that secret (see
+# User.get_session_auth_hash).
+_SESSION_AUTH_HASHES: dict[tuple[str, str], str] = {}
+SESSION_AUTH_HASHES_MAX = 10_000
+
+
+class User(AbstractUser):
+    role = models.CharField(max_length=16, choices=Role.choices, default=Role.ANNOTATOR)
+
+    def get_session_auth_hash(self) -> str:
+        """Django's, computed once per worker for each password and secret: every signed-in request checks it,
+        and the same password under the same SECRET_KEY always gives the same HMAC (a new password or a new key
+        is a new entry)."""
+        key = (self.password, settings.SECRET_KEY)
+        known = _SESSION_AUTH_HASHES.get(key)
+        if known is None:
+            if len(_SESSION_AUTH_HASHES) >= SESSION_AUTH_HASHES_MAX:
+                _SESSION_AUTH_HASHES.clear()
+            known = _SESSION_AUTH_HASHES[key] = super().get_session_auth_hash()
+        return known
+
+    @property
+    def is_curator(self) -> bool:
+        return self.role in (Role.CURATOR, Role.ADMIN) or self.is_superuser
+
+    @property
+    def is_admin_role(self) -> bool:
+        return self.role == Role.ADMIN or self.is_superuser
+
+
+class Invitation(models.Model):
+    """A one-time link that lets a new account's person set their own password; only its token's hash is kept."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="invitations")
+    token_sha256 = models.CharField(max_length=64, unique=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    expires_at = models.DateTimeField()
+    used_at = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self):
+        return f"invitation for {self.user_id} (until {self.expires_at:%Y-%m-%d %H:%M})"
+
+
+class UserSession(AbstractBaseSession):
+    """A session with its signed-in user's id in a column, so a request reads the two in one statement
+    (``annotation.accounts.sessions``). Deleting the user deletes their sessions."""
+
+    user = models.ForeignKey(User, null=True, blank=True, on_delete=models.CASCADE, related_name="+")
+
+    @classmethod
+    def get_session_store_class(cls):
+        from annotation.accounts.sessions import SessionStore
+
+        return SessionStore

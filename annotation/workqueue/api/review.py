@@ -1,0 +1,127 @@
+"""Review and correct over HTTP: your submitted work, one answer reopened, corrected or withdrawn, and the soft
+rubric check; and the next pair shown ahead. Separate endpoints from the work queue's claim and submit, which
+they never slow."""
+
+from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import extend_schema, extend_schema_serializer
+from rest_framework import serializers
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from annotation.catalogue.selectors import campaigns_for_user
+from annotation.workqueue.api.assignments import DisplaySerializer
+from annotation.workqueue.consistency import rubric_contradictions
+from annotation.workqueue.selectors import assignment_for_annotator, my_work, review_display
+from annotation.workqueue.services.preview import pair_preview_next
+from annotation.workqueue.services.review import annotation_correct, annotation_withdraw
+
+
+class ValuesSerializer(serializers.Serializer):
+    values = serializers.DictField()
+
+
+class MyWorkApi(APIView):
+    """Your submitted and withdrawn pairs, newest first, with whether each can still be changed."""
+
+    @extend_schema_serializer(component_name="MyWorkItem")
+    class OutputSerializer(serializers.Serializer):
+        assignment = serializers.IntegerField()
+        campaign = serializers.CharField()
+        campaign_name = serializers.CharField()
+        prompt = serializers.CharField(help_text="The start of the pair's prompt text, blind, as it was shown.")
+        status = serializers.CharField()
+        submitted_at = serializers.DateTimeField()
+        answer = serializers.CharField()
+        corrections = serializers.IntegerField()
+        can_change = serializers.BooleanField()
+
+    @extend_schema(responses=OutputSerializer(many=True))
+    def get(self, request):
+        return Response(self.OutputSerializer(my_work(annotator=request.user), many=True).data)
+
+
+class AssignmentReviewApi(APIView):
+    """One of your submitted answers reopened: the pair as you saw it, your latest answer (as ``draft``), its
+    revisions, whether it can still be changed and the soft warnings."""
+
+    @extend_schema_serializer(component_name="AssignmentReview")
+    class OutputSerializer(DisplaySerializer):
+        @extend_schema_serializer(component_name="AnnotationRevisionItem")
+        class RevisionSerializer(serializers.Serializer):
+            kind = serializers.CharField()
+            at = serializers.DateTimeField()
+
+        revisions = RevisionSerializer(many=True)
+        submitted_at = serializers.DateTimeField(help_text="When you first submitted the answer.")
+        can_change = serializers.BooleanField()
+        decided = serializers.BooleanField()
+        warnings = serializers.ListField(child=serializers.CharField())
+
+    @extend_schema(responses=OutputSerializer)
+    def get(self, request, assignment_id: int):
+        return Response(self.OutputSerializer(review_display(assignment_id=assignment_id, annotator=request.user)).data)
+
+
+class AnnotationCorrectApi(APIView):
+    """Change your answer (left = "A", as shown) while the pair has not gone into consensus; 409 after."""
+
+    @extend_schema_serializer(component_name="AnnotationCorrectOutput")
+    class OutputSerializer(serializers.Serializer):
+        annotation = serializers.IntegerField(source="annotation.pk")
+        warnings = serializers.ListField(child=serializers.CharField())
+
+    @extend_schema(request=ValuesSerializer, responses=OutputSerializer)
+    def post(self, request, assignment_id: int):
+        data = ValuesSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        corrected = annotation_correct(assignment_id=assignment_id, annotator=request.user,
+                                       values=data.validated_data["values"])
+        return Response(self.OutputSerializer(corrected).data)
+
+
+class AnnotationWithdrawApi(APIView):
+    """Take your answer back while the pair has not gone into consensus (409 after); the pair needs another rater."""
+
+    @extend_schema_serializer(component_name="AnnotationWithdrawOutput")
+    class OutputSerializer(serializers.Serializer):
+        assignment = serializers.IntegerField(source="pk")
+        status = serializers.CharField()
+
+    @extend_schema(request=None, responses=OutputSerializer)
+    def post(self, request, assignment_id: int):
+        return Response(self.OutputSerializer(annotation_withdraw(assignment_id=assignment_id, annotator=request.user)).data)
+
+
+class AnswersCheckApi(APIView):
+    """The soft check of answers (as shown) before they are sent: rubric scores that contradict the overall
+    preference. Warnings only; nothing is stored."""
+
+    @extend_schema_serializer(component_name="AnswersCheckOutput")
+    class OutputSerializer(serializers.Serializer):
+        warnings = serializers.ListField(child=serializers.CharField())
+
+    @extend_schema(request=ValuesSerializer, responses=OutputSerializer)
+    def post(self, request, assignment_id: int):
+        data = ValuesSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        assignment = assignment_for_annotator(assignment_id=assignment_id, annotator=request.user)
+        definition = assignment.campaign.rating_schema.definition
+        return Response({"warnings": rubric_contradictions(definition, data.validated_data["values"])})
+
+
+class NextPairPreviewApi(APIView):
+    """The pair you will most likely get next in this campaign, blind, to load ahead (its media become fetchable);
+    no lease is taken. 204 when nothing is left; 404 when you are not a member."""
+
+    @extend_schema_serializer(component_name="NextPairPreview")
+    class OutputSerializer(DisplaySerializer):
+        assignment = serializers.IntegerField(allow_null=True)
+        expires_at = serializers.DateTimeField(allow_null=True)
+
+    @extend_schema(responses={200: OutputSerializer, 204: None})
+    def get(self, request, slug: str):
+        campaign = get_object_or_404(campaigns_for_user(user=request.user).filter(members=request.user), slug=slug)
+        display = pair_preview_next(campaign=campaign, annotator=request.user)
+        if display is None:
+            return Response(status=204)
+        return Response(self.OutputSerializer(display).data)

@@ -1,0 +1,21 @@
+"""Routes of the annotator's work queue under /api/v1/: claim, submit, drafts, skips, statistics, review and correct."""
+
+from django.urls import path
+
+from annotation.workqueue.api import assignments, review
+
+urlpatterns = [
+    path("campaigns/<slug:slug>/claim/", assignments.AssignmentClaimApi.as_view(), name="api-assignment-claim"),
+    path("assignments/<int:assignment_id>/submit/", assignments.AnnotationSubmitApi.as_view(), name="api-assignment-submit"),
+    path("assignments/<int:assignment_id>/", assignments.AssignmentDetailApi.as_view(), name="api-assignment-detail"),
+    path("assignments/<int:assignment_id>/draft/", assignments.AssignmentDraftApi.as_view(), name="api-assignment-draft"),
+    path("assignments/<int:assignment_id>/skip/", assignments.AssignmentSkipApi.as_view(), name="api-assignment-skip"),
+    path("me/stats/", assignments.MyStatsApi.as_view(), name="api-my-stats"),
+    path("me/work/", review.MyWorkApi.as_view(), name="api-my-work"),
+    path("campaigns/<slug:slug>/next-preview/", review.NextPairPreviewApi.as_view(), name="api-next-preview"),
+    path("assignments/<int:assignment_id>/review/", review.AssignmentReviewApi.as_view(), name="api-assignment-review"),
+    path("assignments/<int:assignment_id>/correction/", review.AnnotationCorrectApi.as_view(), name="api-annotation-correct"),
+    path("assignments/<int:assignment_id>/withdrawal/", review.AnnotationWithdrawApi.as_view(),
+         name="api-annotation-withdraw"),
+    path("assignments/<int:assignment_id>/check/", review.AnswersCheckApi.as_view(), name="api-answers-check"),
+]

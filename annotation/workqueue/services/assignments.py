@@ -1,0 +1,689 @@
+"""The work queue: claim the next pair, save a draft, submit, skip, and return expired leases.
+
+Invariants (each held by the database, not by the callers' good manners):
+
+- an annotator never gets the same pair twice: ``assignment_once_per_annotator``;
+- a pair never has more live claims plus annotations than its overlap: the claim increments
+  ``Pair.active_claims`` only while ``active_claims + annotations_done < required_annotations``
+  on a locked row, and ``pair_claims_within_overlap`` checks it again;
+- an annotator holds at most one lease per campaign: ``assignment_one_active_per_campaign``.
+
+On PostgreSQL the claim is one statement around ``SELECT … FOR UPDATE SKIP LOCKED LIMIT 1`` reading the
+top of the partial index ``pair_claim_idx`` (``annotation/workqueue/sql/claim.sql``), so concurrent annotators
+take different pairs without waiting and the cost grows neither with the pool nor with the annotator's own backlog. On SQLite
+every transaction begins IMMEDIATE (see settings), which takes the database's write lock at BEGIN and
+serializes claims.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections import Counter
+from contextlib import nullcontext
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING, NamedTuple
+
+from django.db import IntegrityError, connection, transaction
+from django.db.models import Case, Exists, F, OuterRef, Q, Subquery, Value, When
+from django.utils import timezone
+
+from annotation.catalogue import schemas
+from annotation.catalogue.models import PAIR_CLAIMABLE, PAIR_SLOTS_TAKEN, Campaign, Pair
+from annotation.workqueue import selectors, sql
+from annotation.workqueue.models import Annotation, Assignment, AssignmentEvent
+from annotation.workqueue.playback import media_played_canonical, refuse_short_playback
+from annotation.workqueue.rules import gold_matches, orientation_swapped
+from annotation.workqueue.selectors import still_member
+from core import rows
+from core.errors import ApplicationError
+
+if TYPE_CHECKING:
+    from django.db.models import QuerySet
+
+    from annotation.accounts.models import User
+
+LAZY_EXPIRY_BATCH = 20
+EXPIRY_BATCH = 500
+IDEMPOTENCY_KEY_MAX = 64
+SKIP_REASON_MAX = 500
+DRAFT_MAX_BYTES = 200_000
+TIME_ON_ITEM_MAX_MS = 24 * 3600 * 1000
+
+_rng = random.SystemRandom()
+
+
+def _record(assignment: Assignment | _Held, kind: str, at: datetime, **detail) -> AssignmentEvent:
+    return AssignmentEvent.objects.create(
+        assignment_id=assignment.id,
+        campaign_id=assignment.campaign_id,
+        annotator_id=assignment.annotator_id,
+        kind=kind,
+        at=at,
+        detail=detail,
+    )
+
+
+def assignment_claim(*, campaign: Campaign, annotator: User, now: datetime | None = None,
+                     rng: random.Random | None = None) -> Assignment | None:
+    """The annotator's current lease in ``campaign`` if it is still valid, else a new lease on the next pair.
+
+    Returns None when the campaign is not active or no pair is left for this annotator. Only members
+    get work (ApplicationError 403). The lease comes with what ``selectors.pair_display`` reads loaded.
+    ``rng`` draws once per claim whether it looks for a gold pair first (probability ``campaign.gold_rate``);
+    tests pass a seeded one.
+
+    On PostgreSQL the campaign's state, the membership and, in the common case (a member, an active campaign, no
+    lease of theirs, none of the campaign's due), the claim itself are one statement (``annotation/workqueue/sql/claim.sql``).
+    """
+    now = now or timezone.now()
+    if connection.vendor == "postgresql":
+        return _claim_postgresql(by="id", campaign=campaign.pk, annotator=annotator, now=now, rng=rng, known=campaign)
+    membership = _membership_portable(campaign=campaign, annotator=annotator, now=now)
+    return _claim_for_member(campaign=campaign, annotator=annotator, membership=membership, now=now,
+                             gold_first=_gold_first(campaign, (rng or _rng).random()))
+
+
+def assignment_claim_by_slug(
+    *, slug: str, annotator: User, now: datetime | None = None, rng: random.Random | None = None
+) -> Assignment | None:
+    """``assignment_claim`` for the campaign ``slug`` (ApplicationError 404 when there is none)."""
+    now = now or timezone.now()
+    if connection.vendor == "postgresql":
+        return _claim_postgresql(by="slug", campaign=slug, annotator=annotator, now=now, rng=rng)
+    campaign = Campaign.objects.filter(slug=slug).first()
+    if campaign is None:
+        raise ApplicationError("No such campaign.", code="not_found", status_code=404)
+    return assignment_claim(campaign=campaign, annotator=annotator, now=now, rng=rng)
+
+
+def _gold_first(campaign: Campaign, draw: float) -> bool:
+    """Whether a claim whose draw (in [0, 1)) is ``draw`` looks for a gold pair first."""
+    return campaign.gold_rate > 0 and draw < campaign.gold_rate
+
+
+def _claim_postgresql(*, by: str, campaign: int | str, annotator, now: datetime, rng,
+                      known: Campaign | None = None) -> Assignment | None:
+    """The claim statement for the drawn kind of pair first; the rest of ``_claim_for_member`` only when it could
+    not claim (an open or due lease, nothing of that kind left in a campaign with gold). ``known``: the caller's
+    campaign (a claim by id), which the lease then carries."""
+    draw = (rng or _rng).random()
+    try:
+        # Alone the statement is atomic; inside a transaction it needs a savepoint for a conflict to be caught.
+        with transaction.atomic() if connection.in_atomic_block else nullcontext():
+            read = _claim_statement(by=by, campaign=campaign, annotator=annotator, now=now, draw=draw, known=known)
+    except IntegrityError:
+        return _claimed_at_the_same_moment(known or Campaign.objects.get(**{by: campaign}), annotator, now)
+    if read.lease is not None:
+        return read.lease
+    if read.campaign is None:
+        raise ApplicationError("No such campaign.", code="not_found", status_code=404)
+    gold_first = _gold_first(read.campaign, draw)
+    return _claim_for_member(campaign=read.campaign, annotator=annotator, membership=read.membership, now=now,
+                             gold_first=gold_first, tried=gold_first if read.looked else None)
+
+
+def _membership_portable(*, campaign: Campaign, annotator, now: datetime) -> tuple | None:
+    own = _own(campaign, annotator)
+    due = Assignment.objects.filter(campaign_id=campaign.pk, status=Assignment.Status.ACTIVE, expires_at__lte=now)
+    return (
+        Campaign.members.through.objects.filter(campaign_id=campaign.pk, user_id=annotator.pk)
+        .values_list(Subquery(own.values("pk")[:1]), Subquery(own.values("expires_at")[:1]), Exists(due))
+        .first()
+    )
+
+
+def _claim_for_member(*, campaign: Campaign, annotator, membership: tuple | None, now: datetime, gold_first: bool,
+                      tried: bool | None = None):
+    """``membership``: (open lease id, its expiry, any lease due), None for a non-member. ``tried``: the kind of pair
+    (gold or not) the claim statement already looked for and found none of."""
+    if membership is None:
+        raise ApplicationError("You are not a member of this campaign.", code="not_a_member", status_code=403)
+    if campaign.status != Campaign.Status.ACTIVE:
+        return None
+    current_id, current_expires_at, any_due = membership
+    if current_id is not None and current_expires_at > now:
+        return selectors.assignment_for_annotator(assignment_id=current_id, annotator=annotator)
+    order = [gold for gold in _gold_order(campaign, gold_first) if gold != tried]
+    # Each PostgreSQL claim statement is atomic on its own: with nothing to expire, outside any transaction,
+    # it needs none (BEGIN and COMMIT would be two more round trips). SQLite needs the transaction for its write lock.
+    alone = connection.vendor == "postgresql" and not any_due and not connection.in_atomic_block
+    try:
+        with nullcontext() if alone else transaction.atomic():
+            if any_due:
+                due_ids = _lock_due(campaign_id=campaign.pk, now=now, limit=LAZY_EXPIRY_BATCH)
+                if current_id is not None and current_id not in due_ids:
+                    # The annotator's own stale lease must go whatever the batch, or the new lease cannot be written.
+                    stale = _own(campaign, annotator).filter(pk=current_id).select_for_update()
+                    due_ids += list(stale.values_list("pk", flat=True))
+                _expire_locked(ids=due_ids, now=now)
+            claimed = _claim(campaign=campaign, annotator=annotator, now=now, order=order)
+        if claimed is None and any_due:
+            # The due leases skipped above may belong to another claim that is expiring them: their slots
+            # are not back until it commits, so "nothing left" would be premature. Wait for it (holding no
+            # other lock, rows taken in one order) and look once more.
+            with transaction.atomic():
+                _expire_locked(ids=_lock_due(campaign_id=campaign.pk, now=now, limit=LAZY_EXPIRY_BATCH, wait=True), now=now)
+                claimed = _claim(campaign=campaign, annotator=annotator, now=now, order=order)
+        return claimed
+    except IntegrityError:
+        return _claimed_at_the_same_moment(campaign, annotator, now)
+
+
+def _claimed_at_the_same_moment(campaign: Campaign, annotator, now: datetime) -> Assignment:
+    """The answer when writing the lease broke ``assignment_one_active_per_campaign``: another claim by the same
+    annotator (a second tab) committed first, and that lease is the answer."""
+    current = _own(campaign, annotator).first()
+    if current is not None and current.expires_at > now:
+        return selectors.assignment_for_annotator(assignment_id=current.pk, annotator=annotator)
+    raise ApplicationError(
+        "Another claim for you in this campaign was being made at the same moment; try again.",
+        code="claim_conflict",
+        status_code=409,
+    )
+
+
+def _own(campaign: Campaign, annotator):
+    return Assignment.objects.filter(annotator_id=annotator.pk, campaign_id=campaign.pk, status=Assignment.Status.ACTIVE)
+
+
+def _gold_order(campaign: Campaign, gold_first: bool) -> tuple[bool, ...]:
+    """The kinds of pair a claim looks for, in order: gold (True) first when drawn, regular pairs alone when the
+    campaign mixes in no gold."""
+    return (True, False) if gold_first else (False, True) if campaign.gold_rate > 0 else (False,)
+
+
+def _claim(*, campaign: Campaign, annotator, now: datetime, order: list[bool]) -> Assignment | None:
+    """Runs inside a transaction (the write lock on SQLite), after leases that are due were expired; on PostgreSQL
+    with none due, alone."""
+    for gold in order:
+        if connection.vendor == "postgresql":
+            assignment = _claim_statement(by="id", campaign=campaign.pk, annotator=annotator, now=now, gold=gold,
+                                          due_expired=True, known=campaign).lease
+        else:
+            assignment = _lease_portable(campaign=campaign, annotator=annotator, gold=gold, now=now)
+        if assignment is not None:
+            return assignment
+    return None
+
+
+CLAIM_HEAD = 32
+
+
+def claim_sql(by: str = "id") -> str:
+    """The claim statement (``annotation/workqueue/sql/claim.sql``), the campaign found by ``id`` or ``slug``, for a head of
+    CLAIM_HEAD entries (the bench and the tests EXPLAIN it)."""
+    return sql.statement("claim", campaign_by={"id": "id", "slug": "slug"}[by], head_size=CLAIM_HEAD,
+                         head_last=CLAIM_HEAD - 1)
+
+
+def claim_params(*, campaign: int | str, annotator: User, now: datetime, draw: float = 1.0, gold: bool | None = None,
+                 due_expired: bool = False) -> dict:
+    """The claim statement's parameters: ``campaign`` its id or slug, ``gold`` the kind of pair (None: the
+    ``draw``'s), ``due_expired`` when the caller has expired the campaign's due leases (the bench and the tests
+    EXPLAIN it with them)."""
+    return {"campaign": campaign, "annotator": annotator.pk, "now": now, "draw": draw, "gold": gold,
+            "due_expired": due_expired}
+
+
+class ClaimRead(NamedTuple):
+    """What the claim statement answers: the lease it took (or None); without one, the campaign (None: no such
+    campaign), the membership as ``_claim_for_member`` takes it, and whether it looked for a pair. With a lease the
+    campaign is the caller's ``known`` one, or None (a claim by slug builds no campaign it does not need)."""
+
+    lease: Assignment | None
+    campaign: Campaign | None
+    membership: tuple | None
+    looked: bool
+
+
+def _claim_statement(*, by: str, campaign: int | str, annotator, now: datetime, draw: float = 1.0,
+                     gold: bool | None = None, due_expired: bool = False, known: Campaign | None = None) -> ClaimRead:
+    """One run of the claim statement. ``known``: the caller's campaign, which the lease then carries. A lease comes
+    with its display (``Assignment.shown``) read from the same row: no instance but the lease's own."""
+    params = claim_params(campaign=campaign, annotator=annotator, now=now, draw=draw, gold=gold,
+                          due_expired=due_expired)
+    with connection.cursor() as cursor:
+        cursor.execute(claim_sql(by), params)
+        row = cursor.fetchone()
+    if row is None:
+        return ClaimRead(None, None, None, False)
+    (campaign_part,) = sql.parts("claim_campaign")
+    width = len(campaign_part.attnames)
+    is_member, current_id, current_expires_at, any_due, looked, lease_id, pair_id, swapped, expires_at = (
+        row[width:width + 9])
+    membership = (current_id, current_expires_at, any_due) if is_member else None
+    if lease_id is None:
+        found = known or rows.instances(row[:width], [campaign_part])["c"]
+        return ClaimRead(None, found, membership, looked)
+    campaign_values = rows.values(row[:width], [campaign_part])["c"]
+    lease = {"id": lease_id, "pair_id": pair_id, "annotator_id": annotator.pk, "status": Assignment.Status.ACTIVE,
+             "swapped": swapped, "claimed_at": now, "expires_at": expires_at, "finished_at": None, "skip_reason": "",
+             "draft": {}, "draft_saved_at": None}
+    assignment = rows.loaded(Assignment, **lease, annotator=annotator,
+                             **({"campaign": known} if known else {"campaign_id": campaign_values["id"]}))
+    assignment.shown = selectors.Shown.read(lease, campaign_values, rows.values(row[width + 9:],
+                                                                                sql.parts("claim_display")))
+    return ClaimRead(assignment, known, membership, looked)
+
+
+def _lease_portable(*, campaign: Campaign, annotator, gold: bool, now: datetime) -> Assignment | None:
+    """The same claim through the ORM. Precondition: inside a transaction that holds the write lock (SQLite)."""
+    pair_id = claimable_pairs(campaign=campaign, annotator=annotator, gold=gold).values_list("pk", flat=True).first()
+    if pair_id is None:
+        return None
+    taken = Pair.objects.filter(PAIR_CLAIMABLE, pk=pair_id).update(active_claims=F("active_claims") + 1)
+    if taken != 1:
+        raise ApplicationError(
+            "The pair filled up while it was being claimed; try again.", code="claim_conflict", status_code=409
+        )
+    assignment = Assignment.objects.create(
+        pair_id=pair_id,
+        campaign=campaign,
+        annotator=annotator,
+        status=Assignment.Status.ACTIVE,
+        swapped=orientation_swapped(campaign.orientation_seed, pair_id, annotator.pk),
+        claimed_at=now,
+        expires_at=now + timedelta(minutes=campaign.lease_minutes),
+    )
+    _record(assignment, AssignmentEvent.Kind.CLAIM, now)
+    return selectors.assignment_for_annotator(assignment_id=assignment.pk, annotator=annotator)
+
+
+def claimable_pairs(*, campaign: Campaign, annotator: User, gold: bool) -> QuerySet[Pair]:
+    """The claim's candidates in ``pair_claim_idx`` order, locked with SKIP LOCKED where the database can.
+
+    Precondition: inside a transaction.
+    """
+    seen = Assignment.objects.filter(pair=OuterRef("pk"), annotator=annotator)
+    return (
+        Pair.objects.filter(PAIR_CLAIMABLE, campaign=campaign, is_gold=gold)
+        .filter(~Exists(seen))
+        .order_by(F("priority").desc(), PAIR_SLOTS_TAKEN.desc(), "id")
+        .select_for_update(skip_locked=True)
+    )
+
+
+def _lock_due(*, campaign_id: int | None, now: datetime, limit: int, wait: bool = False) -> list[int]:
+    """Lock up to ``limit`` active leases past their time, oldest first; rows another transaction holds are
+    skipped, or with ``wait`` waited for (then re-checked: one that transaction expired is not returned)."""
+    due = Assignment.objects.filter(status=Assignment.Status.ACTIVE, expires_at__lte=now)
+    if campaign_id is not None:
+        due = due.filter(campaign_id=campaign_id)
+    locking = due.order_by("expires_at", "pk").select_for_update(skip_locked=not wait)
+    return list(locking.values_list("pk", flat=True)[:limit])
+
+
+def _expire_locked(*, ids: list[int], now: datetime) -> int:
+    """Expire the given active assignments and return their slots. Precondition: their rows are locked."""
+    if not ids:
+        return 0
+    locked = Assignment.objects.filter(pk__in=ids, status=Assignment.Status.ACTIVE)
+    rows = list(locked.only("pk", "pair_id", "campaign_id", "annotator_id", "expires_at"))
+    locked.update(status=Assignment.Status.EXPIRED, finished_at=now)
+    # Pairs in ascending id order, so two expiries running at once never wait on each other in a cycle.
+    for pair_id, count in sorted(Counter(row.pair_id for row in rows).items()):
+        Pair.objects.filter(pk=pair_id).update(active_claims=F("active_claims") - count)
+    AssignmentEvent.objects.bulk_create(
+        AssignmentEvent(
+            assignment_id=row.pk,
+            campaign_id=row.campaign_id,
+            annotator_id=row.annotator_id,
+            kind=AssignmentEvent.Kind.EXPIRE,
+            at=now,
+            detail={"expired_at": row.expires_at.isoformat()},
+        )
+        for row in rows
+    )
+    return len(rows)
+
+
+def assignments_expire(*, now: datetime | None = None) -> int:
+    """Expire every lease past its time, in batches of short transactions; returns how many expired."""
+    now = now or timezone.now()
+    total = 0
+    while True:
+        with transaction.atomic():
+            expired = _expire_locked(ids=_lock_due(campaign_id=None, now=now, limit=EXPIRY_BATCH), now=now)
+        total += expired
+        if expired < EXPIRY_BATCH:
+            return total
+
+
+def _locked_own(assignment: Assignment, annotator) -> Assignment:
+    """The assignment's row, locked, with its pair and campaign. Precondition: inside a transaction."""
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute(sql.statement("locked"), {"assignment": assignment.pk, "annotator": annotator.pk})
+            row = cursor.fetchone()
+        if row is None:
+            raise ApplicationError("No such assignment.", code="not_found", status_code=404)
+        return _locked_from_row(row)
+    locked = (
+        Assignment.objects.select_for_update(of=("self",))
+        .select_related("pair", "campaign__rating_schema")
+        .filter(still_member(), pk=assignment.pk, annotator_id=annotator.pk)
+        .first()
+    )
+    if locked is None:
+        raise ApplicationError("No such assignment.", code="not_found", status_code=404)
+    return locked
+
+
+def _locked_from_row(row) -> Assignment:
+    built = rows.instances(row, sql.parts("locked"))
+    built["c"].rating_schema = built["s"]
+    built["a"].pair, built["a"].campaign = built["p"], built["c"]
+    return built["a"]
+
+
+# The submission's read (annotation/workqueue/sql/submit_read.sql, submit_locked.sql): the assignment with what validating
+# the answers needs. Locked, it comes with its idempotency lookup in the same round trip. Unlocked (the first try
+# outside a transaction) it reads no annotation: a plan PostgreSQL kept for the prepared statement while the
+# annotation table was nearly empty (a sequential scan) read the whole table long after it had grown. The unlocked
+# try needs no lookup: an assignment still active or expired has no annotation (it is stored with the status
+# change), and a key already used for another assignment fails the insert on its unique index.
+
+
+@dataclass(frozen=True, slots=True)
+class _Held:
+    """The assignment as a submission reads it: whose it is, its state, and what checking the answers needs."""
+
+    id: int
+    pair_id: int
+    campaign_id: int
+    annotator_id: int
+    status: str
+    swapped: bool
+    criteria: list
+    is_gold: bool
+    gold_answer: dict | None
+    definition: dict
+    kind: str
+    requires_full_playback: bool
+
+    @classmethod
+    def of(cls, locked: Assignment) -> _Held:
+        """From ``_locked_own``'s instance (its pair, campaign and schema loaded)."""
+        pair, campaign = locked.pair, locked.campaign
+        return cls(id=locked.pk, pair_id=locked.pair_id, campaign_id=locked.campaign_id,
+                   annotator_id=locked.annotator_id, status=locked.status, swapped=locked.swapped,
+                   criteria=pair.criteria or [], is_gold=pair.is_gold, gold_answer=pair.gold_answer,
+                   definition=campaign.rating_schema.definition, kind=campaign.kind,
+                   requires_full_playback=campaign.requires_full_playback)
+
+    @classmethod
+    def read(cls, row) -> _Held:
+        """From a row of the ``submit`` select list."""
+        read = rows.values(row, sql.parts("submit"))
+        a, p, c = read["a"], read["p"], read["c"]
+        return cls(id=a["id"], pair_id=a["pair_id"], campaign_id=a["campaign_id"], annotator_id=a["annotator_id"],
+                   status=a["status"], swapped=a["swapped"], criteria=p["criteria"] or [], is_gold=p["is_gold"],
+                   gold_answer=p["gold_answer"], definition=read["s"]["definition"], kind=c["kind"],
+                   requires_full_playback=c["requires_full_playback"])
+
+
+def _locked_for_submit(
+    assignment: Assignment, annotator, key: str, lock: bool = True
+) -> tuple[_Held, Annotation | None]:
+    """The assignment as the submission reads it (locked with ``lock``), and the earlier annotation of this
+    assignment, or else of this idempotency key, if any.
+
+    Precondition: inside a transaction, unless ``lock`` is false (PostgreSQL only: the read without the lock and
+    without the lookup, whose answer is then None).
+    """
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            if lock:
+                cursor.execute(sql.statement("submit_locked"), {"key": key, "assignment": assignment.pk,
+                                                                "annotator": annotator.pk})
+            else:
+                cursor.execute(sql.statement("submit_read"), {"assignment": assignment.pk})
+            row = cursor.fetchone()
+        if not lock:
+            held = None if row is None else _Held.read(row)
+            if held is None or held.annotator_id != annotator.pk:  # whose it is, checked on the row read by id
+                raise ApplicationError("No such assignment.", code="not_found", status_code=404)
+            return held, None
+        if row is None:
+            raise ApplicationError("No such assignment.", code="not_found", status_code=404)
+        (earlier_part,) = sql.parts("earlier")
+        width = len(earlier_part.attnames)
+        earlier = rows.instances(row[:width], [earlier_part])["n"] if row[0] is not None else None
+        return _Held.read(row[width:]), earlier
+    locked = _locked_own(assignment, annotator)
+    earlier = sorted(
+        Annotation.objects.filter(Q(assignment_id=locked.pk) | Q(idempotency_key=key)),
+        key=lambda annotation: annotation.assignment_id != locked.pk,
+    )
+    return _Held.of(locked), (earlier[0] if earlier else None)
+
+
+@transaction.atomic
+def assignment_save_draft(*, assignment: Assignment, annotator: User, values: dict, now: datetime | None = None) -> Assignment:
+    """Store answers as shown on screen (partial answers allowed); a live lease is renewed by the work."""
+    now = now or timezone.now()
+    locked = _locked_own(assignment, annotator)
+    if not isinstance(values, dict):
+        raise ApplicationError("A draft is an object keyed by question id.", code="invalid_draft")
+    known = {q["id"] for q in locked.campaign.rating_schema.definition["questions"]}
+    unknown = sorted(set(values) - known)
+    if unknown:
+        named = schemas.shown_names(unknown)
+        more = f" and {len(unknown) - len(named):,} more" if len(unknown) > len(named) else ""
+        raise ApplicationError(
+            f"Unknown question(s) in the draft: {', '.join(named)}{more}.", code="invalid_draft",
+            extra={"fields": named, "unknown": len(unknown)},
+        )
+    if len(json.dumps(values)) > DRAFT_MAX_BYTES:
+        raise ApplicationError(f"A draft may hold at most {DRAFT_MAX_BYTES:,} bytes.", code="draft_too_large")
+    if locked.status in (Assignment.Status.SUBMITTED, Assignment.Status.SKIPPED):
+        raise ApplicationError(
+            f"This assignment is already {locked.status}; the draft was not saved.", code="assignment_closed", status_code=409
+        )
+    locked.draft = values
+    locked.draft_saved_at = now
+    fields = ["draft", "draft_saved_at"]
+    if locked.status == Assignment.Status.ACTIVE:
+        locked.expires_at = now + timedelta(minutes=locked.campaign.lease_minutes)
+        fields.append("expires_at")
+    locked.save(update_fields=fields)
+    _record(locked, AssignmentEvent.Kind.DRAFT, now, answered=len(values))
+    return locked
+
+
+def _idempotency_key(annotator, key: str) -> str:
+    if not isinstance(key, str) or not key.strip():
+        raise ApplicationError("An idempotency key is required (header Idempotency-Key).", code="idempotency_key_required")
+    if len(key) > IDEMPOTENCY_KEY_MAX:
+        raise ApplicationError(
+            f"The idempotency key may have at most {IDEMPOTENCY_KEY_MAX} characters.", code="invalid_idempotency_key"
+        )
+    # Scoped to the annotator, so one rater's key can never collide with another's.
+    return f"{annotator.pk}:{key.strip()}"
+
+
+class _AssignmentChanged(Exception):
+    """The unlocked try cannot answer (the assignment is closed, or its status changed before the write): nothing
+    was written."""
+
+
+def annotation_submit(
+    *,
+    assignment: Assignment,
+    annotator: User,
+    values: dict,
+    time_on_item_ms: int | None,
+    idempotency_key: str,
+    now: datetime | None = None,
+    media_played: dict | None = None,
+) -> Annotation:
+    """Store the answers (given as shown: left = "A") in canonical orientation; a repeat returns the same annotation.
+
+    A lease that expired may still be submitted while its pair has a free slot; otherwise the
+    submission is refused with ``lease_expired`` and nothing is stored. Only ``assignment.pk`` is read:
+    the row is checked to be ``annotator``'s here (404 otherwise), so a caller need not load it.
+
+    On PostgreSQL outside a transaction the submission first goes without one: an unlocked read, then
+    one statement that writes everything only if the assignment's status is still the one read (it locks
+    the row to check). What that read decides alone cannot change under it (whose the assignment is, the
+    schema's verdict on the answers). If the assignment was already closed (a repeat, a skip) or its
+    status moved before the write (a double submit, an expiry, a skip at the same moment), nothing was
+    written and the submission runs again in a transaction holding the row lock from the start, as it
+    always does elsewhere. Two round trips instead of four (BEGIN, the locked read, the write, COMMIT).
+
+    ``media_played``: the share of each medium heard or watched, as shown ("A" is the left response; "prompt"),
+    stored canonical. A campaign that ``requires_full_playback`` refuses a submission short of
+    annotation.workqueue.playback.FULL_PLAYBACK_TOLERANCE on any of its kind's media with ``media_not_played``.
+    """
+    now = now or timezone.now()
+    key = _idempotency_key(annotator, idempotency_key)
+    submission = {"assignment": assignment, "annotator": annotator, "values": values, "time_on_item_ms": time_on_item_ms,
+                  "key": key, "now": now, "media_played": media_played}
+    if connection.vendor == "postgresql" and not connection.in_atomic_block:
+        try:
+            return _submit(**submission, lock=False)
+        except _AssignmentChanged:
+            pass
+    with transaction.atomic():
+        return _submit(**submission, lock=True)
+
+
+def _submit(*, assignment: Assignment, annotator, values, time_on_item_ms, key: str, now: datetime, lock: bool,
+            media_played: dict | None = None):
+    """Precondition: inside a transaction when ``lock``; else on PostgreSQL, outside one."""
+    held, earlier = _locked_for_submit(assignment, annotator, key, lock=lock)
+    if not lock and held.status not in (Assignment.Status.ACTIVE, Assignment.Status.EXPIRED):
+        raise _AssignmentChanged  # submitted (a repeat) or skipped: the locked read, with its lookup, answers
+    if earlier is not None and earlier.assignment_id == held.id:
+        return earlier
+    if earlier is not None:
+        raise ApplicationError(
+            "This idempotency key was already used for another assignment.", code="idempotency_key_reused", status_code=409
+        )
+    if time_on_item_ms is not None and not (
+        type(time_on_item_ms) is int and 0 <= time_on_item_ms <= TIME_ON_ITEM_MAX_MS
+    ):
+        raise ApplicationError(
+            "time_on_item_ms must be a whole number of milliseconds within a day.", code="invalid_time_on_item"
+        )
+    definition = held.definition
+    errors = schemas.validate_answers(definition, values, criteria=[c for c in held.criteria if isinstance(c, str)] or None)
+    if errors:
+        raise ApplicationError("Some answers are missing or invalid.", code="invalid_answers", extra={"fields": errors})
+    if held.status == Assignment.Status.SKIPPED:
+        raise ApplicationError(
+            "You skipped this pair; it can no longer be submitted.", code="assignment_skipped", status_code=409
+        )
+    played = media_played_canonical(media_played, swapped=held.swapped)
+    if held.requires_full_playback:
+        refuse_short_playback(played, kind=held.kind, swapped=held.swapped)
+
+    canonical = schemas.reorient(definition, values, swapped=held.swapped)
+    rationale = canonical.get("rationale")
+    was_expired = held.status == Assignment.Status.EXPIRED
+    fields = {
+        "values": canonical,
+        "shown_swapped": held.swapped,
+        "rationale": rationale if isinstance(rationale, str) else "",
+        "time_on_item_ms": time_on_item_ms,
+        "media_played": played,
+        "gold_correct": gold_matches(definition, held.gold_answer, canonical) if held.is_gold else None,
+        "idempotency_key": key,
+    }
+    store = _store_postgresql if connection.vendor == "postgresql" else _store_portable
+    try:
+        annotation = store(held=held, annotator=annotator, fields=fields, was_expired=was_expired, now=now)
+    except IntegrityError:
+        raise ApplicationError(
+            "This idempotency key was already used for another assignment.", code="idempotency_key_reused", status_code=409
+        ) from None
+    if annotation is None:
+        raise ApplicationError(
+            "Your lease on this pair expired and its slot went to someone else; your answers were not stored.",
+            code="lease_expired",
+            status_code=409,
+        )
+    return annotation
+
+
+def _submit_detail(fields: dict, was_expired: bool) -> dict:
+    return {"time_on_item_ms": fields["time_on_item_ms"], "gold_correct": fields["gold_correct"], "after_expiry": was_expired}
+
+
+def _store_postgresql(*, held: _Held, annotator, fields: dict, was_expired: bool, now: datetime):
+    """Writes only while the assignment's status is still ``held.status`` (the statement locks the row to check),
+    else raises _AssignmentChanged having written nothing. One statement: atomic alone, or in a transaction."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            sql.statement("submit"),
+            {
+                **fields,
+                "values": json.dumps(fields["values"]),
+                "media_played": None if fields["media_played"] is None else json.dumps(fields["media_played"]),
+                "release": 0 if was_expired else 1,
+                "pair": held.pair_id,
+                "assignment": held.id,
+                "annotator": annotator.pk,
+                "campaign": held.campaign_id,
+                "detail": json.dumps(_submit_detail(fields, was_expired)),
+                "now": now,
+                "status": held.status,
+            },
+        )
+        guarded, annotation_id = cursor.fetchone()
+    if not guarded:
+        raise _AssignmentChanged
+    if annotation_id is None:
+        return None
+    return rows.loaded(
+        Annotation, id=annotation_id, pair_id=held.pair_id, assignment_id=held.id, annotator=annotator,
+        source=Annotation.Source.CONCORD, rater_label="", created_at=now, **fields,
+    )
+
+
+def _store_portable(*, held: _Held, annotator, fields: dict, was_expired: bool, now: datetime):
+    """The same writes through the ORM. Precondition: inside a transaction holding the write lock (SQLite)."""
+    done = F("annotations_done") + 1
+    counted = Pair.objects.filter(PAIR_CLAIMABLE if was_expired else Q(), pk=held.pair_id).update(
+        annotations_done=done,
+        active_claims=F("active_claims") - (0 if was_expired else 1),
+        status=Case(
+            When(Q(status=Pair.Status.QUEUED) & Q(required_annotations__lte=done), then=Value(Pair.Status.COMPLETE)),
+            default=F("status"),
+        ),
+    )
+    if counted != 1:
+        return None
+    annotation = Annotation.objects.create(
+        pair_id=held.pair_id, assignment_id=held.id, annotator=annotator, source=Annotation.Source.CONCORD, **fields
+    )
+    Assignment.objects.filter(pk=held.id).update(status=Assignment.Status.SUBMITTED, finished_at=now, draft={})
+    _record(held, AssignmentEvent.Kind.SUBMIT, now, annotation=annotation.pk, **_submit_detail(fields, was_expired))
+    return annotation
+
+
+@transaction.atomic
+def assignment_skip(*, assignment: Assignment, annotator: User, reason: str, now: datetime | None = None) -> Assignment:
+    """Give the pair back with a reason; its slot goes to someone else. Skipping twice changes nothing more."""
+    now = now or timezone.now()
+    reason = reason.strip() if isinstance(reason, str) else ""
+    if not reason:
+        raise ApplicationError("Say why you skip this pair.", code="reason_required")
+    if len(reason) > SKIP_REASON_MAX:
+        raise ApplicationError(f"Keep the reason under {SKIP_REASON_MAX} characters.", code="reason_too_long")
+    locked = _locked_own(assignment, annotator)
+    if locked.status == Assignment.Status.SKIPPED:
+        return locked
+    if locked.status == Assignment.Status.SUBMITTED:
+        raise ApplicationError("This pair was already submitted.", code="assignment_closed", status_code=409)
+    if locked.status == Assignment.Status.ACTIVE:
+        Pair.objects.filter(pk=locked.pair_id).update(active_claims=F("active_claims") - 1)
+    was = locked.status
+    locked.status = Assignment.Status.SKIPPED
+    locked.skip_reason = reason
+    locked.finished_at = now
+    locked.save(update_fields=["status", "skip_reason", "finished_at"])
+    _record(locked, AssignmentEvent.Kind.SKIP, now, reason=reason, after_expiry=was == Assignment.Status.EXPIRED)
+    return locked

@@ -1,6 +1,0 @@
-from django.apps import AppConfig
-
-
-class CatalogueConfig(AppConfig):
-    name = "catalogue"
-    verbose_name = "Catalogue"
