@@ -1,38 +1,54 @@
-"""Where X lives can be read from the folder names: the README's layout is the tree, and each app says what it owns
-and what it may import, which the imports obey."""
+"""Where X lives can be read from the folder names: the README's layout is the tree, each room says what it owns
+and what it may import, and the imports obey the layers, with no exception list."""
 
 import ast
 import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-# Each app and the Concord apps its code may import (inside functions too; type hints aside).
-MAY_IMPORT = {
-    "core": set(),
-    "accounts": {"core"},
-    "catalogue": {"core", "accounts", "workqueue", "curation"},
-    "workqueue": {"core", "accounts", "catalogue"},
-    "curation": {"core", "accounts", "catalogue", "workqueue"},
-    "frontend": {"core", "accounts", "catalogue", "workqueue", "curation"},
-    "demo": {"core", "accounts", "catalogue", "workqueue", "curation"},
-}
+# Top to bottom: a package may import its own layer's package and the layers below it, never above or beside.
+LAYERS = [{"config"}, {"frontend", "demo"}, {"curation"}, {"annotation"}, {"core"}]
+# Inside the annotation app, likewise; its top-level modules (models, admin, tasks, apps) and management commands
+# compose the rooms and may import any of them.
+ANNOTATION_LAYERS = [{"management"}, {"importers"}, {"workqueue", "jobs"}, {"catalogue"}, {"accounts"}]
+ROOMS = {name for layer in ANNOTATION_LAYERS for name in layer}
 
 
-def _imported_apps(path: Path) -> set[str]:
+def _layer(layers: list[set[str]], name: str) -> int | None:
+    return next((n for n, layer in enumerate(layers) if name in layer), None)
+
+
+def _room(module: str) -> tuple[str, str | None]:
+    parts = module.split(".")
+    return (parts[0], parts[1] if parts[0] == "annotation" and len(parts) > 1 and parts[1] in ROOMS else None)
+
+
+def _imports(path: Path):
+    """Every module imported (inside functions too), with its line; imports only for type hints aside."""
     tree = ast.parse(path.read_text())
     type_only = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.If) and getattr(node.test, "id", None) == "TYPE_CHECKING":
             type_only.update(id(child) for stmt in node.body for child in ast.walk(stmt))
-    found = set()
     for node in ast.walk(tree):
         if id(node) in type_only:
             continue
         if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            found.add(node.module.split(".")[0])
+            yield node.module, node.lineno
+            yield from ((f"{node.module}.{alias.name}", node.lineno) for alias in node.names)
         elif isinstance(node, ast.Import):
-            found.update(alias.name.split(".")[0] for alias in node.names)
-    return found & set(MAY_IMPORT)
+            yield from ((alias.name, node.lineno) for alias in node.names)
+
+
+def _wrong(source: tuple[str, str | None], target: tuple[str, str | None]) -> bool:
+    low, high = _layer(LAYERS, target[0]), _layer(LAYERS, source[0])
+    if low is None:
+        return False
+    if low < high or (low == high and target[0] != source[0]):
+        return True
+    if source[0] == target[0] == "annotation" and source[1] and target[1] and source[1] != target[1]:
+        return _layer(ANNOTATION_LAYERS, target[1]) <= _layer(ANNOTATION_LAYERS, source[1])
+    return False
 
 
 def test_the_readme_layout_names_every_top_level_package_and_nothing_else():
@@ -44,19 +60,42 @@ def test_the_readme_layout_names_every_top_level_package_and_nothing_else():
     assert listed == packages
 
 
-def test_every_app_says_what_it_owns_and_what_it_may_import():
-    for app in MAY_IMPORT:
-        doc = ast.get_docstring(ast.parse((ROOT / app / "__init__.py").read_text())) or ""
-        assert "May import:" in doc, app
+def test_every_package_and_room_says_what_it_owns_and_what_it_may_import():
+    packages = [ROOT / name for layer in LAYERS for name in layer] + [ROOT / "annotation" / room for room in ROOMS]
+    missing = [str(p.relative_to(ROOT)) for p in packages
+               if "May import:" not in (ast.get_docstring(ast.parse((p / "__init__.py").read_text())) or "")]
+    assert missing == []
 
 
-def test_no_app_imports_what_it_may_not():
-    wrong = {}
-    for app, allowed in MAY_IMPORT.items():
-        for path in (ROOT / app).rglob("*.py"):
+def test_imports_point_down_the_layers_only():
+    """config → frontend, demo → curation → annotation → core; in annotation importers → workqueue, jobs →
+    catalogue → accounts."""
+    wrong = []
+    for top in [name for layer in LAYERS for name in layer]:
+        for path in (ROOT / top).rglob("*.py"):
             if "migrations" in path.parts:
                 continue
-            extra = _imported_apps(path) - allowed - {app}
-            if extra:
-                wrong[str(path.relative_to(ROOT))] = sorted(extra)
-    assert wrong == {}
+            source = _room(".".join(path.relative_to(ROOT).with_suffix("").parts))
+            wrong += [f"{path.relative_to(ROOT)}:{line} imports {module}" for module, line in _imports(path)
+                      if _wrong(source, _room(module))]
+    assert wrong == []
+
+
+def test_the_layer_rule_refuses_an_upward_and_a_sideways_import():
+    """The rule itself, so that a check that passes is not a check that cannot fail."""
+    assert _wrong(("annotation", "catalogue"), ("annotation", "workqueue"))
+    assert _wrong(("annotation", "workqueue"), ("annotation", "jobs"))
+    assert _wrong(("core", None), ("annotation", None))
+    assert _wrong(("frontend", None), ("demo", None))
+    assert not _wrong(("annotation", "importers"), ("annotation", "catalogue"))
+    assert not _wrong(("curation", None), ("annotation", "workqueue"))
+    assert not _wrong(("annotation", None), ("annotation", "importers"))
+
+
+def test_no_model_keeps_an_old_table_name():
+    """Each table is named after its app's label and model (no ``db_table`` override keeps an old name alive)."""
+    from django.apps import apps
+
+    overridden = [m._meta.label for m in apps.get_models() if m._meta.app_label in ("annotation", "core", "curation")
+                  and m._meta.db_table != f"{m._meta.app_label}_{m._meta.model_name}"]
+    assert overridden == []

@@ -1,4 +1,4 @@
-"""Read queries of the catalogue: campaigns a user sees, members, media URLs, recent imports."""
+"""Read queries of the catalogue: campaigns a user sees, members, media URLs."""
 
 from __future__ import annotations
 
@@ -14,7 +14,6 @@ if TYPE_CHECKING:
     from django.db.models import QuerySet
 
     from annotation.accounts.models import User
-    from annotation.jobs.models import Job
 
 
 def media_url(digest: str, extension: str) -> str:
@@ -57,10 +56,3 @@ def campaign_member_candidates(*, campaign: Campaign, limit: int = 500) -> list[
 
     return list(get_user_model().objects.exclude(campaigns=campaign).order_by("username")
                 .values_list("username", flat=True)[:limit])
-
-
-def import_jobs_recent(*, limit: int = 20) -> QuerySet[Job]:
-    """The latest upload imports, newest first, with their campaign."""
-    from annotation.jobs.models import Job
-
-    return Job.objects.filter(kind="import").select_related("campaign", "created_by").order_by("-created_at")[:limit]

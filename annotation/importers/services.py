@@ -33,9 +33,9 @@ from annotation.catalogue.records import SourceInfo
 from annotation.catalogue.services import bulk
 from annotation.catalogue.services.campaigns import campaign_get_or_create
 from annotation.catalogue.services.media import storage_name, storage_put
-from annotation.catalogue.services.pairs import BatchOutcome, pairs_create_many
 from annotation.catalogue.services.sources import source_dataset_link
 from annotation.importers import FORMATS
+from annotation.importers.pairs import BatchOutcome, pairs_create_many
 from annotation.importers.reader import (
     CACHE_ENTRIES,
     HASH_CHUNK,

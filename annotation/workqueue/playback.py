@@ -3,26 +3,14 @@ canonical A/B orientation, and whether a campaign that requires full playback ma
 
 from __future__ import annotations
 
+from annotation.catalogue.playback import sides_played
 from core.errors import ApplicationError
 
 # A player may stop a few hundredths short of the end (the last frame, rounding of ``played`` ranges): 98 %
 # counts as heard or watched to the end.
 FULL_PLAYBACK_TOLERANCE = 0.98
 
-# Which media a campaign of each kind plays: both responses, or the prompt.
-RESPONSE_MEDIA_KINDS = frozenset({"text-to-audio", "text-to-video"})
-PROMPT_MEDIA_KINDS = frozenset({"audio-to-text", "video-to-text"})
-PLAYED_KINDS = RESPONSE_MEDIA_KINDS | PROMPT_MEDIA_KINDS
 SIDES = ("A", "B", "prompt")
-
-
-def sides_played(kind: str) -> tuple[str, ...]:
-    """The media a rater of a campaign of ``kind`` must play through when the campaign requires it."""
-    if kind in RESPONSE_MEDIA_KINDS:
-        return ("A", "B")
-    if kind in PROMPT_MEDIA_KINDS:
-        return ("prompt",)
-    return ()
 
 
 def media_played_canonical(media_played, *, swapped: bool) -> dict | None:

@@ -5,8 +5,9 @@ from django.views.generic import TemplateView
 
 from annotation.catalogue.models import TaskKind
 from annotation.catalogue.schemas import PRESETS
-from annotation.catalogue.selectors import campaigns_for_user, import_jobs_recent
+from annotation.catalogue.selectors import campaigns_for_user
 from annotation.importers import FORMATS
+from annotation.importers.selectors import import_jobs_recent
 
 
 class ImportUploadView(LoginRequiredMixin, UserPassesTestMixin, TemplateView):

@@ -152,7 +152,7 @@ def stored_uploads() -> set[str]:
 @pytest.mark.django_db
 def test_an_import_cancelled_while_queued_or_dying_with_its_reader_leaves_no_upload(monkeypatch,
                                                                                       django_capture_on_commit_callbacks):
-    from annotation.catalogue.services import imports
+    from annotation.importers import services as imports
     from annotation.jobs.services import job_cancel
 
     before = stored_uploads()
@@ -185,7 +185,7 @@ def test_the_upload_page_is_for_curators(client):
 
 @pytest.mark.django_db
 def test_a_reader_that_dies_fails_the_job_with_its_reason(monkeypatch, django_capture_on_commit_callbacks):
-    from annotation.catalogue.services import imports
+    from annotation.importers import services as imports
 
     def broken_reader(**kwargs):
         raise OSError("disk read error at byte 4096")

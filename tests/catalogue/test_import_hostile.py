@@ -10,7 +10,7 @@ from PIL import Image
 
 from annotation.catalogue import records as rows
 from annotation.catalogue.models import Media, Pair, Prompt, Response
-from annotation.catalogue.services.pairs import pairs_create_many
+from annotation.importers.pairs import pairs_create_many
 from tests.catalogue.import_helpers import concord_pair, mp4_bytes, png_bytes, run_import, run_import_json, write_jsonl
 from tests.factories import CampaignFactory
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -10,8 +11,8 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 
 from annotation.catalogue import schemas
-from annotation.catalogue.models import Campaign, RatingSchema, TaskKind
-from annotation.workqueue.playback import PLAYED_KINDS, sides_played
+from annotation.catalogue.models import Campaign, Pair, RatingSchema, TaskKind
+from annotation.catalogue.playback import PLAYED_KINDS, sides_played
 from core.errors import ApplicationError
 
 if TYPE_CHECKING:
@@ -86,15 +87,26 @@ def _check_settings(*, overlap: int, gold_rate: float, lease_minutes: int) -> No
         )
 
 
-def _checked_rule(rule: dict | None) -> dict:
-    """A pre-filter rule in its stored form; the rule is applied by curation.prefilter, pure code."""
-    from curation.prefilter import rules
+# The pre-filter rule belongs to curation, which applies it: curation registers how a rule is read and checked
+# (``prefilter_rule_reader_register``, from its app's ``ready()``), so a campaign stores only rules it will apply.
+_prefilter_rule_reader: Callable[[dict], dict] | None = None
 
+
+def prefilter_rule_reader_register(reader: Callable[[dict], dict]) -> None:
+    """``reader(rule)`` returns the rule in its stored form or raises ValueError with a message for the curator."""
+    global _prefilter_rule_reader
+    _prefilter_rule_reader = reader
+
+
+def _checked_rule(rule: dict | None) -> dict:
+    """A pre-filter rule in its stored form, read by the reader curation registered."""
     if not rule:
         return {}
+    if _prefilter_rule_reader is None:
+        raise ApplicationError("no pre-filter is installed to apply this rule", code="invalid_prefilter_rule")
     try:
-        return rules.rule_from_config(rule).as_config()
-    except rules.RuleError as exc:
+        return _prefilter_rule_reader(rule)
+    except ValueError as exc:
         raise ApplicationError(str(exc), code="invalid_prefilter_rule") from exc
 
 
@@ -175,9 +187,8 @@ def _check_full_playback(kind: str, required: bool) -> None:
 def _check_schema_unused(campaign: Campaign) -> None:
     """Ratings are stored by question id without their schema's version: once there is one (or a pair was claimed,
     so a draft may exist), the campaign's questions are fixed."""
-    from annotation.workqueue.models import Annotation, Assignment
-
-    if Assignment.objects.filter(campaign=campaign).exists() or Annotation.objects.filter(pair__campaign=campaign).exists():
+    # Through the reverse relations the work queue's models declare (``assignments``, ``annotations``).
+    if campaign.assignments.exists() or Pair.objects.filter(campaign=campaign, annotations__isnull=False).exists():
         raise ApplicationError(
             f"campaign {campaign.slug!r} already has ratings or claimed pairs under schema {campaign.rating_schema}; "
             "its questions can no longer change (create a new campaign for new questions)",

@@ -5,7 +5,7 @@ import json
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation.catalogue.models import Campaign
-from annotation.catalogue.services.pairs import STRATEGIES, pairs_build
+from annotation.importers.pairs import STRATEGIES, pairs_build
 from core.errors import ApplicationError
 
 

@@ -3,7 +3,7 @@
 from django.core.management.base import BaseCommand
 
 from annotation.catalogue.cli import campaign_named
-from annotation.catalogue.services.pairs import pairs_self_identification_scan
+from annotation.importers.pairs import pairs_self_identification_scan
 from core.cli import emit, progress_reporter
 
 
