@@ -4,9 +4,10 @@ import assert from "node:assert/strict";
 import { beforeEach, describe, test } from "node:test";
 
 let keydown = null;
-globalThis.HTMLElement = class HTMLElement {
+class FakeElement {
   constructor(props) { Object.assign(this, props); }
-};
+}
+globalThis.HTMLElement = FakeElement;
 globalThis.document = { addEventListener: (type, listener) => { if (type === "keydown") keydown = listener; } };
 
 const { bind, boundKeys, clearBindings } = await import("../../frontend/static/frontend/workspace/keys.js");
@@ -24,7 +25,7 @@ function fakeForm({ addable = false } = {}) {
   };
 }
 
-const textBox = (inForm = true) => new HTMLElement({
+const textBox = (inForm = true) => new FakeElement({
   tagName: "TEXTAREA",
   blurred: false,
   blur() { this.blurred = true; },
