@@ -6,5 +6,5 @@ Everything here is plain Python without Django: ``build.build_demo`` writes conc
 files and a media folder, and ``demo.services`` imports them (and creates the demo accounts), run by
 ``manage.py seed_demo``.
 
-May import: every other app (it seeds them all); nothing imports it.
+May import: ``curation``, ``annotation`` and ``core`` (it seeds them all); nothing imports it.
 """

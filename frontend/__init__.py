@@ -2,5 +2,5 @@
 
 Templates and plain ES modules; views validate, call one service or selector and render. No business logic.
 
-May import: every app but ``demo``.
+May import: ``curation``, ``annotation`` and ``core``; never ``demo`` or ``config``.
 """
