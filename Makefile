@@ -4,10 +4,12 @@ PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 HOST ?= 127.0.0.1:8000
+# pytest-xdist workers for `make test` (one per core; tests/conftest.py keeps a file's tests on one worker).
+WORKERS ?= 2
 
 # The SQLite leg: the work queue (claim, lease, submit, their concurrency) and the imports, on a file database.
 SQLITE_SUITES ?= $(wildcard tests/workqueue/test_assignment*.py tests/core/test_rows.py tests/accounts/test_*.py \
-	tests/catalogue/test_import_*.py tests/catalogue/test_bulk.py tests/core/test_lookups.py tests/config/test_split_migration.py)
+	tests/catalogue/test_import_*.py tests/catalogue/test_bulk.py tests/core/test_lookups.py tests/system/test_migrate_from_main.py tests/test_migrations.py)
 SQLITE_DB ?= $(CURDIR)/var/sqlite-leg.sqlite3
 # What the Docker image can run with requirements.txt alone: production settings, the embedded default, the WSGI app.
 SMOKE_TESTS ?= tests/config/test_deploy.py tests/config/test_local_default.py tests/config/test_wsgi.py
@@ -42,11 +44,11 @@ serve: run-venv
 
 test: lint typecheck js
 	$(PY) manage.py makemigrations --check --dry-run --settings=config.settings.test
-	$(PY) -m pytest $(PYTEST_ARGS)
+	$(PY) -m pytest -n $(WORKERS) --dist loadgroup $(PYTEST_ARGS)
 
 test-sqlite: venv
 	mkdir -p $(dir $(SQLITE_DB))
-	DATABASE_URL=sqlite:///$(SQLITE_DB) $(PY) -m pytest --create-db $(PYTEST_ARGS) $(SQLITE_SUITES)
+	DATABASE_URL=sqlite:///$(SQLITE_DB) $(PY) -m pytest -n $(WORKERS) --dist loadgroup --create-db $(PYTEST_ARGS) $(SQLITE_SUITES)
 
 smoke: run-venv
 	$(PY) -m pytest $(PYTEST_ARGS) $(SMOKE_TESTS)

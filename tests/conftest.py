@@ -81,9 +81,19 @@ def private_redis(tmp_path):
         yield server
 
 
-def apps_at(node: tuple[str, str]):
-    """The models as they were once migration ``node`` had run: what a data migration's function is given."""
-    from django.db import connection
-    from django.db.migrations.executor import MigrationExecutor
+# Under pytest-xdist (``make test`` runs two workers) a file's tests stay on one worker, so its module-scoped data
+# and browser are built once; the files that share Redis databases by number (and flush them) or start real
+# workers on them share one worker, one file after another.
+_SHARED_REDIS = {
+    "tests/catalogue/test_import_api.py", "tests/config/test_deploy.py", "tests/config/test_embedded_worker.py",
+    "tests/config/test_redis_down.py", "tests/core/test_job_dispatch.py", "tests/curation/agreement/test_agreement_worker.py",
+    "tests/curation/test_jobs_reaper.py", "tests/curation/test_judges_egress.py", "tests/curation/test_prefilter_worker.py",
+    "tests/frontend/console/test_security.py",
+}
+_ROOT = Path(__file__).resolve().parent.parent
 
-    return MigrationExecutor(connection).loader.project_state([node]).apps
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        path = item.path.relative_to(_ROOT).as_posix()
+        item.add_marker(pytest.mark.xdist_group("shared-redis" if path in _SHARED_REDIS else path))

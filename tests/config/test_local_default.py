@@ -13,7 +13,7 @@ import httpx
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-CODE = ("manage.py", "config", "core", "accounts", "catalogue", "workqueue", "demo", "curation", "frontend")
+CODE = ("manage.py", "config", "core", "annotation", "demo", "curation", "frontend")
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,7 @@ from pathlib import Path
 from packaging.utils import canonicalize_name
 
 ROOT = Path(__file__).resolve().parents[2]
-APP_PACKAGES = ["core", "accounts", "catalogue", "workqueue", "demo", "curation", "frontend", "config"]
+APP_PACKAGES = ["core", "annotation", "demo", "curation", "frontend", "config"]
 FIRST_PARTY = {*APP_PACKAGES, "tests", "bench"}
 DEV_TOOLS = {"playwright", "moto", "schemathesis", "hypothesis", "ruff", "factory-boy", "faker", "mypy", "django-stubs"}
 PIN = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)(\[[a-z0-9,_-]+\])?==[0-9][^\s;]*(\s+#.*)?$")

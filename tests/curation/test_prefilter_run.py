@@ -1,7 +1,6 @@
 """The pre-filter end to end against the local judge endpoint: MMRB2's 17-of-18 rule, caching, errors."""
 
 import json
-from importlib import import_module
 from io import StringIO
 
 import pytest
@@ -20,7 +19,6 @@ from curation.services.prefilter import (
     prefilter_rule_set,
     prefilter_run_inline,
 )
-from tests.conftest import apps_at
 from tests.curation import prefilter_support as support
 from tests.curation.judge_server import JudgeServer, Reply, votes_script
 from tests.factories import CuratorFactory, UserFactory
@@ -380,19 +378,3 @@ def test_imported_pairs_wait_for_the_prefilter_and_their_images_reach_the_judges
         a, b = (content["media"] for content in (pair.response_a.content[1], pair.response_b.content[1]))
         assert seen[(f"imp{i}", "forward")] == [a, b] and seen[(f"imp{i}", "swapped")] == [b, a]
     assert report["pairs"] == 2 and report["dropped_easy"] == 1 and report["kept"] == 1
-
-
-def test_the_migration_makes_stored_majority_rules_the_published_rule_and_leaves_other_rules_and_finished_runs():
-    migration = import_module("curation.migrations.0003_prefilter_as_published")
-    old = {"rule": "majority", "threshold": 0.95, "min_votes": 2}
-    majority = support.campaign(prefilter_rule=old)
-    margin = support.campaign(prefilter_rule={"rule": "score-margin", "threshold": 0.5, "min_votes": 3})
-    waiting = Job.objects.create(kind="prefilter", campaign=majority, params={"rule": old, "attempt": 1})
-    finished = Job.objects.create(kind="prefilter", campaign=majority, status="succeeded", params={"rule": old})
-    migration.strip_min_votes(apps_at(("curation", "0003_prefilter_as_published")), None)
-    majority.refresh_from_db()
-    margin.refresh_from_db()
-    assert majority.prefilter_rule == {"rule": "majority", "threshold": 0.95}
-    assert margin.prefilter_rule == {"rule": "score-margin", "threshold": 0.5, "min_votes": 3}
-    assert Job.objects.get(pk=waiting.pk).params == {"rule": {"rule": "majority", "threshold": 0.95}, "attempt": 1}
-    assert Job.objects.get(pk=finished.pk).params == {"rule": old}

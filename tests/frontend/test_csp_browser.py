@@ -34,8 +34,8 @@ def test_every_page_loads_under_the_policy_and_its_scripts_run(live_server, tran
         "admin": ["/", "/console/", f"/console/campaigns/{world.campaign.slug}/",
                   f"/console/campaigns/{world.campaign.slug}/pairs/", f"/console/pairs/{world.pairs['kept'].pk}/",
                   "/console/dashboards/", f"/console/annotators/{world.bob.pk}/", "/releases/", "/imports/",
-                  "/api/docs/", "/api/redoc/", "/admin/", "/admin/catalogue/campaign/",
-                  f"/admin/catalogue/campaign/{world.campaign.pk}/change/"],
+                  "/api/docs/", "/api/redoc/", "/admin/", "/admin/annotation/campaign/",
+                  f"/admin/annotation/campaign/{world.campaign.pk}/change/"],
         "bob": ["/work/", f"/work/campaigns/{world.campaign.slug}/", f"/work/assignments/{lease.pk}/", "/work/me/"],
     }
     with chromium() as browser:

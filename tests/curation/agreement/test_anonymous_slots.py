@@ -6,20 +6,17 @@ while the figures that do not need identities (alpha, MMRB2's pairwise agreement
 """
 
 import io
-from importlib import import_module
 
 import pytest
 from django.core.management import CommandError, call_command
 
 from annotation.catalogue import schemas
-from annotation.catalogue.records import anonymous_rater_label
 from annotation.workqueue.models import Annotation
 from curation.agreement.report import agreement_report
 from curation.agreement.table import table_from_answers
 from curation.agreement.variables import variables_of_schema
 from curation.selectors.dashboards import annotations_per_annotator, annotator_quality, human_position_bias
 from tests.catalogue.import_helpers import concord_pair, run_import_json, write_jsonl
-from tests.conftest import apps_at
 from tests.curation.agreement.mmrb2_files import PUBLISHED
 from tests.curation.agreement.test_mmrb2_end_to_end import import_release, run_json
 from tests.factories import AnnotationFactory, CampaignFactory, CuratorFactory, PairFactory
@@ -126,19 +123,3 @@ def test_per_rater_figures_of_a_plain_table_leave_out_the_raters_named_anonymous
     assert [row["rater"] for row in report["annotators"]] == ["ann"]
     assert report["annotators"][0]["loo_agreement"] == 1.0
     assert report["rater_identities"]["left_out_of_per_rater_figures"] == 2
-
-
-def test_the_migration_gives_old_shared_mmrb2_and_omni_labels_a_slot_of_their_pair():
-    migration = import_module("accounts.migrations.0009_anonymous_rater_slots")
-    first, second = PairFactory(external_id="p-1"), PairFactory(external_id="p-2")
-    for pair in (first, second):
-        AnnotationFactory(pair=pair, rater_label="mmrb2-rater-2")
-        AnnotationFactory(pair=pair, rater_label="omni-reward-annotator")
-        AnnotationFactory(pair=pair, rater_label="rater-07")
-    migration.relabel(apps_at(("annotation", "0009_anonymous_rater_slots")), None)
-    labels = {(a.pair.external_id, a.rater_label) for a in Annotation.objects.select_related("pair")}
-    assert labels == {
-        ("p-1", anonymous_rater_label(pair_key="p-1", slot=2)), ("p-1", anonymous_rater_label(pair_key="p-1", slot=1)),
-        ("p-2", anonymous_rater_label(pair_key="p-2", slot=2)), ("p-2", anonymous_rater_label(pair_key="p-2", slot=1)),
-        ("p-1", "rater-07"), ("p-2", "rater-07")}
-

@@ -192,22 +192,3 @@ def test_a_disputed_criterion_sends_its_pair_to_adjudication_and_the_curator_dec
     decided = pair_adjudicate(pair_id=pair.pk, curator=CuratorFactory(), chosen="B", note="B is right on tone")
     assert (decided.chosen, decided.criteria) == ("B", [])
     assert decided.details["previous"]["criteria"] == record.criteria
-
-
-def test_the_migration_marks_pooled_criteria_decisions_stale_and_keeps_single_criterion_and_curator_ones():
-    import importlib
-
-    from tests.conftest import apps_at
-
-    migration = importlib.import_module("curation.migrations.0006_consensus_per_criterion")
-    campaign = make_campaign(preset="omni-criteria", kind="text-to-text")
-    two, one, adjudicated = add_pairs(campaign, [DEMO_T2T_002, DEMO_T2T_002, DEMO_T2T_002], qid="criteria")
-    Pair.objects.filter(pk__in=[two.pk, adjudicated.pk]).update(criteria=["Answers the question", "Is concise"])
-    Pair.objects.filter(pk=one.pk).update(criteria=["Answers the question"])
-    mmrb2 = make_campaign()
-    (generation,) = add_pairs(mmrb2, [[6, 6, 5]])
-    for p, policy in ((two, "majority"), (one, "majority"), (adjudicated, "adjudication"), (generation, "majority")):
-        ConsensusRecord.objects.create(pair=p, policy=policy, decision="kept", chosen="tie" if p != generation else "A")
-    migration.mark_pooled_decisions(apps_at(("curation", "0006_consensus_per_criterion")), None)
-    stale = dict(ConsensusRecord.objects.values_list("pair_id", "stale_reason"))
-    assert stale == {two.pk: "pooled_criteria", one.pk: "", adjudicated.pk: "", generation.pk: ""}
