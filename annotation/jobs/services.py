@@ -34,6 +34,10 @@ LEASE_LOCK_CLASS = 7011
 PUBLISH_RETRY_POLICY = {"max_retries": 1, "interval_start": 0, "interval_step": 0.2, "interval_max": 0.2}
 
 
+class JobCancelled(Exception):
+    """The curator cancelled the job while it ran: its runner stops before storing anything."""
+
+
 class JobNotQueued(ApplicationError):
     """The broker did not take the job's task; the job is marked failed with the reason."""
 

@@ -16,6 +16,7 @@ from django.utils import timezone
 from annotation.catalogue.models import Campaign
 from annotation.jobs.models import Job
 from annotation.jobs.services import (
+    JobCancelled,
     job_create,
     job_dispatch,
     job_fail,
@@ -39,10 +40,6 @@ JOB_KIND = "agreement"
 MAX_RESAMPLES = 100_000
 SLICE_KEY_LENGTH = 200
 QUALITY_KEYS = {"fast_floor_ms", "fast_fraction", "fast_min_ratings", "bias_p_value"}
-
-
-class JobCancelled(Exception):
-    """The curator cancelled the job; stop without storing anything."""
 
 
 def validate_parameters(*, bootstrap: object, seed: object, quality: dict | None = None) -> dict:

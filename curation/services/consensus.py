@@ -15,6 +15,7 @@ from annotation.catalogue import schemas
 from annotation.catalogue.models import Campaign, Pair
 from annotation.jobs.models import Job
 from annotation.jobs.services import (
+    JobCancelled,
     job_create,
     job_dispatch,
     job_fail,
@@ -46,10 +47,6 @@ UNDECIDED_STATUSES = {Pair.Status.PENDING, Pair.Status.DROPPED_EASY, Pair.Status
 # Why an undecided pair is not waiting for ratings, by its status; the first that applies names it.
 LEFT_OUT_STATUSES = {Pair.Status.PENDING: "awaiting_prefilter", Pair.Status.DROPPED_EASY: "dropped_by_prefilter",
                      Pair.Status.EXCLUDED: "excluded"}
-
-
-class JobCancelled(Exception):
-    """The curator cancelled the job; stop before writing anything."""
 
 
 def consensus_settings(*, campaign: Campaign, policy: str | None = None, params: dict | None = None,
