@@ -16,13 +16,13 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import timedelta
 
 from django.conf import settings
 from django.db import connection
 from django.utils import timezone
+from django.utils.module_loading import import_string
 
 from annotation.jobs.models import Job
 from annotation.jobs.services import JobNotQueued, job_fail, job_publish, jobs_leased
@@ -33,12 +33,16 @@ REAPER_LOCK = (7012, 0)
 
 @dataclass(frozen=True)
 class JobKindHooks:
-    """What the reaper does for one kind of job beyond sending it again or failing it."""
+    """What the reaper does for one kind of job beyond sending it again or failing it.
+
+    The hooks are dotted paths, imported when the reaper first calls them: registering a kind at start-up costs
+    no import of the code behind it (a release's pulls in pyarrow).
+    """
 
     # Runs before each pass; returns how many of the kind's own objects it failed (stalled releases).
-    before_reap: Callable[[], int] | None = None
+    before_reap: str | None = None
     # Runs after a job of the kind is failed, with the job's id and the reason.
-    on_fail: Callable[[int, str], None] | None = None
+    on_fail: str | None = None
     # False: a running job of the kind is never sent again by the reaper (``before_reap`` deals with it).
     resume_running: bool = True
 
@@ -107,7 +111,7 @@ def jobs_reap() -> Reaped:
     try:
         for kind, hooks in _KINDS.items():
             if hooks.before_reap is not None:
-                reaped.stalled_failed[kind] = hooks.before_reap()
+                reaped.stalled_failed[kind] = import_string(hooks.before_reap)()
         _reap(reaped)
     finally:
         _unlock()
@@ -159,7 +163,7 @@ def _fail(job: Job, message: str, reaped: Reaped) -> None:
     job_fail(job_id=job.pk, error=message)
     hooks = _KINDS.get(job.kind)
     if hooks is not None and hooks.on_fail is not None:
-        hooks.on_fail(job.pk, message)
+        import_string(hooks.on_fail)(job.pk, message)
     reaped.failed.append(job.pk)
 
 

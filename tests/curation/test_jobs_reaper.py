@@ -144,3 +144,18 @@ def test_a_queued_job_whose_message_a_dead_worker_received_is_sent_again(broker,
     broker.zadd("unacked_index", {"delivery-1": time.time() - 600})
     assert jobs_reap().resumed == [job.pk]
     assert Job.objects.get(pk=job.pk).dispatches == 2
+
+
+def test_registering_the_release_hooks_at_start_up_imports_none_of_the_release_code():
+    """Curation registers the release's reaper hooks by dotted path: a process that only sets Django up (a worker,
+    a management command) does not import the release builder and pyarrow for them."""
+    import subprocess
+    import sys
+
+    from django.conf import settings
+
+    code = ("import django, sys; django.setup(); from annotation.jobs import reaper; "
+            "print(sorted(reaper._KINDS), 'curation.services.releases' in sys.modules, 'pyarrow' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", code], cwd=settings.BASE_DIR, capture_output=True, text=True,
+                          check=True, env={"DJANGO_SETTINGS_MODULE": "config.settings.test", "PATH": "/usr/bin:/bin"})
+    assert done.stdout.split() == ["['release']", "False", "False"], done.stderr
