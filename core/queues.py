@@ -2,7 +2,7 @@
 
 
 class Queue:
-    """The queue names; the worker of `make worker` and the Dockerfile listen on all of them."""
+    """The queue names; the worker of `make worker` and of docker-compose.yml listens on all of them."""
 
     DEFAULT = "celery"
     IMPORTS = "imports"
