@@ -45,7 +45,9 @@ def _status_after_annotation(pair: Pair) -> str:
 
 @transaction.atomic
 def pair_extend_overlap(*, pair_id: int, by: int = 1, actor: User | None = None, note: str = "") -> Pair:
-    """Ask for ``by`` more annotations on a pair; it goes back to the queue.
+    """Ask for ``by`` more annotations than the pair has (or was planned to have, if more); it goes back to the
+    queue with that many open slots. A pair that already holds more ratings than its overlap (imported ones, say)
+    gets ``by`` more than it holds, so the new slots can always be claimed.
 
     Preconditions: the pair is in annotation (queued, complete or awaiting adjudication) and the new
     overlap stays within the campaign's ``max_overlap``.
@@ -59,7 +61,7 @@ def pair_extend_overlap(*, pair_id: int, by: int = 1, actor: User | None = None,
             code="invalid_status",
             status_code=409,
         )
-    target = pair.required_annotations + by
+    target = max(pair.required_annotations, pair.annotations_done) + by
     if target > pair.campaign.max_overlap:
         raise ApplicationError(
             f"overlap {target} exceeds the campaign's maximum of {pair.campaign.max_overlap}",

@@ -76,7 +76,7 @@ def test_claim_lookups_read_a_bounded_number_of_assignments_whatever_plan_is_kep
         "claim": (service.claim_sql(), service.claim_params(campaign=campaign.pk, annotator=rater, gold=False, now=now)),
         "claim by slug": (service.claim_sql("slug"), service.claim_params(campaign=campaign.slug, annotator=rater, now=now)),
         "submission read": (sql.statement("submit_read"), {"assignment": latest}),
-        "locked submission read": (sql.statement("submit_locked"), {**by_id, "key": f"{rater.pk}:k"}),
+        "locked submission read": (sql.statement("submit_locked"), by_id),
         "display": (sql.statement("display"), by_id),
         "locked": (sql.statement("locked"), by_id),
     }

@@ -373,14 +373,14 @@ def test_a_double_submit_creates_exactly_one_annotation():
     assert AssignmentEvent.objects.filter(kind="submit").count() == 1
 
 
-def test_an_idempotency_key_used_for_another_assignment_is_refused():
+def test_an_idempotency_key_names_one_assignment_so_reusing_it_for_another_stores_that_one_too():
     campaign, (rater, *_), _ = ab_tie_campaign(pairs=2, overlap=1)
-    submit(assignment_claim(campaign=campaign, annotator=rater), key="same")
+    first = submit(assignment_claim(campaign=campaign, annotator=rater), key="same")
     second = assignment_claim(campaign=campaign, annotator=rater)
-    with pytest.raises(ApplicationError) as refused:
-        submit(second, key="same")
-    assert (refused.value.code, refused.value.status_code) == ("idempotency_key_reused", 409)
-    assert Assignment.objects.get(pk=second.pk).status == "active"
+    stored = submit(second, key="same")
+    assert stored != first and stored.assignment_id == second.pk
+    assert Assignment.objects.get(pk=second.pk).status == "submitted"
+    assert Annotation.objects.count() == 2
 
 
 def test_two_raters_may_use_the_same_idempotency_key():

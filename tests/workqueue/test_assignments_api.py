@@ -99,7 +99,7 @@ def test_submit_twice_with_the_same_key_returns_one_annotation():
     assert first.json() == second.json()
     assert first.json()["assignment"] == assignment_id
     annotation = Annotation.objects.get()
-    assert (annotation.time_on_item_ms, annotation.idempotency_key) == (4200, f"{rater.pk}:abc")
+    assert (annotation.time_on_item_ms, annotation.idempotency_key) == (4200, f"{Annotation.objects.get().assignment_id}:abc")
     assert Pair.objects.get(pk=pair.pk).annotations_done == 1
 
 
@@ -111,7 +111,7 @@ def test_submit_takes_the_key_from_the_body_and_requires_one():
     missing = api.post(url, {"values": AB_TIE_ANSWER}, format="json")
     assert (missing.status_code, missing.json()["code"]) == (400, "idempotency_key_required")
     assert api.post(url, {"values": AB_TIE_ANSWER, "idempotency_key": "body-key"}, format="json").status_code == 200
-    assert Annotation.objects.get().idempotency_key == f"{rater.pk}:body-key"
+    assert Annotation.objects.get().idempotency_key == f"{Annotation.objects.get().assignment_id}:body-key"
 
 
 def test_invalid_answers_come_back_per_field():
@@ -297,7 +297,7 @@ def test_a_body_the_fast_path_does_not_take_goes_to_drf(drf_dispatches, payload,
     assert drf_dispatches == ["AnnotationSubmitApi"]
     if code is None:
         annotation = Annotation.objects.get()
-        assert annotation.idempotency_key in (f"{rater.pk}:k", f"{rater.pk}:padded")
+        assert annotation.idempotency_key in (f"{assignment_id}:k", f"{assignment_id}:padded")
     else:
         assert response.json()["code"] == code
         assert Annotation.objects.count() == 0

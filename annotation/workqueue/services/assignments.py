@@ -19,14 +19,14 @@ from __future__ import annotations
 
 import json
 import random
-from collections import Counter
 from contextlib import nullcontext
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, NamedTuple
 
 from django.db import IntegrityError, connection, transaction
-from django.db.models import Case, Exists, F, OuterRef, Q, Subquery, Value, When
+from django.db.models import Case, Count, Exists, F, OuterRef, Q, Subquery, Value, When
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from annotation.catalogue import schemas
@@ -322,9 +322,7 @@ def _expire_locked(*, ids: list[int], now: datetime) -> int:
     locked = Assignment.objects.filter(pk__in=ids, status=Assignment.Status.ACTIVE)
     rows = list(locked.only("pk", "pair_id", "campaign_id", "annotator_id", "expires_at"))
     locked.update(status=Assignment.Status.EXPIRED, finished_at=now)
-    # Pairs in ascending id order, so two expiries running at once never wait on each other in a cycle.
-    for pair_id, count in sorted(Counter(row.pair_id for row in rows).items()):
-        Pair.objects.filter(pk=pair_id).update(active_claims=F("active_claims") - count)
+    pair_counters_recount(pair_ids=[row.pair_id for row in rows])
     AssignmentEvent.objects.bulk_create(
         AssignmentEvent(
             assignment_id=row.pk,
@@ -337,6 +335,27 @@ def _expire_locked(*, ids: list[int], now: datetime) -> int:
         for row in rows
     )
     return len(rows)
+
+
+def pair_counters_recount(*, pair_ids: list[int]) -> None:
+    """Set each pair's counters to what its rows say: ``active_claims`` its live leases, ``annotations_done`` its
+    stored answers (imported ones included). A counter derived so can never go below zero or drift, whatever
+    happened before.
+
+    Precondition: inside a transaction. The pairs are locked here first, in ascending id order (so two callers never
+    wait on each other in a cycle), and counted in the next statement, whose snapshot then holds every claim and
+    submission committed on them: one still running holds its pair's lock, and adds or takes its own one after this.
+    """
+    ids = sorted(set(pair_ids))
+    if not ids:
+        return
+    list(Pair.objects.filter(pk__in=ids).order_by("pk").select_for_update().values_list("pk", flat=True))
+    live = (Assignment.objects.filter(pair_id=OuterRef("pk"), status=Assignment.Status.ACTIVE)
+            .values("pair_id").annotate(n=Count("pk")).values("n"))
+    stored = Annotation.objects.filter(pair_id=OuterRef("pk")).values("pair_id").annotate(n=Count("pk")).values("n")
+    Pair.objects.filter(pk__in=ids).update(
+        active_claims=Coalesce(Subquery(live), 0), annotations_done=Coalesce(Subquery(stored), 0)
+    )
 
 
 def assignments_expire(*, now: datetime | None = None) -> int:
@@ -379,11 +398,11 @@ def _locked_from_row(row) -> Assignment:
 
 
 # The submission's read (annotation/workqueue/sql/submit_read.sql, submit_locked.sql): the assignment with what validating
-# the answers needs. Locked, it comes with its idempotency lookup in the same round trip. Unlocked (the first try
-# outside a transaction) it reads no annotation: a plan PostgreSQL kept for the prepared statement while the
-# annotation table was nearly empty (a sequential scan) read the whole table long after it had grown. The unlocked
-# try needs no lookup: an assignment still active or expired has no annotation (it is stored with the status
-# change), and a key already used for another assignment fails the insert on its unique index.
+# the answers needs. Locked, it comes with the annotation already stored for the assignment, if any, in the same
+# round trip. Unlocked (the first try outside a transaction) it reads no annotation: a plan PostgreSQL kept for the
+# prepared statement while the annotation table was nearly empty (a sequential scan) read the whole table long
+# after it had grown. The unlocked try needs no lookup: an assignment still active or expired has no annotation (it
+# is stored with the status change).
 
 
 @dataclass(frozen=True, slots=True)
@@ -424,11 +443,9 @@ class _Held:
                    requires_full_playback=c["requires_full_playback"])
 
 
-def _locked_for_submit(
-    assignment: Assignment, annotator, key: str, lock: bool = True
-) -> tuple[_Held, Annotation | None]:
-    """The assignment as the submission reads it (locked with ``lock``), and the earlier annotation of this
-    assignment, or else of this idempotency key, if any.
+def _locked_for_submit(assignment: Assignment, annotator, lock: bool = True) -> tuple[_Held, Annotation | None]:
+    """The assignment as the submission reads it (locked with ``lock``), and the annotation already stored for
+    it, if any.
 
     Precondition: inside a transaction, unless ``lock`` is false (PostgreSQL only: the read without the lock and
     without the lookup, whose answer is then None).
@@ -436,8 +453,7 @@ def _locked_for_submit(
     if connection.vendor == "postgresql":
         with connection.cursor() as cursor:
             if lock:
-                cursor.execute(sql.statement("submit_locked"), {"key": key, "assignment": assignment.pk,
-                                                                "annotator": annotator.pk})
+                cursor.execute(sql.statement("submit_locked"), {"assignment": assignment.pk, "annotator": annotator.pk})
             else:
                 cursor.execute(sql.statement("submit_read"), {"assignment": assignment.pk})
             row = cursor.fetchone()
@@ -453,11 +469,7 @@ def _locked_for_submit(
         earlier = rows.instances(row[:width], [earlier_part])["n"] if row[0] is not None else None
         return _Held.read(row[width:]), earlier
     locked = _locked_own(assignment, annotator)
-    earlier = sorted(
-        Annotation.objects.filter(Q(assignment_id=locked.pk) | Q(idempotency_key=key)),
-        key=lambda annotation: annotation.assignment_id != locked.pk,
-    )
-    return _Held.of(locked), (earlier[0] if earlier else None)
+    return _Held.of(locked), Annotation.objects.filter(assignment_id=locked.pk).first()
 
 
 @transaction.atomic
@@ -493,15 +505,34 @@ def assignment_save_draft(*, assignment: Assignment, annotator: User, values: di
     return locked
 
 
-def _idempotency_key(annotator, key: str) -> str:
+def _idempotency_key(assignment: Assignment, key: str) -> str:
     if not isinstance(key, str) or not key.strip():
         raise ApplicationError("An idempotency key is required (header Idempotency-Key).", code="idempotency_key_required")
     if len(key) > IDEMPOTENCY_KEY_MAX:
         raise ApplicationError(
             f"The idempotency key may have at most {IDEMPOTENCY_KEY_MAX} characters.", code="invalid_idempotency_key"
         )
-    # Scoped to the annotator, so one rater's key can never collide with another's.
-    return f"{annotator.pk}:{key.strip()}"
+    # Scoped to the assignment it submits: a key names one request to store one assignment's answer, so the same
+    # key sent for another assignment (a client that reuses keys) is another request, never a conflict.
+    return f"{assignment.pk}:{key.strip()}"
+
+
+# The statuses an assignment can be submitted from: a live lease, or one that expired while its pair still has room.
+OPEN = (Assignment.Status.ACTIVE, Assignment.Status.EXPIRED)
+
+
+def _refuse_closed(status: str) -> None:
+    """Refuse a submission of an assignment that has no stored answer and is not open: it was skipped or withdrawn
+    (its slot already went back to the queue, and may be someone else's now)."""
+    if status == Assignment.Status.SKIPPED:
+        raise ApplicationError(
+            "You skipped this pair; it can no longer be submitted.", code="assignment_skipped", status_code=409
+        )
+    if status not in OPEN:
+        raise ApplicationError(
+            "You withdrew your answer to this pair; it can no longer be submitted, and its slot went back to the "
+            "queue.", code="assignment_withdrawn", status_code=409,
+        )
 
 
 class _AssignmentChanged(Exception):
@@ -538,7 +569,7 @@ def annotation_submit(
     annotation.workqueue.playback.FULL_PLAYBACK_TOLERANCE on any of its kind's media with ``media_not_played``.
     """
     now = now or timezone.now()
-    key = _idempotency_key(annotator, idempotency_key)
+    key = _idempotency_key(assignment, idempotency_key)
     submission = {"assignment": assignment, "annotator": annotator, "values": values, "time_on_item_ms": time_on_item_ms,
                   "key": key, "now": now, "media_played": media_played}
     if connection.vendor == "postgresql" and not connection.in_atomic_block:
@@ -553,15 +584,12 @@ def annotation_submit(
 def _submit(*, assignment: Assignment, annotator, values, time_on_item_ms, key: str, now: datetime, lock: bool,
             media_played: dict | None = None):
     """Precondition: inside a transaction when ``lock``; else on PostgreSQL, outside one."""
-    held, earlier = _locked_for_submit(assignment, annotator, key, lock=lock)
-    if not lock and held.status not in (Assignment.Status.ACTIVE, Assignment.Status.EXPIRED):
-        raise _AssignmentChanged  # submitted (a repeat) or skipped: the locked read, with its lookup, answers
-    if earlier is not None and earlier.assignment_id == held.id:
-        return earlier
+    held, earlier = _locked_for_submit(assignment, annotator, lock=lock)
+    if not lock and held.status not in OPEN:
+        raise _AssignmentChanged  # submitted (a repeat), skipped or withdrawn: the locked read, with its lookup, answers
     if earlier is not None:
-        raise ApplicationError(
-            "This idempotency key was already used for another assignment.", code="idempotency_key_reused", status_code=409
-        )
+        return earlier  # a repeat (the answer stored for this assignment), whatever its key
+    _refuse_closed(held.status)
     if time_on_item_ms is not None and not (
         type(time_on_item_ms) is int and 0 <= time_on_item_ms <= TIME_ON_ITEM_MAX_MS
     ):
@@ -572,10 +600,6 @@ def _submit(*, assignment: Assignment, annotator, values, time_on_item_ms, key: 
     errors = schemas.validate_answers(definition, values, criteria=[c for c in held.criteria if isinstance(c, str)] or None)
     if errors:
         raise ApplicationError("Some answers are missing or invalid.", code="invalid_answers", extra={"fields": errors})
-    if held.status == Assignment.Status.SKIPPED:
-        raise ApplicationError(
-            "You skipped this pair; it can no longer be submitted.", code="assignment_skipped", status_code=409
-        )
     played = media_played_canonical(media_played, swapped=held.swapped)
     if held.requires_full_playback:
         refuse_short_playback(played, kind=held.kind, swapped=held.swapped)
@@ -593,12 +617,7 @@ def _submit(*, assignment: Assignment, annotator, values, time_on_item_ms, key: 
         "idempotency_key": key,
     }
     store = _store_postgresql if connection.vendor == "postgresql" else _store_portable
-    try:
-        annotation = store(held=held, annotator=annotator, fields=fields, was_expired=was_expired, now=now)
-    except IntegrityError:
-        raise ApplicationError(
-            "This idempotency key was already used for another assignment.", code="idempotency_key_reused", status_code=409
-        ) from None
+    annotation = store(held=held, annotator=annotator, fields=fields, was_expired=was_expired, now=now)
     if annotation is None:
         raise ApplicationError(
             "Your lease on this pair expired and its slot went to someone else; your answers were not stored.",
@@ -678,12 +697,15 @@ def assignment_skip(*, assignment: Assignment, annotator: User, reason: str, now
         return locked
     if locked.status == Assignment.Status.SUBMITTED:
         raise ApplicationError("This pair was already submitted.", code="assignment_closed", status_code=409)
-    if locked.status == Assignment.Status.ACTIVE:
-        Pair.objects.filter(pk=locked.pair_id).update(active_claims=F("active_claims") - 1)
+    if locked.status == Assignment.Status.WITHDRAWN:
+        raise ApplicationError("You withdrew your answer to this pair; there is nothing left to skip.",
+                               code="assignment_withdrawn", status_code=409)
     was = locked.status
     locked.status = Assignment.Status.SKIPPED
     locked.skip_reason = reason
     locked.finished_at = now
     locked.save(update_fields=["status", "skip_reason", "finished_at"])
+    if was == Assignment.Status.ACTIVE:
+        pair_counters_recount(pair_ids=[locked.pair_id])
     _record(locked, AssignmentEvent.Kind.SKIP, now, reason=reason, after_expiry=was == Assignment.Status.EXPIRED)
     return locked

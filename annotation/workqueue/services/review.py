@@ -25,6 +25,7 @@ from annotation.catalogue.models import Pair
 from annotation.workqueue import consistency
 from annotation.workqueue.models import Annotation, AnnotationRevision, Assignment, AssignmentEvent
 from annotation.workqueue.rules import gold_matches
+from annotation.workqueue.services.assignments import pair_counters_recount
 from core.errors import ApplicationError
 
 if TYPE_CHECKING:
@@ -117,12 +118,12 @@ def annotation_withdraw(*, assignment_id: int, annotator: User, now: datetime | 
                                       rationale="", at=now)
     annotation_id = annotation.pk
     annotation.delete()
-    Pair.objects.filter(pk=pair.pk).update(annotations_done=F("annotations_done") - 1)
+    assignment.status = Assignment.Status.WITHDRAWN
+    assignment.save(update_fields=["status"])
+    pair_counters_recount(pair_ids=[pair.pk])
     # A pair complete only by its overlap goes back to the queue for the slot this frees; other statuses (excluded,
     # awaiting adjudication, pre-filter) are a curator's or the pipeline's, and stay.
     Pair.objects.filter(pk=pair.pk, status=Pair.Status.COMPLETE, annotations_done__lt=F("required_annotations")).update(
         status=Pair.Status.QUEUED)
-    assignment.status = Assignment.Status.WITHDRAWN
-    assignment.save(update_fields=["status"])
     _event(assignment, AssignmentEvent.Kind.WITHDRAW, now, annotation=annotation_id)
     return assignment
