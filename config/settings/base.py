@@ -222,6 +222,10 @@ CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+# On a lost broker connection the worker cancels its running acks_late tasks (they go back to the queue, or the
+# reaper resumes their job) instead of letting them finish and acknowledge on a channel that is gone: every task is
+# idempotent. Celery 6 makes this the default (docs/decisions/worker-broker-restarts.md).
+CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = True
 # acks_late: a message is acknowledged when its task ends, so one whose worker died is delivered again once
 # Redis's visibility timeout passes. The timeout must outlast the longest task (an import: 6 h plus the
 # 5-minute grace of its hard time limit), or a task still running would be delivered a second time; the

@@ -144,6 +144,14 @@ def test_compose_processes_wait_for_migrations_and_serve_the_real_entry_points(c
     declared = {value for key, value in vars(Queue).items() if key.isupper()}
     assert queues == declared, "the worker must consume every queue tasks are routed to"
     assert services["beat"]["command"][:4] == ["celery", "-A", "config", "beat"]
+    assert {"--without-gossip", "--without-mingle"} <= set(worker), "docs/decisions/worker-broker-restarts.md"
+
+
+def test_every_long_running_process_is_restarted_if_it_exits(compose):
+    """A worker that dies (its broker gone, out of memory) comes back; the reaper resumes its job."""
+    services = compose["services"]
+    for name in ("web", "worker", "beat"):
+        assert services[name]["restart"] == "unless-stopped", name
 
 
 def test_dockerfile_builds_the_one_image_from_requirements():
