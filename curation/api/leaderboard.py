@@ -26,7 +26,7 @@ def leaderboard_from_query(query) -> dict:
     params.is_valid(raise_exception=True)
     data = params.validated_data
     return model_leaderboard(campaigns=leaderboard_campaigns(slugs=data["campaign"]), kind=data["kind"],
-                             source=data["source"], bootstrap=data["bootstrap"], seed=data["seed"])
+                             source=data["source"], bootstrap=data["bootstrap"], seed=data["seed"], bounded=True)
 
 
 class ModelLeaderboardApi(APIView):

@@ -10,10 +10,14 @@ rating set (``campaign_ratings``) and answer check (``codes_from_json_text``) as
 from __future__ import annotations
 
 import csv
+import hashlib
 import io
+import threading
 from dataclasses import dataclass
 
 import numpy as np
+from django.conf import settings
+from django.core.cache import cache
 from django.db.models import F, QuerySet
 from django.db.models.fields.json import KeyTransform
 
@@ -22,11 +26,27 @@ from annotation.catalogue.schemas import preference_question
 from core.errors import ApplicationError
 from curation.agreement.variables import SIDE_A, SIDE_B, variables_of_schema
 from curation.csv_cells import csv_safe
-from curation.leaderboard.bradley_terry import TIE, WIN_A, WIN_B, Comparisons, comparisons_from_names, leaderboard
+from curation.leaderboard.bradley_terry import (
+    METHOD,
+    TIE,
+    WIN_A,
+    WIN_B,
+    Comparisons,
+    comparisons_from_names,
+    leaderboard,
+)
 from curation.selectors.ratings import campaign_ratings, codes_from_json_text, stream_frame, swapped_code
 
 LEFT_OUT = (Pair.Status.EXCLUDED, Pair.Status.DROPPED_EASY, Pair.Status.PENDING)
 MAX_BOOTSTRAP = 2000
+# A fitted board is kept under a digest of exactly the comparisons it was fitted on (and the bootstrap and seed), so
+# a cached board is never one of other data: a new rating, exclusion or withdrawal changes the digest.
+CACHE_SECONDS = 24 * 3600
+BUSY_RETRY_SECONDS = 5
+# Fits on the request path, per web process at once (gunicorn's gthread worker has a few threads per process: the
+# others stay free for raters). Built on first use, so a test's settings apply.
+_fits: threading.BoundedSemaphore | None = None
+_fits_lock = threading.Lock()
 
 
 @dataclass(frozen=True)
@@ -102,12 +122,76 @@ def leaderboard_campaigns(*, slugs: list[str] | None = None) -> list[Campaign]:
     return found
 
 
+def _digest(c: Comparisons, *, bootstrap: int, seed: int) -> str:
+    h = hashlib.sha256(f"{METHOD}\0{bootstrap}\0{seed}\0{len(c)}\0".encode())
+    h.update("\0".join(c.models).encode())
+    for part in (c.model_a, c.model_b, c.outcome, c.left, c.pair):
+        h.update(np.ascontiguousarray(part).tobytes())
+    return f"leaderboard:v1:{h.hexdigest()}"
+
+
+def _request_fits() -> threading.BoundedSemaphore:
+    global _fits
+    with _fits_lock:
+        if _fits is None:
+            _fits = threading.BoundedSemaphore(settings.CONCORD_LEADERBOARD_FITS_PER_PROCESS)
+        return _fits
+
+
+def _fit_bounded(c: Comparisons, *, bootstrap: int, seed: int) -> dict | None:
+    """Fit on a request path: within the bootstrap budget, and only while this process has a fit slot free."""
+    pairs = len(np.unique(c.pair))
+    budget = settings.CONCORD_LEADERBOARD_BOOTSTRAP_BUDGET
+    if bootstrap * pairs > budget:
+        allowed = budget // max(pairs, 1)
+        raise ApplicationError(
+            f"{bootstrap:,} bootstrap resamples of {pairs:,} pairs are more than one request may compute "
+            f"({budget:,} pair draws, CONCORD_LEADERBOARD_BOOTSTRAP_BUDGET); ask for at most {allowed:,}.",
+            code="bootstrap_over_budget", extra={"bootstrap_allowed": allowed, "pairs": pairs},
+        )
+    fits = _request_fits()
+    if not fits.acquire(blocking=False):
+        raise ApplicationError(
+            "Another leaderboard is being computed by this server process; try again in a few seconds "
+            "(a board computed once is served from the cache until its ratings change).",
+            code="leaderboard_busy", status_code=503, retry_after=BUSY_RETRY_SECONDS,
+        )
+    try:
+        board = leaderboard(c, bootstrap=bootstrap, seed=seed)
+    finally:
+        fits.release()
+    return board.as_dict() if board else None
+
+
+def fitted_leaderboard(c: Comparisons, *, bootstrap: int, seed: int, bounded: bool) -> dict | None:
+    """The leaderboard of exactly these comparisons (a dict, None with fewer than two models), from the cache when
+    the same comparisons were fitted with the same bootstrap and seed before.
+
+    ``bounded``: on a request path (the API, the page), the fit is refused with 400 ``bootstrap_over_budget`` beyond
+    ``CONCORD_LEADERBOARD_BOOTSTRAP_BUDGET`` pair draws, and with 503 ``leaderboard_busy`` (``Retry-After``) while
+    this process already runs ``CONCORD_LEADERBOARD_FITS_PER_PROCESS`` fits: a curator's read never holds every
+    thread a rater's claim needs. Background work (a release build) fits without either bound.
+    """
+    key = _digest(c, bootstrap=bootstrap, seed=seed)
+    found = cache.get(key)
+    if found is not None:
+        return found["board"]
+    if bounded:
+        board = _fit_bounded(c, bootstrap=bootstrap, seed=seed)
+    else:
+        fitted = leaderboard(c, bootstrap=bootstrap, seed=seed)
+        board = fitted.as_dict() if fitted else None
+    cache.set(key, {"board": board}, CACHE_SECONDS)
+    return board
+
+
 def model_leaderboard(*, campaigns: list[Campaign], kind: str = "", source: str = "", bootstrap: int = 200,
-                      seed: int = 0, pair_ids: np.ndarray | QuerySet | None = None) -> dict:
+                      seed: int = 0, pair_ids: np.ndarray | QuerySet | None = None, bounded: bool = False) -> dict:
     """The leaderboard of the campaigns' human preferences (optionally of one task kind or source benchmark).
 
     Also lists the task kinds and sources present, so a page can offer the split, and the campaigns
-    whose schema has no preference question. ``leaderboard`` is None with fewer than two models.
+    whose schema has no preference question. ``leaderboard`` is None with fewer than two models. ``bounded``: a
+    request path's fit (``fitted_leaderboard``).
     """
     if not isinstance(bootstrap, int) or not 0 <= bootstrap <= MAX_BOOTSTRAP:
         raise ApplicationError(f"bootstrap must be a whole number from 0 to {MAX_BOOTSTRAP}", code="invalid_bootstrap")
@@ -117,7 +201,7 @@ def model_leaderboard(*, campaigns: list[Campaign], kind: str = "", source: str 
         keep &= data.kind == kind
     if source:
         keep &= data.source == source
-    board = leaderboard(data.comparisons.restrict(keep), bootstrap=bootstrap, seed=seed)
+    board = fitted_leaderboard(data.comparisons.restrict(keep), bootstrap=bootstrap, seed=seed, bounded=bounded)
     return {
         "campaigns": [c.slug for c in campaigns],
         "kind": kind,
@@ -125,7 +209,7 @@ def model_leaderboard(*, campaigns: list[Campaign], kind: str = "", source: str 
         "kinds": sorted(set(data.kind.tolist())),
         "sources": sorted(s for s in set(data.source.tolist()) if s),
         "campaigns_without_preference": data.without_preference,
-        "leaderboard": board.as_dict() if board else None,
+        "leaderboard": board,
     }
 
 

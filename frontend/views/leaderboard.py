@@ -26,7 +26,15 @@ def _scope(query) -> dict:
 
 def _report(scope: dict) -> dict:
     campaigns = leaderboard_campaigns(slugs=[scope["slug"]] if scope["slug"] else None)
-    return model_leaderboard(campaigns=campaigns, kind=scope["kind"], source=scope["source"], bootstrap=PAGE_BOOTSTRAP)
+    return model_leaderboard(campaigns=campaigns, kind=scope["kind"], source=scope["source"], bootstrap=PAGE_BOOTSTRAP,
+                             bounded=True)
+
+
+def _refusal(exc: ApplicationError) -> HttpResponse:
+    response = HttpResponse(exc.message, status=exc.status_code, content_type="text/plain; charset=utf-8")
+    if exc.retry_after is not None:
+        response["Retry-After"] = str(exc.retry_after)
+    return response
 
 
 class ModelLeaderboardView(CuratorRequiredMixin, TemplateView):
@@ -37,7 +45,7 @@ class ModelLeaderboardView(CuratorRequiredMixin, TemplateView):
             scope = _scope(request.GET)
             report = _report(scope)
         except ApplicationError as exc:
-            return HttpResponse(exc.message, status=exc.status_code, content_type="text/plain; charset=utf-8")
+            return _refusal(exc)
         board = report["leaderboard"]
         matrix = []
         if board:
@@ -62,7 +70,7 @@ class ModelLeaderboardCsvView(CuratorRequiredMixin, View):
             scope = _scope(request.GET)
             report = _report(scope)
         except ApplicationError as exc:
-            return HttpResponse(exc.message, status=exc.status_code, content_type="text/plain; charset=utf-8")
+            return _refusal(exc)
         name = "-".join(part for part in ("model-leaderboard", scope["slug"] or "all", scope["kind"]) if part)
         response = HttpResponse(leaderboard_csv(report), content_type="text/csv; charset=utf-8")
         response["Content-Disposition"] = f'attachment; filename="{name}.csv"'
