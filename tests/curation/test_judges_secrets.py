@@ -12,7 +12,6 @@ from annotation.accounts.models import Role
 from curation.judges import keys, registry
 from curation.judges.base import JudgeConfigError, PermanentJudgeError, read_secret
 from curation.models import Judge
-from curation.services.judges import judge_create
 from tests.curation import prefilter_support as support
 from tests.curation.test_judges_secret_leak import client_for, concord_variables
 from tests.factories import CuratorFactory, UserFactory
@@ -178,20 +177,3 @@ def test_the_default_allow_list_is_empty_and_the_default_pattern_is_the_judge_ke
 
     assert base.CONCORD_JUDGE_ALLOWED_HOSTS == []
     assert base.CONCORD_JUDGE_API_KEY_ENV_PATTERN == keys.DEFAULT_PATTERN == "CONCORD_JUDGE_KEY_*"
-
-
-@pytest.mark.django_db
-def test_a_curators_judges_page_says_who_sets_keys_and_offers_no_key_in_its_example(client):
-    client.force_login(CuratorFactory())
-    judge_create(name="old", backend="openai-chat", settings={"base_url": "http://x/v1", "model": "m"})
-    Judge.objects.filter(name="old").update(settings={"base_url": "http://x/v1", "model": "m",
-                                                      "api_key_env": "DATABASE_URL"})
-    page = client.get("/console/judges/").content.decode()
-    assert "only admins set or change it" in page and "CONCORD_JUDGE_KEY_*" in page
-    new_form = page[page.index('data-testid="judge-new"'):]
-    assert "api_key_env" not in new_form[:new_form.index("<details>")]
-    assert "api_key_env: DATABASE_URL is a variable Concord itself reads" in page
-    refused = client.post("/console/judges/", {"name": "keyed", "backend": "openai-chat", "enabled": "on", "settings":
-                                               '{"base_url": "http://x/v1", "model": "m", "api_key_env": "CONCORD_JUDGE_KEY_A"}'})
-    assert refused.status_code == 403 and "only admins set or change api_key_env" in refused.content.decode()
-    assert not Judge.objects.filter(name="keyed").exists()
