@@ -170,7 +170,8 @@ class GuardedNetworkBackend(httpcore.AsyncNetworkBackend):
 def configured_allow_list() -> tuple[str, ...]:
     """The allow-list from Django's settings (CONCORD_JUDGE_ALLOWED_HOSTS), read at call time; empty without Django.
 
-    The one place the judges package reads a Django setting: every judge, however built, gets the same rule."""
+    One of the two places the judges package reads a Django setting (``keys.configured_pattern`` is the other):
+    every judge, however built, gets the same rule."""
     from django.conf import settings
 
     if not settings.configured:

@@ -7,6 +7,7 @@ it to another URL; judge URLs are read on save by the parser that connects, so n
 import re
 
 import pytest
+from django.contrib.auth.models import Permission
 
 from annotation.accounts.models import Role
 from curation.judges import keys, registry
@@ -100,8 +101,6 @@ def test_only_admins_set_or_change_a_key_variable_or_where_a_keyed_judge_connect
 
 @pytest.mark.django_db
 def test_a_staff_curator_cannot_set_a_key_variable_in_the_admin(client):
-    from django.contrib.auth.models import Permission
-
     staff = UserFactory(username="staffer", role=Role.CURATOR, is_staff=True)
     staff.user_permissions.add(*Permission.objects.filter(codename__in=["add_judge", "view_judge"]))
     client.force_login(staff)
