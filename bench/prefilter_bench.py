@@ -98,8 +98,10 @@ def wait_until_ready(sender, worker: subprocess.Popen) -> None:
 def main() -> None:
     args = parse_args()
     database_url = ensure_database(args.database)
+    # The judge endpoint listens on 127.0.0.1, which judges reach only when an admin lists it.
     os.environ.update({"DJANGO_SETTINGS_MODULE": "config.settings.base", "DATABASE_URL": database_url,
-                       "REDIS_URL": args.redis, "CELERY_TASK_ALWAYS_EAGER": "false"})
+                       "REDIS_URL": args.redis, "CELERY_TASK_ALWAYS_EAGER": "false",
+                       "CONCORD_JUDGE_ALLOWED_HOSTS": "127.0.0.1"})
     import django
 
     django.setup()

@@ -3,9 +3,11 @@
 from django import forms
 from django.contrib import admin
 
+from core.errors import ApplicationError
 from curation.judges import registry
 from curation.judges.base import JudgeConfigError
 from curation.models import Judge, JudgeVerdict
+from curation.services.judges import judge_key_change_check
 
 
 class JudgeAdminForm(forms.ModelForm):
@@ -13,8 +15,10 @@ class JudgeAdminForm(forms.ModelForm):
         model = Judge
         fields = ["name", "backend", "settings", "enabled"]
         help_texts = {
-            "settings": "JSON. Secrets are never stored: name the environment variable, e.g. "
-            '{"base_url": "http://vllm:8000/v1", "model": "Qwen/Qwen3-VL-8B-Instruct", "api_key_env": "VLLM_API_KEY"}',
+            "settings": "JSON. Secrets are never stored: name the environment variable (one matching "
+            "CONCORD_JUDGE_API_KEY_ENV_PATTERN; only admins set it), e.g. "
+            '{"base_url": "http://vllm:8000/v1", "model": "Qwen/Qwen3-VL-8B-Instruct", '
+            '"api_key_env": "CONCORD_JUDGE_KEY_VLLM"}',
         }
 
     current_user = None
@@ -30,6 +34,12 @@ class JudgeAdminForm(forms.ModelForm):
                 registry.validate(backend, settings or {})
             except JudgeConfigError as exc:
                 self.add_error("settings", str(exc))
+            else:
+                try:
+                    judge_key_change_check(user=self.current_user, settings=settings or {},
+                                           previous=self.instance.settings if self.instance.pk else None)
+                except ApplicationError as exc:
+                    self.add_error("settings", exc.message)
         return cleaned
 
 

@@ -246,8 +246,12 @@ CELERY_TIMEZONE = "UTC"
 
 # Judges connect only where an admin allows (curation.judges.egress): listed hosts, wildcards (*.example.org),
 # addresses or networks, and "*" for any public address. Private, loopback and link-local addresses (a vLLM
-# server on the compose network, say) are reached only when listed.
-CONCORD_JUDGE_ALLOWED_HOSTS = env.list("CONCORD_JUDGE_ALLOWED_HOSTS", default=["*"])
+# server on the compose network, say) are reached only when listed. Empty by default: no judge host until an
+# admin names one (the built-in python judges connect nowhere).
+CONCORD_JUDGE_ALLOWED_HOSTS = env.list("CONCORD_JUDGE_ALLOWED_HOSTS", default=[])
+# The variables a judge may send as its API key (curation.judges.keys): a shell-style pattern; a variable
+# Concord itself reads (DJANGO_SECRET_KEY, DATABASE_URL, S3_*, ...) is refused whatever the pattern.
+CONCORD_JUDGE_API_KEY_ENV_PATTERN = env("CONCORD_JUDGE_API_KEY_ENV_PATTERN", default="CONCORD_JUDGE_KEY_*")
 # The reaper: a queued job whose message is not in the broker this long after it was sent, or a running job
 # with no process holding its lease and no progress this long, is sent again, at most this many times.
 CONCORD_JOB_QUEUED_SECONDS = env.int("CONCORD_JOB_QUEUED_SECONDS", default=300)

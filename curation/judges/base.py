@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass, field
 
 from core.text_checks import HostileInput, check_json_value
-from curation.judges import parsing
+from curation.judges import keys, parsing
 
 ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,127}$")
 SECRET_WORDS = ("key", "token", "secret", "password", "passwd", "authorization", "bearer", "credential")
@@ -97,7 +97,11 @@ def _check(name: str, spec: Field, value):
 
             egress.url_check(value, egress.configured_allow_list(), where=where)
         if kind == "env" and not ENV_NAME.match(value):
-            raise JudgeConfigError(f"{where}: expected the NAME of an environment variable, like OPENAI_API_KEY")
+            raise JudgeConfigError(f"{where}: expected the NAME of an environment variable, like CONCORD_JUDGE_KEY_OPENAI")
+        if kind == "env":
+            reason = keys.refusal(value, keys.configured_pattern())
+            if reason:
+                raise JudgeConfigError(f"{where}: {reason}")
         if kind == "dotted" and not re.match(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)+$", value):
             raise JudgeConfigError(f"{where}: expected a dotted path such as package.module.function")
         if spec.choices and value not in spec.choices:
@@ -156,9 +160,13 @@ def validate_settings(fields: dict[str, Field], raw) -> dict:
 
 
 def read_secret(env_name: str | None) -> str | None:
-    """The value of the environment variable ``env_name``; PermanentJudgeError when it is unset."""
+    """The value of the environment variable ``env_name``; PermanentJudgeError when it is unset, or when the rule for
+    judge keys (``curation.judges.keys``) refuses it now, so a judge stored before the rule never sends it."""
     if not env_name:
         return None
+    reason = keys.refusal(env_name, keys.configured_pattern())
+    if reason:
+        raise PermanentJudgeError(f"settings.api_key_env: {reason}; the key was not sent")
     value = os.environ.get(env_name, "")
     if not value:
         raise PermanentJudgeError(f"environment variable {env_name} is not set")

@@ -3,26 +3,32 @@
 Rules (``refusal``): the allow-list's entries are host names (``api.openai.com``), wildcard suffixes
 (``*.example.org``), addresses and networks (``10.0.0.0/8``), and ``*``: any public address. A listed host or
 address is reachable; ``*`` adds every public address, never a private, loopback, link-local, shared, reserved or
-multicast one (those must be listed); an empty list allows nothing. Names are checked twice: when a judge is
-saved (the name and any literal address) and when a connection is opened, on every address the name resolves to,
-so a name that points inside (or is re-pointed there later) is refused, and the connection goes to the address
-that was checked. Judge clients follow no redirects. No Django here but ``configured_allow_list``.
+multicast one (those must be listed); an empty list (the default) allows nothing. Names are checked twice: when a
+judge is saved (the name and any literal address) and when a connection is opened, on every address the name
+resolves to, so a name that points inside (or is re-pointed there later) is refused, and the connection goes to
+the address that was checked. A URL is read by ``judge_url`` with httpx's parser, the one that connects, so what
+is checked on save is what is reached. Judge clients follow no redirects. No Django here but
+``configured_allow_list``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import ipaddress
+import re
 import socket
 from collections.abc import Sequence
-from urllib.parse import urlsplit
 
 import httpcore
+import httpx
 
 from curation.judges.base import JudgeConfigError, PermanentJudgeError
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 SETTING = "CONCORD_JUDGE_ALLOWED_HOSTS"
+HOST_NAME = re.compile(r"^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*\.?$")
+# WHATWG URL parsing reads a host whose last label is a number (decimal, 0x hex, or octal) as an IPv4 address.
+NUMERIC_LABEL = re.compile(r"^(0x[0-9a-f]*|[0-9]+)$")
 
 
 class EgressRefused(PermanentJudgeError):
@@ -70,12 +76,60 @@ def refusal(host: str, address: IPAddress | None, allowed: Sequence[str]) -> str
     return None
 
 
-def url_check(url: str, allowed: Sequence[str], *, where: str) -> None:
-    """JudgeConfigError when a judge URL's host is refused before any name is resolved."""
-    host = urlsplit(url).hostname or ""
+def _ipv4_spelling(host: str) -> str | None:
+    """Why a host that reads as an IPv4 address is not written plainly (four decimal numbers), or None."""
+    labels = host.rstrip(".").split(".")
+    if not NUMERIC_LABEL.match(labels[-1]):
+        return None
+    try:
+        if str(ipaddress.IPv4Address(host)) == host:
+            return None
+    except ValueError:
+        pass
+    try:
+        meant = socket.inet_ntoa(socket.inet_aton(host))
+    except OSError:
+        return f"the host {host!r} ends in a number, so URL parsers read it as an IPv4 address, and it is not one"
+    return (f"the host {host!r} is an IPv4 address written in a short, octal, hexadecimal or zero-padded form "
+            f"(the C library reads it as {meant}), which programs read differently; write it as four decimal "
+            f"numbers without leading zeros")
+
+
+def judge_url(url: str, *, where: str) -> httpx.URL:
+    """``url`` parsed as judge clients parse it (httpx), or JudgeConfigError with the reason; no allow-list check."""
+    try:
+        parsed = httpx.URL(url)
+    except (httpx.InvalidURL, ValueError, TypeError) as exc:
+        spelling = _ipv4_spelling(url.split("://", 1)[-1].split("/", 1)[0].rsplit("@", 1)[-1].rsplit(":", 1)[0].lower())
+        raise JudgeConfigError(f"{where}: {spelling or f'not a URL judges can connect to: {exc}'}") from None
+    if parsed.scheme not in ("http", "https"):
+        raise JudgeConfigError(f"{where}: expected an http:// or https:// URL")
+    if parsed.userinfo:
+        raise JudgeConfigError(f"{where}: a user name or password in the URL is a secret, and secrets are never "
+                               f"stored; put the key in an environment variable and name it in api_key_env")
+    host = parsed.raw_host.decode("ascii").lower()
+    if not host:
+        raise JudgeConfigError(f"{where}: the URL has no host")
+    if _address(host) is None and not HOST_NAME.match(host):
+        raise JudgeConfigError(f"{where}: the host {host!r} is not a plain host name (letters, digits, hyphens "
+                               f"and dots) or an IP address")
+    spelling = _address(host) is None and _ipv4_spelling(host)
+    if spelling:
+        raise JudgeConfigError(f"{where}: {spelling}")
+    if parsed.port is not None and not 1 <= parsed.port <= 65535:
+        raise JudgeConfigError(f"{where}: the port {parsed.port} is not from 1 to 65535")
+    return parsed
+
+
+def url_check(url: str, allowed: Sequence[str], *, where: str) -> httpx.URL:
+    """``url`` parsed (``judge_url``); JudgeConfigError when it cannot be, or its host is refused before any name
+    is resolved."""
+    parsed = judge_url(url, where=where)
+    host = parsed.raw_host.decode("ascii")
     reason = refusal(host, _address(host), allowed)
     if reason:
         raise JudgeConfigError(f"{where}: {reason}")
+    return parsed
 
 
 class GuardedNetworkBackend(httpcore.AsyncNetworkBackend):
@@ -116,7 +170,8 @@ class GuardedNetworkBackend(httpcore.AsyncNetworkBackend):
 def configured_allow_list() -> tuple[str, ...]:
     """The allow-list from Django's settings (CONCORD_JUDGE_ALLOWED_HOSTS), read at call time; empty without Django.
 
-    The one place the judges package reads a Django setting: every judge, however built, gets the same rule."""
+    One of the two places the judges package reads a Django setting (``keys.configured_pattern`` is the other):
+    every judge, however built, gets the same rule."""
     from django.conf import settings
 
     if not settings.configured:

@@ -74,6 +74,8 @@ async def post_json(client: ClientPool, url: httpx.URL, body: dict, *, what: str
         raise TransientJudgeError(f"{what} timed out ({type(exc).__name__})") from exc
     except httpx.TransportError as exc:
         raise TransientJudgeError(f"{what} could not be reached ({type(exc).__name__}: {exc})") from exc
+    except httpx.InvalidURL as exc:
+        raise PermanentJudgeError(f"{what} has a URL judges cannot connect to: {exc}") from exc
     latency_ms = int((time.perf_counter() - started) * 1000)
     if reply.status_code >= 300:
         raise http_failure(reply, what)
@@ -239,7 +241,8 @@ class OpenAIChatJudge(JudgeBackend):
         super().__init__(**kwargs)
         base = self.settings["base_url"].rstrip("/")
         # Parsed once: httpx parses a string URL again on every request.
-        self.url = httpx.URL(base if base.endswith("/chat/completions") else base + "/chat/completions")
+        self.url = egress.judge_url(base if base.endswith("/chat/completions") else base + "/chat/completions",
+                                    where="settings.base_url")
         self.client: ClientPool | None = None
         self.media_part = media_part_builder(self, self.settings["modalities"], self.settings["image_detail"])
 

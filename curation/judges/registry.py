@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 
+from curation.judges import keys
 from curation.judges.base import JudgeBackend, JudgeConfigError, MediaStore
 from curation.judges.openai_chat import OpenAIChatJudge
 from curation.judges.python_callable import PythonCallableJudge
@@ -33,9 +34,13 @@ def build(*, name: str, backend: str, settings: dict, media: MediaStore) -> Judg
 
 
 def secret_status(settings: dict) -> dict[str, dict]:
-    """For each ``*_env`` setting: the variable's name and whether it is set here; never its value."""
-    return {
-        key: {"variable": value, "present": bool(os.environ.get(value))}
-        for key, value in sorted(settings.items())
-        if key.endswith("_env") and isinstance(value, str)
-    }
+    """For each ``*_env`` setting: the variable's name, whether it may hold a judge's key (``keys.refusal``; when
+    it may not, ``refused`` says why) and, only when it may, whether it is set here; never its value."""
+    pattern = keys.configured_pattern()
+    status = {}
+    for key, value in sorted(settings.items()):
+        if key.endswith("_env") and isinstance(value, str):
+            refused = keys.refusal(value, pattern)
+            status[key] = {"variable": value, "present": not refused and bool(os.environ.get(value)),
+                           "allowed": not refused, **({"refused": refused} if refused else {})}
+    return status

@@ -10,9 +10,7 @@ from __future__ import annotations
 
 import math
 
-import httpx
-
-from curation.judges import parsing, prompts
+from curation.judges import egress, parsing, prompts
 from curation.judges.base import (
     Field,
     JudgeBackend,
@@ -65,7 +63,7 @@ class RewardModelJudge(JudgeBackend):
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
         self.client: ClientPool | None = None
-        self.url = httpx.URL(self.settings["url"])
+        self.url = egress.judge_url(self.settings["url"], where="settings.url")
         self.media_part = media_part_builder(self, self.settings["modalities"])
 
     async def open(self) -> None:

@@ -22,11 +22,44 @@ if TYPE_CHECKING:
 RESERVED_NAMES = {"create"}
 
 
-def _validated(*, backend: str, settings, user) -> dict:
+def _key_destination(settings) -> tuple[str | None, str | None]:
+    """The variable whose value a judge sends as its key, and the URL it sends it to."""
+    settings = settings if isinstance(settings, dict) else {}
+
+    def text(key):
+        value = settings.get(key)
+        return (value.strip() or None) if isinstance(value, str) else value
+
+    return text("api_key_env"), text("base_url") or text("url")
+
+
+def judge_key_change_check(*, user: User | None, previous: dict | None, settings: dict) -> None:
+    """ApplicationError (403) when ``user`` is not an admin and ``settings`` name a key variable other than
+    ``previous`` did, or send the same key to another URL; ``user`` None is an operator at the command line."""
+    if user is None or user.is_admin_role:
+        return
+    variable, url = _key_destination(settings)
+    old_variable, old_url = _key_destination(previous)
+    if variable != old_variable:
+        raise ApplicationError(
+            "only admins set or change api_key_env, the environment variable whose value a judge sends as its key",
+            code="judge_key_admin_only",
+            status_code=403,
+        )
+    if variable and url != old_url:
+        raise ApplicationError(
+            f"only admins change where a judge with a key connects: the value of {variable} goes with every request",
+            code="judge_key_admin_only",
+            status_code=403,
+        )
+
+
+def _validated(*, backend: str, settings, user, previous: dict | None = None) -> dict:
     try:
         registry.validate(backend, settings)
     except JudgeConfigError as exc:
         raise ApplicationError(str(exc), code="invalid_judge_settings") from exc
+    judge_key_change_check(user=user, previous=previous, settings=settings)
     if backend == Judge.Backend.PYTHON:
         if user is not None and not user.is_admin_role:
             raise ApplicationError(
@@ -43,7 +76,7 @@ def _validated(*, backend: str, settings, user) -> dict:
 
 def judge_create(*, name: str, backend: str, settings: dict | None = None, enabled: bool = True,
                  user: User | None = None) -> Judge:
-    """A new judge; ``user`` (when given) must be an admin for the python backend."""
+    """A new judge; ``user`` (when given) must be an admin for the python backend or a key variable."""
     settings = settings or {}
     if name in RESERVED_NAMES:
         raise ApplicationError(f"{name!r} is reserved; choose another judge name", code="judge_name_reserved")
@@ -56,12 +89,13 @@ def judge_create(*, name: str, backend: str, settings: dict | None = None, enabl
 @transaction.atomic
 def judge_update(*, judge: Judge, user: User | None = None, backend: str | None = None, settings: dict | None = None,
                  enabled: bool | None = None) -> Judge:
-    """Change a judge; verdicts already stored keep the settings they were made with."""
+    """Change a judge; verdicts already stored keep the settings they were made with. Only an admin ``user`` may
+    change its key variable, or the URL a judge with one connects to."""
     judge = Judge.objects.select_for_update().get(pk=judge.pk)
     new_backend = backend if backend is not None else judge.backend
     new_settings = settings if settings is not None else judge.settings
     if backend is not None or settings is not None:
-        _validated(backend=new_backend, settings=new_settings, user=user)
+        _validated(backend=new_backend, settings=new_settings, user=user, previous=judge.settings)
     elif judge.backend == Judge.Backend.PYTHON and user is not None and not user.is_admin_role:
         raise ApplicationError("only admins may change a python judge", code="python_judge_admin_only", status_code=403)
     judge.backend, judge.settings = new_backend, new_settings

@@ -37,7 +37,7 @@ from annotation.catalogue.services.campaigns import (
     campaign_update,
 )
 from core.errors import ApplicationError
-from curation.judges import registry
+from curation.judges import egress, keys, registry
 from curation.models import Judge, JudgeVerdict
 from curation.prefilter import rules
 from curation.services.judges import judge_create, judge_test, judge_update
@@ -311,28 +311,39 @@ class PersonActionView(CuratorRequiredMixin, View):
 
 JUDGE_EXAMPLES = {
     "openai-chat": {"base_url": "http://127.0.0.1:8001/v1", "model": "Qwen/Qwen2.5-VL-7B-Instruct",
-                    "api_key_env": "VLLM_API_KEY", "concurrency": 4},
+                    "api_key_env": "CONCORD_JUDGE_KEY_VLLM", "concurrency": 4},
     "reward-model": {"url": "http://127.0.0.1:8002/score"},
     "python": {"callable": "curation.judges.heuristics.image_sanity"},
 }
 
 
+def judge_examples(user) -> dict[str, dict]:
+    """The settings shown as examples: with a key variable for admins, who alone may set one."""
+    if user.is_admin_role:
+        return JUDGE_EXAMPLES
+    return {backend: {k: v for k, v in example.items() if k != "api_key_env"} for backend, example in JUDGE_EXAMPLES.items()}
+
+
 class JudgesView(CuratorRequiredMixin, View):
     template_name = "frontend/console/judges.html"
 
-    def _context(self, **extra) -> dict:
+    def _context(self, user, **extra) -> dict:
         judges = list(Judge.objects.order_by("name"))
         for judge in judges:
             judge.secret_status = registry.secret_status(judge.settings or {})
             judge.settings_json = json.dumps(judge.settings, indent=2, sort_keys=True)
         sample = Pair.objects.order_by("pk").values_list("pk", flat=True).first()
+        examples = judge_examples(user)
         return {"judges": judges, "backends": Judge.Backend.choices, "orders": JudgeVerdict.Order.choices,
-                "examples": {k: json.dumps(v, indent=2) for k, v in JUDGE_EXAMPLES.items()}, "sample_pair": sample,
-                "default_settings": json.dumps(JUDGE_EXAMPLES["openai-chat"], indent=2),
+                "examples": {k: json.dumps(v, indent=2) for k, v in examples.items()}, "sample_pair": sample,
+                "default_settings": json.dumps(examples["openai-chat"], indent=2),
+                "may_set_keys": user.is_admin_role, "key_pattern": keys.configured_pattern(),
+                "key_pattern_setting": keys.SETTING, "allowed_hosts": egress.configured_allow_list(),
+                "allowed_hosts_setting": egress.SETTING,
                 **extra}
 
     def get(self, request):
-        return TemplateResponse(request, self.template_name, self._context())
+        return TemplateResponse(request, self.template_name, self._context(request.user))
 
     def post(self, request):
         form = request.POST
@@ -341,8 +352,8 @@ class JudgesView(CuratorRequiredMixin, View):
             judge = judge_create(name=form.get("name", "").strip(), backend=form.get("backend", ""), settings=settings,
                                  enabled=form.get("enabled") == "on", user=request.user)
         except ApplicationError as exc:
-            return TemplateResponse(request, self.template_name, self._context(error=exc.message, values=form),
-                                    status=exc.status_code)
+            return TemplateResponse(request, self.template_name,
+                                    self._context(request.user, error=exc.message, values=form), status=exc.status_code)
         messages.success(request, f"Judge {judge.name} configured ({'enabled' if judge.enabled else 'disabled'}). "
                                   "Try it on a pair below.")
         return HttpResponseRedirect(reverse("console-judges") + f"#judge-{judge.name}")
@@ -361,7 +372,7 @@ class JudgeActionView(CuratorRequiredMixin, View):
                     raise ApplicationError("give the id of the pair to try the judge on", code="invalid_pair")
                 trial = judge_test(judge=judge, pair_id=int(raw_pair), order=form.get("order", "forward"))
                 return TemplateResponse(request, JudgesView.template_name,
-                                        JudgesView()._context(trial=trial, tried=judge.name))
+                                        JudgesView()._context(request.user, trial=trial, tried=judge.name))
             if action in ("enable", "disable"):
                 judge_update(judge=judge, enabled=action == "enable", user=request.user)
                 messages.success(request, f"Judge {judge.name} {action}d.")

@@ -35,14 +35,17 @@ def test_annotators_cannot_see_judges():
     assert client.get("/api/v1/judges/").status_code == 403
 
 
-def test_a_curator_creates_a_judge_whose_secret_is_named_never_stored(curator_client, monkeypatch):
-    monkeypatch.setenv("OPENAI_API_KEY", SECRET)
-    response = curator_client.post("/api/v1/judges/create/", {
+def test_an_admin_creates_a_judge_whose_secret_is_named_never_stored(monkeypatch):
+    monkeypatch.setenv("CONCORD_JUDGE_KEY_OPENAI", SECRET)
+    admin_client = APIClient()
+    admin_client.force_authenticate(UserFactory(role=Role.ADMIN))
+    response = admin_client.post("/api/v1/judges/create/", {
         "name": "gpt", "backend": "openai-chat",
-        "settings": {"base_url": "https://api.openai.com/v1", "model": "gpt-4.1", "api_key_env": "OPENAI_API_KEY"},
+        "settings": {"base_url": "https://api.openai.com/v1", "model": "gpt-4.1", "api_key_env": "CONCORD_JUDGE_KEY_OPENAI"},
     }, format="json")
     assert response.status_code == 201
-    assert response.json()["secrets"] == {"api_key_env": {"variable": "OPENAI_API_KEY", "present": True}}
+    assert response.json()["secrets"] == {"api_key_env": {"variable": "CONCORD_JUDGE_KEY_OPENAI", "present": True,
+                                                          "allowed": True}}
     assert SECRET not in response.content.decode()
     assert SECRET not in json.dumps(Judge.objects.get(name="gpt").settings)
 
@@ -125,7 +128,7 @@ def test_a_judge_with_verdicts_cannot_be_deleted_one_without_can(curator_client)
 def test_a_run_started_over_the_api_reports_verdicts_and_never_shows_the_secret(
     curator_client, monkeypatch, django_capture_on_commit_callbacks
 ):
-    monkeypatch.setenv("JUDGE_KEY", SECRET)
+    monkeypatch.setenv("CONCORD_JUDGE_KEY_T", SECRET)
 
     def script(seen):
         reply = votes_script({"j2": {("hard", "swapped"): "B"}})(seen)
@@ -134,7 +137,7 @@ def test_a_run_started_over_the_api_reports_verdicts_and_never_shows_the_secret(
     with JudgeServer(script, api_key=SECRET) as server:
         campaign = support.campaign()
         easy, hard = support.marked_pair(campaign, "easy"), support.marked_pair(campaign, "hard")
-        support.chat_judges(server, ["j1", "j2"], api_key_env="JUDGE_KEY")
+        support.chat_judges(server, ["j1", "j2"], api_key_env="CONCORD_JUDGE_KEY_T")
         with django_capture_on_commit_callbacks(execute=True):
             started = curator_client.post(f"/api/v1/prefilter/campaigns/{campaign.slug}/start/", {}, format="json")
         assert started.status_code == 202
@@ -206,13 +209,13 @@ def test_a_finished_run_cannot_be_resumed_and_a_cancelled_one_can_be_cancelled_o
 
 
 def test_the_admin_lists_judges_with_their_secret_variables_and_validates_settings(client, monkeypatch):
-    monkeypatch.setenv("ADMIN_TEST_KEY", SECRET)
+    monkeypatch.setenv("CONCORD_JUDGE_KEY_ADMIN_TEST", SECRET)
     admin = UserFactory(username="boss", role=Role.ADMIN, is_staff=True, is_superuser=True)
     client.force_login(admin)
     judge_create(name="gpt", backend="openai-chat",
-                 settings={"base_url": "http://x/v1", "model": "m", "api_key_env": "ADMIN_TEST_KEY"})
+                 settings={"base_url": "http://x/v1", "model": "m", "api_key_env": "CONCORD_JUDGE_KEY_ADMIN_TEST"})
     listing = client.get("/admin/curation/judge/")
-    assert listing.status_code == 200 and "ADMIN_TEST_KEY (set)" in listing.content.decode()
+    assert listing.status_code == 200 and "CONCORD_JUDGE_KEY_ADMIN_TEST (set)" in listing.content.decode()
     assert SECRET not in listing.content.decode()
     refused = client.post("/admin/curation/judge/add/", {
         "name": "leaky", "backend": "openai-chat", "enabled": "on",

@@ -150,32 +150,33 @@ def test_media_missing_from_storage_fails_the_call_instead_of_judging_blind():
 
 
 def test_the_api_key_is_sent_but_never_kept(monkeypatch):
-    monkeypatch.setenv("TEST_JUDGE_KEY", "sk-test-SECRET-4242")
+    monkeypatch.setenv("CONCORD_JUDGE_KEY_TEST", "sk-test-SECRET-4242")
 
     def script(seen):
         return Reply(content=f"{json_verdict('A')} (you sent {seen.authorization})")
 
     with JudgeServer(script, api_key="sk-test-SECRET-4242") as server:
-        _, calls = run([judge(server, api_key_env="TEST_JUDGE_KEY")], [WorkItem("j1", ("k",), FORWARD)])
+        _, calls = run([judge(server, api_key_env="CONCORD_JUDGE_KEY_TEST")], [WorkItem("j1", ("k",), FORWARD)])
         assert server.seen[0].authorization == "Bearer sk-test-SECRET-4242"
     call = calls[("k",)]
     assert call.label == "A" and "SECRET" not in call.raw_output and "[redacted]" in call.raw_output
 
 
 def test_a_wrong_key_echoed_in_an_error_is_redacted(monkeypatch):
-    monkeypatch.setenv("TEST_JUDGE_KEY", "sk-wrong-SECRET-1")
+    monkeypatch.setenv("CONCORD_JUDGE_KEY_TEST", "sk-wrong-SECRET-1")
     with JudgeServer(lambda seen: Reply(), api_key="sk-right") as server:
-        _, calls = run([judge(server, api_key_env="TEST_JUDGE_KEY")], [WorkItem("j1", ("k",), FORWARD)])
+        _, calls = run([judge(server, api_key_env="CONCORD_JUDGE_KEY_TEST")], [WorkItem("j1", ("k",), FORWARD)])
     call = calls[("k",)]
     assert "HTTP 401" in call.error and "SECRET" not in call.error + call.raw_output
 
 
 def test_an_unset_key_variable_fails_every_call_of_that_judge_by_name(monkeypatch):
-    monkeypatch.delenv("MISSING_JUDGE_KEY", raising=False)
+    monkeypatch.delenv("CONCORD_JUDGE_KEY_MISSING", raising=False)
     with JudgeServer(lambda seen: Reply(content=json_verdict("A"))) as server:
-        _, calls = run([judge(server, api_key_env="MISSING_JUDGE_KEY")], [WorkItem("j1", (i,), FORWARD) for i in range(3)])
+        work = [WorkItem("j1", (i,), FORWARD) for i in range(3)]
+        _, calls = run([judge(server, api_key_env="CONCORD_JUDGE_KEY_MISSING")], work)
         assert server.count() == 0
-    assert {c.error for c in calls.values()} == {"environment variable MISSING_JUDGE_KEY is not set"}
+    assert {c.error for c in calls.values()} == {"environment variable CONCORD_JUDGE_KEY_MISSING is not set"}
 
 
 def test_the_reward_model_backend_scores_both_responses():

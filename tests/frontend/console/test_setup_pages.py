@@ -169,6 +169,28 @@ def test_a_curator_cannot_configure_a_python_judge_and_sees_why(curator):
     assert not Judge.objects.exists()
 
 
+def test_a_curators_judges_page_says_who_sets_keys_and_offers_no_key_in_its_example(curator):
+    """Only admins set api_key_env: a curator's example has none, a refused stored variable is named, and a curator's
+    judge with a key is refused with the reason."""
+    Judge.objects.create(name="old", backend="openai-chat",
+                         settings={"base_url": "http://x/v1", "model": "m", "api_key_env": "DATABASE_URL"})
+    page = curator.get(reverse("console-judges")).content.decode()
+    assert "only admins set or change it" in page and "CONCORD_JUDGE_KEY_*" in page
+    new_form = page[page.index('data-testid="judge-new"'):]
+    assert "api_key_env" not in new_form[:new_form.index("<details>")]
+    assert "api_key_env: DATABASE_URL is a variable Concord itself reads" in page
+    refused = curator.post(reverse("console-judges"), {"name": "keyed", "backend": "openai-chat", "settings": json.dumps(
+        {"base_url": "http://x/v1", "model": "m", "api_key_env": "CONCORD_JUDGE_KEY_A"})})
+    assert refused.status_code == 403 and "only admins set or change api_key_env" in refused.content.decode()
+    assert not Judge.objects.filter(name="keyed").exists()
+
+
+def test_an_admins_judges_page_offers_a_judge_key_variable_in_its_example(client):
+    client.force_login(UserFactory(role=Role.ADMIN))
+    page = client.get(reverse("console-judges")).content.decode()
+    assert "only admins (you are one)" in page and "&quot;api_key_env&quot;: &quot;CONCORD_JUDGE_KEY_VLLM&quot;" in page
+
+
 def test_a_judge_form_with_broken_settings_says_they_are_not_valid_json(curator):
     """The new-judge form and a judge's settings form both name the JSON error in a plain sentence."""
     response = curator.post(reverse("console-judges"), {"name": "vlm", "backend": "openai-chat", "settings": "{not json"})
