@@ -16,6 +16,8 @@ from django.db import transaction
 from django.utils import timezone
 
 from annotation.accounts.models import Invitation, Role
+from annotation.accounts.selectors import account_by_any_spelling
+from annotation.accounts.usernames import username_normalize
 from core.errors import ApplicationError
 
 if TYPE_CHECKING:
@@ -47,6 +49,8 @@ def user_create(*, username: str, password: str | None = None, role: str = Role.
     """
     if role not in Role.values:
         raise ApplicationError(f"unknown role {role!r}; choose one of {', '.join(Role.values)}", code="unknown_role")
+    # Stored as the sign-in form will send it (NFKC), so the person can sign in with what was typed here.
+    username = username_normalize(username) if isinstance(username, str) else username
     if not isinstance(username, str) or not USERNAME.match(username):
         raise ApplicationError(
             f"username {username!r} must be 1–150 letters, digits or @ . + - _", code="invalid_username"
@@ -57,8 +61,10 @@ def user_create(*, username: str, password: str | None = None, role: str = Role.
         except ValidationError as exc:
             raise ApplicationError(f"{email!r} is not an e-mail address", code="invalid_email") from exc
     model = get_user_model()
-    if model.objects.filter(username__iexact=username).exists():
-        raise ApplicationError(f"user {username!r} already exists", code="user_exists", status_code=409)
+    taken = account_by_any_spelling(username=username)
+    if taken is not None:
+        spelled = "" if taken.username == username else f" as {taken.username!r}"
+        raise ApplicationError(f"user {username!r} already exists{spelled}", code="user_exists", status_code=409)
     user = model(username=username, email=email, role=role)
     user.is_staff = role == Role.ADMIN
     user.is_superuser = role == Role.ADMIN

@@ -186,7 +186,7 @@ def test_create_user_refuses_a_taken_username_and_a_weak_password(monkeypatch):
     UserFactory(username="hal")
     before = world_snapshot()
     text, error = refused("create_user", "HAL", "--role", "annotator")
-    assert text == "user 'HAL' already exists" and error["code"] == "user_exists"
+    assert text == "user 'HAL' already exists as 'hal'" and error["code"] == "user_exists"
     monkeypatch.setenv("CONCORD_NEW_USER_PASSWORD", "short")
     text, error = refused("create_user", "ivy", "--role", "annotator")
     assert "too short" in text and error["code"] == "weak_password"
