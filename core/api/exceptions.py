@@ -59,7 +59,7 @@ def api_not_found(request, exception):
 
 def exception_handler(exc, context):
     if isinstance(exc, ApplicationError):
-        return Response(application_error_body(exc), status=exc.status_code)
+        return Response(application_error_body(exc), status=exc.status_code, headers=exc.headers or None)
     if isinstance(exc, ValidationError):
         exc = exceptions.ValidationError(exc.message_dict if hasattr(exc, "error_dict") else exc.messages)
     elif isinstance(exc, Http404):
