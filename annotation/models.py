@@ -1,11 +1,12 @@
 """The app's models, defined by sub-domain; importing them here registers them under the label ``annotation``."""
 
-from annotation.accounts.models import Invitation, Role, User, UserSession
+from annotation.accounts.models import AccountEvent, Invitation, LoginFailure, Role, User, UserSession
 from annotation.catalogue.models import Campaign, Media, Pair, Prompt, RatingSchema, Response, SourceDataset
 from annotation.jobs.models import Job
 from annotation.workqueue.models import Annotation, AnnotationRevision, Assignment, AssignmentEvent
 
 __all__ = [
-    "Annotation", "AnnotationRevision", "Assignment", "AssignmentEvent", "Campaign", "Invitation", "Job", "Media",
-    "Pair", "Prompt", "RatingSchema", "Response", "Role", "SourceDataset", "User", "UserSession",
+    "AccountEvent", "Annotation", "AnnotationRevision", "Assignment", "AssignmentEvent", "Campaign", "Invitation",
+    "Job", "LoginFailure", "Media", "Pair", "Prompt", "RatingSchema", "Response", "Role", "SourceDataset", "User",
+    "UserSession",
 ]

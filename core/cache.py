@@ -16,13 +16,11 @@ RETRY_REDIS_SECONDS = 5.0
 
 def _degrading(name: str):
     def call(self, *args, **kwargs):
-        if time.monotonic() >= self._redis_down_until:
+        if self.redis_up():
             try:
                 return getattr(super(RedisCache, self), name)(*args, **kwargs)
             except self._redis_errors as exc:
-                self._redis_down_until = time.monotonic() + RETRY_REDIS_SECONDS
-                logger.warning("cache: Redis is unreachable (%s); using the database for %.0f s", exc,
-                               RETRY_REDIS_SECONDS)
+                self.redis_failed(exc)
         return getattr(self._fallback, name)(*args, **kwargs)
 
     call.__name__ = name
@@ -41,6 +39,14 @@ class RedisCache(redis.RedisCache):
         self._redis_errors = (redis_py.ConnectionError, redis_py.TimeoutError)
         self._redis_down_until = 0.0
         self._fallback = DatabaseCache(FALLBACK_TABLE, {"KEY_PREFIX": self.key_prefix, "VERSION": self.version})
+
+    def redis_up(self) -> bool:
+        """False for RETRY_REDIS_SECONDS after Redis failed: callers of its client (rate limits) skip it meanwhile."""
+        return time.monotonic() >= self._redis_down_until
+
+    def redis_failed(self, exc: Exception) -> None:
+        self._redis_down_until = time.monotonic() + RETRY_REDIS_SECONDS
+        logger.warning("cache: Redis is unreachable (%s); using the database for %.0f s", exc, RETRY_REDIS_SECONDS)
 
     add = _degrading("add")
     get = _degrading("get")

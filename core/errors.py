@@ -7,11 +7,12 @@ class ApplicationError(Exception):
     status_code = 400
 
     def __init__(self, message: str, *, code: str = "invalid", status_code: int | None = None, extra=None,
-                 retry_after: int | None = None):
+                 headers: dict[str, str] | None = None):
         super().__init__(message)
         self.message = message
         self.code = code
         self.extra = extra or {}
-        self.retry_after = retry_after  # seconds, sent as Retry-After (a 503 or 429 that will pass)
+        # Sent with the response (a 429's Retry-After).
+        self.headers = headers or {}
         if status_code is not None:
             self.status_code = status_code

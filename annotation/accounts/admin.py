@@ -10,3 +10,21 @@ class ConcordUserAdmin(UserAdmin):
     list_display = ("username", "email", "role", "is_active")
     list_filter = ("role", "is_active")
 
+
+
+@admin.register(models.AccountEvent)
+class AccountEventAdmin(admin.ModelAdmin):
+    """The trail is read, never written or edited here."""
+
+    list_display = ("at", "kind", "username", "actor_username")
+    list_filter = ("kind",)
+    search_fields = ("username", "actor_username")
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False

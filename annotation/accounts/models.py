@@ -1,4 +1,5 @@
-"""Accounts: who signs in, with which role, their sessions and one-time invitation links."""
+"""Accounts: who signs in, with which role, their sessions, one-time invitation links, failed log-ins and the trail of
+what was done to an account by someone else."""
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractUser
@@ -69,3 +70,44 @@ class UserSession(AbstractBaseSession):
         from annotation.accounts.sessions import SessionStore
 
         return SessionStore
+
+
+class LoginFailure(models.Model):
+    """One failed log-in in one throttle scope (``annotation.accounts.services.login_throttle``): the counts live in
+    the cache, these rows let them outlive it (Redis restarted empty, or back after counting in the database)."""
+
+    scope = models.CharField(max_length=80)
+    failed_at = models.DateTimeField()
+
+    class Meta:
+        indexes = [
+            models.Index(fields=["scope", "failed_at"], name="loginfailure_scope_at"),
+            models.Index(fields=["failed_at"], name="loginfailure_at"),
+        ]
+
+    def __str__(self):
+        return f"{self.scope} at {self.failed_at:%Y-%m-%d %H:%M:%S}"
+
+
+class AccountEvent(models.Model):
+    """Something done to an account by someone other than its person that could hand the account to another: a
+    new sign-in link for an account already in use, and the password that link then set. The names are kept as
+    text too, so the trail outlives the accounts."""
+
+    class Kind(models.TextChoices):
+        LINK_FOR_ACCOUNT_IN_USE = "link_for_account_in_use", "New sign-in link for an account in use"
+        PASSWORD_SET_BY_LINK = "password_set_by_link", "Password replaced through such a link"
+
+    user = models.ForeignKey(User, null=True, blank=True, on_delete=models.SET_NULL, related_name="account_events")
+    username = models.CharField(max_length=150)
+    actor = models.ForeignKey(User, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    actor_username = models.CharField(max_length=150, blank=True)
+    kind = models.CharField(max_length=32, choices=Kind.choices)
+    at = models.DateTimeField(auto_now_add=True)
+    detail = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["user", "at"], name="accountevent_user_at")]
+
+    def __str__(self):
+        return f"{self.kind} for {self.username} by {self.actor_username or 'the command line'} at {self.at:%Y-%m-%d %H:%M}"

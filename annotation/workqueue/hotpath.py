@@ -10,7 +10,8 @@ a third of a cycle's CPU). What the door does, in order, for ``POST`` without an
 2. **CSRF**: DRF's own check (``rest_framework.authentication.CSRFCheck``), as ``SessionAuthentication`` runs it.
 3. **Permission**: the view's own ``permission_classes`` (``view.get_permissions()``), the very list DRF's
    dispatch checks: a permission added to the view is enforced here too (a test holds it). A refusal goes to
-   DRF's dispatch, which refuses with its own 403.
+   DRF's dispatch, which refuses with its own 403. Then the view's rate limit (``check_throttles``, DRF's own,
+   over ``core.api.throttling``): over it, 429 ``rate_limited`` with ``Retry-After``.
 4. **Input**: the claim takes none; the submission takes only a body ``InputSerializer`` would take as it is
    (``submit_input``); anything else goes to DRF, which validates and answers its 400s.
 5. **Rules and SQL**: the services (``annotation.workqueue.services.assignments``), the same functions the generic DRF
@@ -127,9 +128,13 @@ class Door:
             signed_in = user.is_authenticated and user.is_active
             if signed_in and self._csrf_accepts(request) and self._permitted(request, args, kwargs):
                 try:
+                    # The view's throttle_classes, as DRF's dispatch runs them; a refusal is an ApplicationError (429).
+                    self.check_throttles(request)
                     response = self.door(request, user, **kwargs)
                 except ApplicationError as error:
                     response = json_response(application_error_body(error), error.status_code)
+                    for header, value in error.headers.items():
+                        response[header] = value
                 if response is not None:
                     response["Allow"] = ", ".join(self.allowed_methods)
                     return response

@@ -191,6 +191,21 @@ CONCORD_LOGIN_FAILURES_PER_ADDRESS = env.int("CONCORD_LOGIN_FAILURES_PER_ADDRESS
 CONCORD_LOGIN_WINDOW_SECONDS = env.int("CONCORD_LOGIN_WINDOW_SECONDS", default=15 * 60)
 # Reverse proxies (addresses or networks) whose X-Forwarded-For names the client (core.web.proxies); empty: none.
 CONCORD_TRUSTED_PROXIES = env.list("CONCORD_TRUSTED_PROXIES", default=[])
+# API rate limits per user (per address when signed out) and route family (core.api.throttling): "N/period", the
+# period s, m, h or d with an optional count ("100/10s"); "off" lifts one. Far above what a person does (claims a
+# few a minute, the page reads the statistics every few seconds) and above the soak's machine raters (about 5
+# claims and 5 submits a second each); they stop a client that loops on an endpoint. CONCORD_API_RATES overrides
+# some: CONCORD_API_RATES="claim=300/10s,leaderboard=off".
+CONCORD_API_RATES = {
+    "rater-read": "120/m",  # me/stats, me/work, next-preview, an assignment's display, the campaign list
+    "claim": "100/10s",
+    "submit": "100/10s",
+    "rater-write": "60/10s",  # drafts (saved 0.7 s after a change), skips, reviews, corrections, answer checks
+    "curator-read": "300/m",  # every other GET
+    "curator-write": "120/m",  # every other POST, PUT, DELETE
+    "leaderboard": "30/m",  # each one reads every rating
+    **env.dict("CONCORD_API_RATES", default={}),
+}
 
 # Celery: eager in the embedded default, real workers once a broker is configured. With CONCORD_EMBEDDED_WORKER
 # (set by `make demo`, which starts a worker beside the web server: `manage.py serve`) and no broker configured,
@@ -273,6 +288,8 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_SCHEMA_CLASS": "core.api.schema.ConcordAutoSchema",
     "EXCEPTION_HANDLER": "core.api.exceptions.exception_handler",
+    # Per user and route family, rates in CONCORD_API_RATES; 429 rate_limited with Retry-After.
+    "DEFAULT_THROTTLE_CLASSES": ["core.api.throttling.RouteFamilyThrottle"],
     # JSON is checked for depth before it is parsed, and for NUL characters and lone surrogates after.
     "DEFAULT_PARSER_CLASSES": [
         "core.web.hostile_input.StrictJSONParser",

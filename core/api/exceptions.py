@@ -59,8 +59,7 @@ def api_not_found(request, exception):
 
 def exception_handler(exc, context):
     if isinstance(exc, ApplicationError):
-        headers = {"Retry-After": str(exc.retry_after)} if exc.retry_after is not None else None
-        return Response(application_error_body(exc), status=exc.status_code, headers=headers)
+        return Response(application_error_body(exc), status=exc.status_code, headers=exc.headers or None)
     if isinstance(exc, ValidationError):
         exc = exceptions.ValidationError(exc.message_dict if hasattr(exc, "error_dict") else exc.messages)
     elif isinstance(exc, Http404):

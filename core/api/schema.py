@@ -1,11 +1,12 @@
 """The OpenAPI schema tells every status code an operation can answer, with the one error shape they share.
 
 A drf-spectacular post-processing hook: every operation documents 400 (a malformed or hostile request: the
-middleware refuses NUL characters in any path or query), 403 (not signed in, or not allowed), 404 and 429 (HTTP
-Basic log-ins throttled); one that takes a body also 413 (too large) and 415 (another content type); one that
-changes something also 409 (a conflict with the current state). Codes an operation documents itself are kept.
-An operation that starts a job documents 503 itself with ``JOB_NOT_QUEUED``. ``ConcordAutoSchema`` says in the
-request schema that a text field which refuses blank needs a character that is not white space.
+middleware refuses NUL characters in any path or query), 403 (not signed in, or not allowed), 404 and 429 (the
+rate limit of the operation's route family, or HTTP Basic log-ins throttled; with ``Retry-After``); one that
+takes a body also 413 (too large) and 415 (another content type); one that changes something also 409 (a
+conflict with the current state). Codes an operation documents itself are kept. An operation that starts a job
+documents 503 itself with ``JOB_NOT_QUEUED``. ``ConcordAutoSchema`` says in the request schema that a text field
+which refuses blank needs a character that is not white space.
 """
 
 from drf_spectacular.openapi import AutoSchema
@@ -28,8 +29,11 @@ ALWAYS = {
     "403": "Not signed in, or not allowed.",
     "404": "No such object, or not yours.",
     "406": "The Accept header asks for a format this endpoint does not write.",
-    "429": "Too many failed log-ins from this address; try again later.",
+    "429": "Too many requests: `rate_limited` (over the limit of the operation's route family; `extra` names the "
+           "family, the limit and the window) or `throttled` (too many failed HTTP Basic log-ins). Retry-After says "
+           "when to try again.",
 }
+RETRY_AFTER = {"Retry-After": {"schema": {"type": "integer"}, "description": "Seconds until a new try may succeed."}}
 WITH_BODY = {
     "413": "The body is larger than the limit.",
     "415": "The body's content type is not one this endpoint reads.",
@@ -70,7 +74,7 @@ def error_responses(result, generator, request, public):
             responses = operation.setdefault("responses", {})
             for code, description in codes.items():
                 responses.setdefault(code, {"content": {"application/json": {"schema": reference}},
-                                            "description": description})
+                                            "description": description, **({"headers": RETRY_AFTER} if code == "429" else {})})
     return result
 
 

@@ -32,6 +32,8 @@ def leaderboard_from_query(query) -> dict:
 class ModelLeaderboardApi(APIView):
     """Which model wins: Bradley–Terry ratings with bootstrap 95% intervals, win rates and comparisons per pair."""
 
+    throttle_scope = "leaderboard"
+
     permission_classes = [IsCurator]
 
     @extend_schema(parameters=[LeaderboardQuerySerializer], responses=OpenApiTypes.OBJECT)
@@ -41,6 +43,8 @@ class ModelLeaderboardApi(APIView):
 
 class ModelLeaderboardCsvApi(APIView):
     """The same leaderboard as CSV: a row per model (rating, interval), then a row per ordered pair of models."""
+
+    throttle_scope = "leaderboard"
 
     permission_classes = [IsCurator]
 

@@ -151,6 +151,8 @@ class ReleaseEvaluationApi(APIView):
 class ReleaseLeaderboardApi(APIView):
     """Every judge's latest scores on the release, best first, beside the humans' agreement per task."""
 
+    throttle_scope = "leaderboard"
+
     permission_classes = [IsCurator]
 
     @extend_schema(responses=OpenApiTypes.OBJECT)

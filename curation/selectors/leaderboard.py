@@ -154,7 +154,7 @@ def _fit_bounded(c: Comparisons, *, bootstrap: int, seed: int) -> dict | None:
         raise ApplicationError(
             "Another leaderboard is being computed by this server process; try again in a few seconds "
             "(a board computed once is served from the cache until its ratings change).",
-            code="leaderboard_busy", status_code=503, retry_after=BUSY_RETRY_SECONDS,
+            code="leaderboard_busy", status_code=503, headers={"Retry-After": str(BUSY_RETRY_SECONDS)},
         )
     try:
         board = leaderboard(c, bootstrap=bootstrap, seed=seed)

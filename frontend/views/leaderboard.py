@@ -32,8 +32,8 @@ def _report(scope: dict) -> dict:
 
 def _refusal(exc: ApplicationError) -> HttpResponse:
     response = HttpResponse(exc.message, status=exc.status_code, content_type="text/plain; charset=utf-8")
-    if exc.retry_after is not None:
-        response["Retry-After"] = str(exc.retry_after)
+    for name, value in exc.headers.items():
+        response[name] = value
     return response
 
 

@@ -21,7 +21,7 @@ from annotation.accounts.models import Role
 from annotation.accounts.selectors import accounts_list
 from annotation.accounts.services.accounts import (
     account_role_check,
-    invitation_create,
+    invitation_reissue,
     user_create,
     user_invite,
     user_set_role,
@@ -284,17 +284,21 @@ class PeopleView(CuratorRequiredMixin, View):
 
 
 class PersonActionView(CuratorRequiredMixin, View):
-    """POST ``invite`` (a fresh link; earlier ones stop working) or ``role`` (admins only)."""
+    """POST ``invite`` (a fresh link; earlier ones stop working; for an account in use, admins only) or ``role``
+    (admins only). A refused link is the people page with the reason, with the refusal's status."""
 
     def post(self, request, user_id: int, action: str):
         person = get_object_or_404(get_user_model(), pk=user_id)
+        if action == "invite":
+            try:
+                issued = invitation_reissue(user=person, actor=request.user)
+            except ApplicationError as exc:
+                return TemplateResponse(request, PeopleView.template_name,
+                                        PeopleView()._context(request, error=exc.message), status=exc.status_code)
+            link = request.build_absolute_uri(reverse("invitation-accept", args=[issued.token]))
+            return TemplateResponse(request, "frontend/console/invitation_link.html",
+                                    {"invited": person, "link": link, "expires_at": issued.invitation.expires_at})
         try:
-            if action == "invite":
-                account_role_check(actor=request.user, role=person.role)
-                issued = invitation_create(user=person, created_by=request.user)
-                link = request.build_absolute_uri(reverse("invitation-accept", args=[issued.token]))
-                return TemplateResponse(request, "frontend/console/invitation_link.html",
-                                        {"invited": person, "link": link, "expires_at": issued.invitation.expires_at})
             if action == "role":
                 if not request.user.is_admin_role:
                     raise ApplicationError("only admins change roles", code="admin_only")

@@ -162,8 +162,8 @@ EXPECTED: dict[str, dict[str, dict]] = {
     "console/preview/form/": {"POST": allowed(302, 403, 403, 200, 200)},
     "console/preview/markdown/": {"POST": allowed(302, 403, 403, 200, 200)},
     "console/people/": {"GET": CURATOR_PAGE, "POST": allowed(302, 403, 403, 400, 400)},
-    # A new invitation link for bob (an annotator): shown once, to curators and admins.
-    "console/people/<int:user_id>/<slug:action>/": {"POST": allowed(302, 403, 403, 200, 200)},
+    # A new invitation link for bob (an annotator who uses his account): for admins only, shown once.
+    "console/people/<int:user_id>/<slug:action>/": {"POST": allowed(302, 403, 403, 403, 200)},
     "console/judges/": {"GET": CURATOR_PAGE, "POST": allowed(302, 403, 403, 400, 400)},
     # Enabling judge-1 (a python judge) is refused to the curator with a message, done for the admin.
     "console/judges/<slug:name>/<slug:action>/": {"POST": allowed(302, 403, 403, 302, 302)},
@@ -174,7 +174,7 @@ EXPECTED: dict[str, dict[str, dict]] = {
     "api/v1/campaigns/<slug:slug>/members/": {"POST": curator_post(200)},
     "api/v1/users/create/": {"POST": curator_post(400)},
     "api/v1/users/<str:username>/role/": {"POST": allowed(403, 403, 403, 403, 400)},
-    "api/v1/users/<str:username>/invite/": {"POST": curator_post(200)},  # bob is an annotator
+    "api/v1/users/<str:username>/invite/": {"POST": allowed(403, 403, 403, 403, 200)},  # bob uses his account
     "api/v1/invitations/accept/": {"POST": allowed(400, 400, 400, 400, 400)},
     "api/v1/judges/<slug:name>/test/": {"POST": curator_post(400)},
     "work/assignments/<int:assignment_id>/review/": {"GET": allowed(302, 404, 404, 404, 404)},  # not submitted yet

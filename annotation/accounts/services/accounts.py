@@ -15,7 +15,9 @@ from django.core.validators import validate_email
 from django.db import transaction
 from django.utils import timezone
 
-from annotation.accounts.models import Invitation, Role
+from annotation.accounts.models import AccountEvent, Invitation, Role
+from annotation.accounts.selectors import account_by_any_spelling
+from annotation.accounts.usernames import username_normalize
 from core.errors import ApplicationError
 
 if TYPE_CHECKING:
@@ -47,6 +49,8 @@ def user_create(*, username: str, password: str | None = None, role: str = Role.
     """
     if role not in Role.values:
         raise ApplicationError(f"unknown role {role!r}; choose one of {', '.join(Role.values)}", code="unknown_role")
+    # Stored as the sign-in form will send it (NFKC), so the person can sign in with what was typed here.
+    username = username_normalize(username) if isinstance(username, str) else username
     if not isinstance(username, str) or not USERNAME.match(username):
         raise ApplicationError(
             f"username {username!r} must be 1–150 letters, digits or @ . + - _", code="invalid_username"
@@ -57,8 +61,10 @@ def user_create(*, username: str, password: str | None = None, role: str = Role.
         except ValidationError as exc:
             raise ApplicationError(f"{email!r} is not an e-mail address", code="invalid_email") from exc
     model = get_user_model()
-    if model.objects.filter(username__iexact=username).exists():
-        raise ApplicationError(f"user {username!r} already exists", code="user_exists", status_code=409)
+    taken = account_by_any_spelling(username=username)
+    if taken is not None:
+        spelled = "" if taken.username == username else f" as {taken.username!r}"
+        raise ApplicationError(f"user {username!r} already exists{spelled}", code="user_exists", status_code=409)
     user = model(username=username, email=email, role=role)
     user.is_staff = role == Role.ADMIN
     user.is_superuser = role == Role.ADMIN
@@ -101,6 +107,40 @@ def invitation_create(*, user: User, created_by: User | None = None, hours: int 
     return IssuedInvitation(invitation=invitation, token=token)
 
 
+def account_in_use(user: User) -> bool:
+    """Whether the account's person has set a password or signed in: a new link for it would let its holder replace
+    that password and sign in as them (their sessions end)."""
+    return user.has_usable_password() or user.last_login is not None
+
+
+@transaction.atomic
+def invitation_reissue(*, user: User, actor: User | None, hours: int = INVITATION_HOURS) -> IssuedInvitation:
+    """A new link for an existing account, issued by ``actor`` (None: the command line, which has the server's rights).
+
+    Curators renew the links of annotators who never set a password; a link for an account in use is for admins
+    only, and it is recorded (``AccountEvent``) with who issued it."""
+    in_use = account_in_use(user)
+    if actor is not None:
+        account_role_check(actor=actor, role=user.role)
+        if in_use and not actor.is_admin_role:
+            raise ApplicationError(
+                f"{user.username} already uses this account (a password is set"
+                f"{'' if user.last_login is None else f', last sign-in {user.last_login:%Y-%m-%d %H:%M} UTC'}): a new "
+                "link would let whoever holds it replace that password and sign in as them, so only an admin can "
+                "issue one; ask an admin, or ask them to change their password themselves",
+                code="account_in_use", status_code=403,
+            )
+    issued = invitation_create(user=user, created_by=actor, hours=hours)
+    if in_use:
+        AccountEvent.objects.create(
+            user=user, username=user.username, actor=actor, actor_username=actor.username if actor else "",
+            kind=AccountEvent.Kind.LINK_FOR_ACCOUNT_IN_USE,
+            detail={"invitation": issued.invitation.pk, "expires_at": issued.invitation.expires_at.isoformat(),
+                    "last_login": user.last_login.isoformat() if user.last_login else None},
+        )
+    return issued
+
+
 def invitation_get(*, token: str) -> Invitation:
     """The invitation for ``token`` if it can still be used; else an error saying why not."""
     invitation = (
@@ -130,10 +170,17 @@ def invitation_accept(*, token: str, password: str, password_again: str) -> User
     if password != password_again:
         raise ApplicationError("the two passwords differ", code="password_mismatch")
     user = invitation.user
+    replaced = account_in_use(user)
     user.set_password(_checked_password(password, user))
     user.save(update_fields=["password"])
     invitation.used_at = timezone.now()
     invitation.save(update_fields=["used_at"])
+    if replaced:
+        creator = invitation.created_by
+        AccountEvent.objects.create(
+            user=user, username=user.username, actor=creator, actor_username=creator.username if creator else "",
+            kind=AccountEvent.Kind.PASSWORD_SET_BY_LINK, detail={"invitation": invitation.pk},
+        )
     return user
 
 

@@ -9,6 +9,8 @@ from annotation.catalogue.selectors import campaigns_for_user
 class CampaignListApi(APIView):
     """The campaigns the caller may work on (curators see all)."""
 
+    throttle_scope = "rater-read"
+
     class OutputSerializer(serializers.Serializer):
         slug = serializers.CharField()
         name = serializers.CharField()

@@ -13,7 +13,7 @@ from annotation.accounts.models import Role
 from annotation.accounts.services.accounts import (
     account_role_check,
     invitation_accept,
-    invitation_create,
+    invitation_reissue,
     user_create,
     user_invite,
     user_set_role,
@@ -190,7 +190,9 @@ class UserRoleApi(APIView):
 
 
 class UserInviteApi(APIView):
-    """A new single-use link for an existing account, returned once; earlier links stop working."""
+    """A new single-use link for an existing account, returned once; earlier links stop working. Curators renew the
+    links of annotators who never set a password; a link for an account in use is for admins only (403
+    ``account_in_use`` for curators), and recorded."""
 
     permission_classes = [IsCurator]
 
@@ -203,8 +205,7 @@ class UserInviteApi(APIView):
     @extend_schema(request=None, responses=OutputSerializer)
     def post(self, request, username: str):
         user = get_object_or_404(get_user_model(), username=username)
-        account_role_check(actor=request.user, role=user.role)
-        issued = invitation_create(user=user, created_by=request.user)
+        issued = invitation_reissue(user=user, actor=request.user)
         return Response(self.OutputSerializer({
             "username": user.username, "invitation_expires_at": issued.invitation.expires_at,
             "invitation_url": request.build_absolute_uri(reverse("invitation-accept", args=[issued.token])),

@@ -6,7 +6,7 @@ from django.core.checks import Tags
 from django.core.management.base import BaseCommand
 from django.urls import reverse
 
-from annotation.accounts.services.accounts import INVITATION_HOURS, invitation_create
+from annotation.accounts.services.accounts import INVITATION_HOURS, invitation_reissue
 from core.cli import emit, refuse
 from core.errors import ApplicationError
 
@@ -26,7 +26,7 @@ class Command(BaseCommand):
             user = get_user_model().objects.filter(username=username).first()
             if user is None:
                 raise ApplicationError(f"unknown user {username!r}", code="unknown_user", status_code=404)
-            issued = invitation_create(user=user, hours=expires_hours)
+            issued = invitation_reissue(user=user, actor=None, hours=expires_hours)
         except ApplicationError as exc:
             raise refuse(self, exc, as_json=as_json) from exc
         link = (base_url or settings.CONCORD_BASE_URL).rstrip("/") + reverse("invitation-accept", args=[issued.token])

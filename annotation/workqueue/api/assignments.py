@@ -55,6 +55,8 @@ class AssignmentClaimApi(Door, APIView):
     JSON only: the display goes out as ``pair_display`` builds it (DisplaySerializer describes it).
     """
 
+    throttle_scope = "claim"
+
     renderer_classes = [JSONRenderer]
     content_negotiation_class = JSONOnlyNegotiation
     permission_classes = WORK_QUEUE_PERMISSIONS
@@ -73,6 +75,8 @@ class AssignmentClaimApi(Door, APIView):
 class AssignmentDetailApi(APIView):
     """The display data of one of your assignments."""
 
+    throttle_scope = "rater-read"
+
     @extend_schema(responses=DisplaySerializer)
     def get(self, request, assignment_id: int):
         return Response(_display(assignment_id, request.user))
@@ -80,6 +84,8 @@ class AssignmentDetailApi(APIView):
 
 class AssignmentDraftApi(APIView):
     """Save your answers so far (as shown on screen); partial answers are fine."""
+
+    throttle_scope = "rater-write"
 
     @extend_schema_serializer(component_name="AssignmentDraftInput")
     class InputSerializer(serializers.Serializer):
@@ -107,6 +113,8 @@ class AnnotationSubmitApi(Door, APIView):
     A signed-in session's submission is answered by the work queue's door (``annotation.workqueue.hotpath``), as on claim.
     JSON only, and the output is written by hand from OutputSerializer's three fields.
     """
+
+    throttle_scope = "submit"
 
     renderer_classes = [JSONRenderer]
     content_negotiation_class = JSONOnlyNegotiation
@@ -163,6 +171,8 @@ class AnnotationSubmitApi(Door, APIView):
 class AssignmentSkipApi(APIView):
     """Give the pair back, saying why; it goes to someone else and you will not see it again."""
 
+    throttle_scope = "rater-write"
+
     @extend_schema_serializer(component_name="AssignmentSkipInput")
     class InputSerializer(serializers.Serializer):
         reason = serializers.CharField(max_length=500)
@@ -184,6 +194,8 @@ class AssignmentSkipApi(APIView):
 
 class MyStatsApi(APIView):
     """What you did today and overall, and your progress per campaign (``?campaign=slug`` for one)."""
+
+    throttle_scope = "rater-read"
 
     @extend_schema_serializer(component_name="MyStatsOutput")
     class OutputSerializer(serializers.Serializer):

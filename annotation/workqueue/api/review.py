@@ -23,6 +23,8 @@ class ValuesSerializer(serializers.Serializer):
 class MyWorkApi(APIView):
     """Your submitted and withdrawn pairs, newest first, with whether each can still be changed."""
 
+    throttle_scope = "rater-read"
+
     @extend_schema_serializer(component_name="MyWorkItem")
     class OutputSerializer(serializers.Serializer):
         assignment = serializers.IntegerField()
@@ -43,6 +45,8 @@ class MyWorkApi(APIView):
 class AssignmentReviewApi(APIView):
     """One of your submitted answers reopened: the pair as you saw it, your latest answer (as ``draft``), its
     revisions, whether it can still be changed and the soft warnings."""
+
+    throttle_scope = "rater-read"
 
     @extend_schema_serializer(component_name="AssignmentReview")
     class OutputSerializer(DisplaySerializer):
@@ -65,6 +69,8 @@ class AssignmentReviewApi(APIView):
 class AnnotationCorrectApi(APIView):
     """Change your answer (left = "A", as shown) while the pair has not gone into consensus; 409 after."""
 
+    throttle_scope = "rater-write"
+
     @extend_schema_serializer(component_name="AnnotationCorrectOutput")
     class OutputSerializer(serializers.Serializer):
         annotation = serializers.IntegerField(source="annotation.pk")
@@ -82,6 +88,8 @@ class AnnotationCorrectApi(APIView):
 class AnnotationWithdrawApi(APIView):
     """Take your answer back while the pair has not gone into consensus (409 after); the pair needs another rater."""
 
+    throttle_scope = "rater-write"
+
     @extend_schema_serializer(component_name="AnnotationWithdrawOutput")
     class OutputSerializer(serializers.Serializer):
         assignment = serializers.IntegerField(source="pk")
@@ -95,6 +103,8 @@ class AnnotationWithdrawApi(APIView):
 class AnswersCheckApi(APIView):
     """The soft check of answers (as shown) before they are sent: rubric scores that contradict the overall
     preference. Warnings only; nothing is stored."""
+
+    throttle_scope = "rater-write"
 
     @extend_schema_serializer(component_name="AnswersCheckOutput")
     class OutputSerializer(serializers.Serializer):
@@ -112,6 +122,8 @@ class AnswersCheckApi(APIView):
 class NextPairPreviewApi(APIView):
     """The pair you will most likely get next in this campaign, blind, to load ahead (its media become fetchable);
     no lease is taken. 204 when nothing is left; 404 when you are not a member."""
+
+    throttle_scope = "rater-read"
 
     @extend_schema_serializer(component_name="NextPairPreview")
     class OutputSerializer(DisplaySerializer):

@@ -3,7 +3,8 @@
 import pytest
 from rest_framework.test import APIClient
 
-from annotation.accounts.models import Invitation, Role, User
+from annotation.accounts.models import AccountEvent, Invitation, Role, User
+from annotation.accounts.services.accounts import user_create
 from annotation.catalogue.models import Campaign
 from tests.factories import CampaignFactory, CuratorFactory, UserFactory
 
@@ -112,13 +113,37 @@ def test_annotators_cannot_set_anything_up():
     assert not Campaign.objects.exists()
 
 
-def test_a_new_link_for_an_existing_annotator_is_returned_once_and_curators_cannot_relink_a_curator(curator):
-    UserFactory(username="ann")
+def test_a_new_link_for_an_invited_annotator_is_returned_once_and_curators_cannot_relink_a_curator(curator):
+    user_create(username="ann", password=None)
     response = curator.post("/api/v1/users/ann/invite/")
     assert response.status_code == 200 and "/invite/" in response.json()["invitation_url"]
+    assert not AccountEvent.objects.exists(), "renewing a link nobody used yet hands over nothing"
     CuratorFactory(username="other-curator")
     refused = curator.post("/api/v1/users/other-curator/invite/")
     assert refused.status_code == 403 and Invitation.objects.filter(user__username="other-curator").count() == 0
+
+
+def test_a_curator_cannot_relink_an_annotator_who_uses_the_account_and_an_admins_link_is_recorded(curator):
+    """The report: a curator re-invited an active annotator, set their password through the link and signed in
+    as them, with no trace. Now that is refused to curators; an admin may, and both the link and the password it
+    sets are recorded."""
+    UserFactory(username="ann")
+    refused = curator.post("/api/v1/users/ann/invite/")
+    assert refused.status_code == 403
+    assert refused.json()["code"] == "account_in_use"
+    assert refused.json()["message"].startswith("ann already uses this account (a password is set): a new link would let")
+    assert "only an admin can issue one" in refused.json()["message"]
+    assert not Invitation.objects.exists() and User.objects.get(username="ann").check_password("pw")
+    admin_user = UserFactory(username="root-admin", role=Role.ADMIN)
+    issued = client_for(admin_user).post("/api/v1/users/ann/invite/")
+    assert issued.status_code == 200
+    token = issued.json()["invitation_url"].rstrip("/").rsplit("/", 1)[1]
+    payload = {"token": token, "password": "quiet-river-4821", "password_again": "quiet-river-4821"}
+    assert APIClient().post("/api/v1/invitations/accept/", payload, format="json").status_code == 200
+    trail = list(AccountEvent.objects.order_by("pk").values_list("kind", "username", "actor_username", "actor_id"))
+    assert trail == [("link_for_account_in_use", "ann", "root-admin", admin_user.pk),
+                     ("password_set_by_link", "ann", "root-admin", admin_user.pk)]
+    assert AccountEvent.objects.first().detail["invitation"] == Invitation.objects.get().pk
 
 
 def test_the_schema_is_fixed_once_a_campaign_has_ratings(curator):

@@ -9,7 +9,7 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.utils import timezone
 
-from annotation.accounts.models import Invitation, User
+from annotation.accounts.models import AccountEvent, Invitation, User
 from annotation.accounts.services.accounts import invitation_accept
 from annotation.catalogue.models import Campaign, RatingSchema
 from core.errors import ApplicationError
@@ -186,7 +186,7 @@ def test_create_user_refuses_a_taken_username_and_a_weak_password(monkeypatch):
     UserFactory(username="hal")
     before = world_snapshot()
     text, error = refused("create_user", "HAL", "--role", "annotator")
-    assert text == "user 'HAL' already exists" and error["code"] == "user_exists"
+    assert text == "user 'HAL' already exists as 'hal'" and error["code"] == "user_exists"
     monkeypatch.setenv("CONCORD_NEW_USER_PASSWORD", "short")
     text, error = refused("create_user", "ivy", "--role", "annotator")
     assert "too short" in text and error["code"] == "weak_password"
@@ -234,3 +234,7 @@ def test_invite_user_voids_the_earlier_link_and_set_role_changes_the_role(monkey
     assert text.startswith("unknown role 'owner'") and User.objects.get(username="jo").role == "admin"
     text, error = refused("invite_user", "ghost")
     assert text == "unknown user 'ghost'" and error["code"] == "unknown_user"
+    # jo now uses the account: the command line (the server's own rights) may still issue a link, and it is recorded.
+    run("invite_user", "jo", "--json")
+    assert list(AccountEvent.objects.values_list("kind", "username", "actor_username")) == [
+        ("link_for_account_in_use", "jo", "")]

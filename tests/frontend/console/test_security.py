@@ -16,6 +16,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client, RequestFactory
 from django.urls import reverse
 
+from annotation.accounts.models import LoginFailure
 from annotation.accounts.services.login_throttle import login_attempt_finish, login_attempt_start, login_lock_status
 from core.web.uploads import RequestTooLarge
 from tests.conftest import port_open, require
@@ -30,6 +31,12 @@ def clean_cache():
     cache.clear()
     yield
     cache.clear()
+
+
+def forget_failures():
+    """Start the counts afresh: the cache and the failures the database keeps for it."""
+    cache.clear()
+    LoginFailure.objects.all().delete()
 
 
 def fail_login(client, username="mallory-target", password="wrong", address="10.0.0.1"):
@@ -64,7 +71,7 @@ def test_a_successful_login_clears_earlier_failures(client):
         fail_login(client)
     variant = client.post(reverse("login"), {"username": "Mallory-Target ", "password": "x"}, REMOTE_ADDR="10.0.0.1")
     assert variant.status_code == 429
-    cache.clear()
+    forget_failures()
     for _ in range(4):
         fail_login(client)
     right = client.post(reverse("login"), {"username": "mallory-target", "password": "pw"}, REMOTE_ADDR="10.0.0.1")
@@ -183,7 +190,7 @@ def test_a_correct_password_from_a_busy_proxy_address_logs_in_after_40_failures_
     client.logout()
     # The same 40 failures without a trusted proxy: the proxy's own address is the client, still not locked.
     settings.CONCORD_TRUSTED_PROXIES = []
-    cache.clear()
+    forget_failures()
     for i in range(40):
         login_via_proxy(client, f"victim{i % 8}", "wrong", "203.0.113.7")
     assert login_via_proxy(client, "curator-carol", "pw", "198.51.100.1").status_code == 302
@@ -214,7 +221,7 @@ def test_x_forwarded_for_names_the_client_only_when_a_trusted_proxy_sent_it(clie
     forged = [client.post(reverse("login"), {"username": "mallory-target", "password": "x"}, REMOTE_ADDR="10.0.0.1",
                           HTTP_X_FORWARDED_FOR=f"192.0.2.{i}").status_code for i in range(5)]
     assert forged == [200, 200, 200, 200, 429]
-    cache.clear()
+    forget_failures()
     settings.CONCORD_TRUSTED_PROXIES = ["172.20.0.5", "10.10.0.0/24"]
     chain = [login_via_proxy(client, "mallory-target", "x", f"192.0.2.{i}, 198.51.100.9, 10.10.0.3").status_code
              for i in range(5)]

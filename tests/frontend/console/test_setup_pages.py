@@ -6,7 +6,7 @@ import re
 import pytest
 from django.urls import reverse
 
-from annotation.accounts.models import Invitation, Role, User
+from annotation.accounts.models import AccountEvent, Invitation, Role, User
 from annotation.catalogue.models import Campaign
 from curation.models import Judge
 from tests.curation.judge_server import JudgeServer, votes_script
@@ -121,6 +121,25 @@ def test_the_invitation_page_sets_the_password_once(client):
     used = client.get(path)
     assert used.status_code == 410 and "already been used" in used.content.decode()
     assert client.login(username="newbie", password="quiet-river-4821")
+
+
+def test_the_people_page_refuses_a_curator_a_new_link_for_an_account_in_use_and_gives_it_to_an_admin(client):
+    ann = UserFactory(username="ann")
+    ann.last_login = ann.date_joined
+    ann.save(update_fields=["last_login"])
+    client.force_login(CuratorFactory())
+    people = client.get(reverse("console-people")).content.decode()
+    assert "in use: a new link is for admins" in people
+    refused = client.post(reverse("console-person-action", args=[ann.pk, "invite"]))
+    assert refused.status_code == 403
+    assert "ann already uses this account (a password is set, last sign-in" in refused.content.decode()
+    assert not Invitation.objects.exists() and not AccountEvent.objects.exists()
+    client.force_login(UserFactory(username="root-admin", role=Role.ADMIN))
+    assert "New link (replaces their password)" in client.get(reverse("console-people")).content.decode()
+    shown = client.post(reverse("console-person-action", args=[ann.pk, "invite"]))
+    assert shown.status_code == 200 and "http://testserver/invite/" in shown.content.decode()
+    event = AccountEvent.objects.get()
+    assert (event.kind, event.user, event.actor_username) == ("link_for_account_in_use", ann, "root-admin")
 
 
 def test_curators_invite_annotators_only_and_admins_change_roles(client):
