@@ -19,6 +19,7 @@ from curation.models import JudgeEvaluation
 from curation.selectors.releases import release_get, release_leaderboard, release_list
 from curation.services.releases import (
     judge_evaluate,
+    release_discard,
     release_download_links,
     release_publish_async,
     release_verify_start,
@@ -87,6 +88,17 @@ class ReleaseDetailApi(APIView):
     @extend_schema(responses=ReleaseOutputSerializer)
     def get(self, request, name: str, version: str):
         return Response(ReleaseOutputSerializer(release_get(name=name, version=version)).data)
+
+
+class ReleaseDiscardApi(APIView):
+    """Discard a failed attempt of NAME@VERSION (its stored files are deleted), so the version can be requested again
+    with other campaigns or another policy. 409 for a published release or one being built."""
+
+    permission_classes = [IsCurator]
+
+    @extend_schema(request=None, responses=ReleaseOutputSerializer)
+    def post(self, request, name: str, version: str):
+        return Response(ReleaseOutputSerializer(release_discard(name=name, version=version)).data)
 
 
 class ReleaseVerifyApi(APIView):

@@ -7,6 +7,7 @@ from curation.api import releases
 urlpatterns = [
     path("releases/", releases.ReleaseListApi.as_view(), name="api-release-list"),
     path("releases/<slug:name>/<str:version>/", releases.ReleaseDetailApi.as_view(), name="api-release-detail"),
+    path("releases/<slug:name>/<str:version>/discard/", releases.ReleaseDiscardApi.as_view(), name="api-release-discard"),
     path("releases/<slug:name>/<str:version>/verify/", releases.ReleaseVerifyApi.as_view(), name="api-release-verify"),
     path("releases/<slug:name>/<str:version>/download/", releases.ReleaseDownloadApi.as_view(), name="api-release-download"),
     path("releases/<slug:name>/<str:version>/evaluations/", releases.ReleaseEvaluationApi.as_view(),

@@ -117,6 +117,10 @@ class LocalReleaseStorage:
     def exists(self, key: str) -> bool:
         return self._path(key).is_file()
 
+    def delete(self, key: str) -> None:
+        """Remove ``key`` (a discarded attempt's file); nothing when it is not there."""
+        self._path(key).unlink(missing_ok=True)
+
     def read_chunks(self, key: str) -> Iterator[bytes]:
         """The bytes at ``key`` in chunks; FileNotFoundError when absent."""
         with open(self._path(key), "rb") as handle:
@@ -313,6 +317,15 @@ class S3ReleaseStorage:
 
     def read_bytes(self, key: str) -> bytes:
         return b"".join(self.read_chunks(key))
+
+    def delete(self, key: str) -> None:
+        """Remove ``key`` (a discarded attempt's object); nothing when it is not there."""
+        from botocore.exceptions import BotoCoreError, ClientError
+
+        try:
+            self.client.delete_object(Bucket=self.bucket, Key=self._key(key))
+        except (BotoCoreError, ClientError) as exc:
+            raise self._fail(key, exc) from exc
 
     def keys(self, prefix: str) -> Iterator[str]:
         """Every object under ``prefix``, as keys relative to it."""

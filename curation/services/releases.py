@@ -166,14 +166,19 @@ def release_request(*, name: str, version: str, campaign_slugs: list[str], licen
         raise ApplicationError(f"unknown campaign(s): {', '.join(unknown)}", code="release_unknown_campaign", status_code=404)
     policies = _frozen_policies(campaigns)
     licence, sources = _licence(campaigns, license, force_license)
+    _refuse_duplicate_pair_ids(campaigns)
     release = Release.objects.select_for_update().filter(name=name, version=version).first()
+    params = {"campaigns": slugs, "policies": policies, "license": licence["licence"], "licence": licence,
+              "sources": sources}
     if release is None:
         release = Release.objects.create(
-            name=name, version=version, storage=default_storage_kind(), created_by=created_by,
-            params={"campaigns": slugs, "policies": policies, "license": licence["licence"], "licence": licence,
-                    "sources": sources},
-        )
+            name=name, version=version, storage=default_storage_kind(), created_by=created_by, params=params)
         release.campaigns.set(campaigns)
+    elif release.status == Release.Status.FAILED and release.params.get("open"):
+        # Discarded (release_discard): requested afresh, with whatever campaigns and policy; the history stays.
+        release.params = {**params, "discarded": release.params.get("discarded", [])}
+        release.campaigns.set(campaigns)
+        release.status, release.error, release.storage = Release.Status.BUILDING, "", default_storage_kind()
     else:
         if release.status == Release.Status.PUBLISHED:
             raise ApplicationError(
@@ -186,12 +191,13 @@ def release_request(*, name: str, version: str, campaign_slugs: list[str], licen
         if release.params.get("campaigns") != slugs:
             raise ApplicationError(
                 f"{release} was first requested for campaigns {', '.join(release.params.get('campaigns', []))}; "
-                "a retry must name the same campaigns",
+                f"a retry must name the same campaigns, or discard the failed attempt first ({DISCARD_HINT})",
                 code="release_conflict", status_code=409,
             )
         if release.params.get("policies") != policies:
             raise ApplicationError(
-                f"consensus changed since {release} was first requested; publish a new version instead",
+                f"consensus changed since {release} was first requested; publish a new version instead, or discard "
+                f"the failed attempt first ({DISCARD_HINT})",
                 code="release_conflict", status_code=409,
             )
         release.status = Release.Status.BUILDING
@@ -201,6 +207,67 @@ def release_request(*, name: str, version: str, campaign_slugs: list[str], licen
         params={"release": f"{name}@{version}", "campaigns": slugs},
     )
     release.save()
+    return release
+
+
+DISCARD_HINT = "POST /api/v1/releases/NAME/VERSION/discard/ or manage.py publish_release --discard"
+DUPLICATES_SHOWN = 5
+
+
+def _refuse_duplicate_pair_ids(campaigns: list[Campaign]) -> None:
+    """Refuse, before anything is built, campaigns whose kept pairs share an id (a release's ids are unique)."""
+    if len(campaigns) < 2:
+        return  # a campaign's pair ids are unique (a constraint)
+    shared = (builder.current_records([c.pk for c in campaigns]).values("pair__external_id")
+              .annotate(n=Count("pair__campaign_id", distinct=True)).filter(n__gt=1)
+              .order_by("pair__external_id").values_list("pair__external_id", flat=True))
+    total = shared.count()
+    if not total:
+        return
+    shown = list(shared[:DUPLICATES_SHOWN])
+    where = dict.fromkeys(shown, None)
+    found = (builder.current_records([c.pk for c in campaigns]).filter(pair__external_id__in=shown)
+             .order_by("pair__external_id", "pair__campaign__slug").values_list("pair__external_id", "pair__campaign__slug"))
+    for external_id, slug in found:
+        where[external_id] = f"{where[external_id]}, {slug}" if where[external_id] else slug
+    listed = "; ".join(f"{external_id!r} in {slugs}" for external_id, slugs in where.items())
+    more = f" and {total - len(shown):,} more" if total > len(shown) else ""
+    raise ApplicationError(
+        f"{total:,} pair id(s) appear in more than one of these campaigns: {listed}{more}; ids must be unique within a "
+        "release (release them separately, or exclude one campaign's copies)",
+        code="release_duplicate_pair", extra={"duplicates": total, "shown": shown},
+    )
+
+
+@transaction.atomic
+def release_discard(*, name: str, version: str) -> Release:
+    """Discard a failed (or abandoned) attempt of NAME@VERSION: every file it stored is deleted, and the next request
+    of that version may name other campaigns and another policy. The discard stays in ``params["discarded"]`` (when,
+    which campaigns, the error, how many files), and nothing of it reaches a release.
+
+    Refuses a published release (immutable) and one whose builder is alive.
+    """
+    release = Release.objects.select_for_update().filter(name=name, version=version).first()
+    if release is None:
+        raise ApplicationError(f"no release {name}@{version}", code="release_not_found", status_code=404)
+    if release.status == Release.Status.PUBLISHED:
+        raise ApplicationError(f"{release} is published; releases are immutable, publish a new version instead",
+                               code="release_immutable", status_code=409)
+    if release.status == Release.Status.BUILDING and _builder_alive(release):
+        raise ApplicationError(f"{release} is being built right now", code="release_busy", status_code=409)
+    store = release_storage(release.storage)
+    prefix = f"{release.name}/{release.version}"
+    keys = list(store.keys(prefix))
+    for key in keys:
+        store.delete(f"{prefix}/{key}")
+    ReleaseFile.objects.filter(release=release).delete()
+    history = [*release.params.get("discarded", []), {
+        "at": timezone.now().isoformat(), "campaigns": release.params.get("campaigns", []),
+        "error": release.error[:500], "files_deleted": len(keys)}]
+    release.params = {**release.params, "open": True, "discarded": history}
+    release.status = Release.Status.FAILED
+    release.error = (f"discarded ({len(keys):,} stored files deleted); publish {release} again with any campaigns")
+    release.save(update_fields=["params", "status", "error"])
     return release
 
 

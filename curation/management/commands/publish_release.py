@@ -1,11 +1,15 @@
-"""publish_release --campaign SLUG[,SLUG...] --name NAME --version X.Y.Z [--license ID [--force-license]] [--json]"""
+"""publish_release --campaign SLUG[,SLUG...] --name NAME --version X.Y.Z [--license ID [--force-license]] [--json]
+
+publish_release --discard --name NAME --version X.Y.Z: discard a failed attempt (its stored files are deleted), so the
+version can be requested again with other campaigns.
+"""
 
 import json
 
 from django.core.management.base import BaseCommand, CommandError
 
 from core.errors import ApplicationError
-from curation.services.releases import release_publish, release_summary
+from curation.services.releases import release_discard, release_publish, release_summary
 
 
 class Command(BaseCommand):
@@ -16,7 +20,7 @@ class Command(BaseCommand):
         return super().create_parser(prog_name, subcommand, conflict_handler="resolve", **kwargs)
 
     def add_arguments(self, parser):
-        parser.add_argument("--campaign", required=True, help="Campaign slug(s), comma-separated.")
+        parser.add_argument("--campaign", default="", help="Campaign slug(s), comma-separated (not with --discard).")
         parser.add_argument("--name", required=True)
         parser.add_argument("--version", required=True, dest="release_version", help="Semantic version X.Y.Z.")
         parser.add_argument("--license", default="", help="Licence id for the release (default: the most restrictive "
@@ -24,8 +28,15 @@ class Command(BaseCommand):
         parser.add_argument("--force-license", action="store_true",
                             help="Allow a --license more permissive than a source's (you hold the rights to relicense).")
         parser.add_argument("--json", action="store_true", help="Print the result as JSON on stdout.")
+        parser.add_argument("--discard", action="store_true",
+                            help="Discard the failed attempt of NAME@VERSION instead: its stored files are deleted and "
+                                 "the version may then be published from other campaigns.")
 
     def handle(self, *args, **options):
+        if options["discard"]:
+            return self._discard(options)
+        if not options["campaign"]:
+            raise CommandError("name the campaign(s) to publish: --campaign SLUG[,SLUG...]")
         try:
             release = release_publish(
                 name=options["name"], version=options["release_version"],
@@ -46,3 +57,17 @@ class Command(BaseCommand):
                 reasons = ", ".join(f"{reason} {n}" for reason, n in result["left_out"].items())
                 self.stdout.write(f"left out {sum(result['left_out'].values())} kept pairs whose consensus no longer "
                                   f"describes them ({reasons}); run consensus again to decide them")
+
+    def _discard(self, options) -> None:
+        if options["campaign"]:
+            raise CommandError("--discard takes --name and --version only")
+        try:
+            release = release_discard(name=options["name"], version=options["release_version"])
+        except ApplicationError as exc:
+            raise CommandError(exc.message) from exc
+        discarded = release.params["discarded"][-1]
+        if options["json"]:
+            self.stdout.write(json.dumps({"release": str(release), "status": release.status, **discarded}))
+        else:
+            self.stdout.write(f"discarded {release}: {discarded['files_deleted']} stored files deleted; publish it "
+                              "again with any campaigns")

@@ -78,3 +78,57 @@ def test_a_new_version_whose_predecessor_cannot_be_read_publishes_with_a_changel
     assert manifest["changelog"]["previous_unreadable"].startswith(cause)
     card = (releases_root / "fox-bench" / "1.1.0" / "README.md").read_text()
     assert "Changes since fox-bench@1.0.0 are not known: its files could not be read" in card
+
+
+def test_a_failed_version_is_retried_with_other_campaigns_after_an_explicit_discard(
+    release_data, releases_root, postgres_only, client
+):
+    """Issue 36: a failed NAME@VERSION could be retried only with its first campaigns, so it could never be
+    published from others. A discard deletes what the attempt stored and opens the version again."""
+    from django.core.management import call_command
+    from django.urls import reverse
+
+    from tests.factories import CuratorFactory
+
+    started_build()
+    release_reap_stalled()
+    stray = releases_root / "fox-bench" / "1.0.0" / "data" / "left-by-the-failed-attempt.parquet"
+    stray.parent.mkdir(parents=True, exist_ok=True)
+    stray.write_bytes(b"partial")
+    client.force_login(CuratorFactory())
+    discarded = client.post(reverse("api-release-discard", args=["fox-bench", "1.0.0"]))
+    assert discarded.status_code == 200, discarded.content
+    assert not stray.exists()
+    release = Release.objects.get(name="fox-bench", version="1.0.0")
+    assert release.params["discarded"][0]["campaigns"] == ["t2i-wave"]
+    assert release.params["discarded"][0]["files_deleted"] == 1
+    published = release_publish(name="fox-bench", version="1.0.0", campaign_slugs=["t2i-wave", "reasoning-wave"])
+    assert (published.pk, published.status) == (release.pk, Release.Status.PUBLISHED)
+    assert sorted(published.campaigns.values_list("slug", flat=True)) == ["reasoning-wave", "t2i-wave"]
+    manifest = json.loads((releases_root / "fox-bench" / "1.0.0" / "manifest.json").read_text())
+    assert "discarded" not in json.dumps(manifest)
+    refused = client.post(reverse("api-release-discard", args=["fox-bench", "1.0.0"]))
+    assert (refused.status_code, refused.json()["code"]) == (409, "release_immutable")
+    with pytest.raises(Exception, match="immutable"):
+        call_command("publish_release", "--discard", "--name", "fox-bench", "--version", "1.0.0")
+
+
+def test_duplicate_pair_ids_across_campaigns_are_refused_before_anything_is_built(release_data, releases_root):
+    """Issue 36: duplicates were found only at step 2,000 of 4,005 of the build; now the request refuses them,
+    naming the ids and their campaigns, and no release row or job is left."""
+    from annotation.catalogue.services.campaigns import rating_schema_for_preset
+    from tests.curation.releases.conftest import image_pair, kept
+    from tests.factories import CampaignFactory
+
+    red, green, _ = release_data["media"]
+    second = CampaignFactory(slug="t2i-second", kind="text-to-image",
+                             rating_schema=rating_schema_for_preset(preset="mmrb2-generation", kind="text-to-image"))
+    for external_id in ("t2i-1", "t2i-3"):
+        kept(image_pair(second, external_id, red, green), "A")
+    with pytest.raises(ApplicationError) as refused:
+        release_request(name="dupes", version="1.0.0", campaign_slugs=["t2i-wave", "t2i-second"])
+    assert refused.value.code == "release_duplicate_pair"
+    assert "2 pair id(s)" in refused.value.message
+    assert "'t2i-1' in t2i-second, t2i-wave" in refused.value.message
+    assert not Release.objects.filter(name="dupes").exists()
+    assert not Job.objects.filter(kind="release").exists()
