@@ -23,6 +23,13 @@ _INNERMOST = re.compile(rb"\[\]|\{\}")
 _HOSTILE_ESCAPE = re.compile(rb"\\u(?:0000|[dD][89a-fA-F])")
 
 
+def shortened(text: str, limit: int) -> str:
+    """``text`` cut to its first ``limit`` characters, saying how many more there were."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}… ({len(text) - limit:,} more characters)"
+
+
 def json_may_hold_hostile_text(body: bytes) -> bool:
     """False when ``body`` (JSON text) cannot hold a NUL character or a lone surrogate once parsed."""
     return _HOSTILE_ESCAPE.search(body) is not None
