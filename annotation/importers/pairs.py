@@ -47,8 +47,8 @@ def pairs_create_many(
 ) -> BatchOutcome:
     """Store a batch of rows whose content is resolved (media blocks carry digests present in ``media_ids``).
 
-    The batch is written in one transaction; when the database refuses it, each row is retried
-    alone so one bad row cannot take good ones down, and no row is ever half-written. Pairs
+    The batch is written in one transaction; when the database refuses it (or anything else fails), each row is
+    retried alone so one bad row cannot take good ones down, and no row is ever half-written. Pairs
     already stored count as duplicates; ``checked_new`` says the caller has just looked them up
     and left none in the batch (a concurrent import that stores one first makes the batch fail on
     the unique constraint, and the row-by-row retry looks again).
@@ -59,6 +59,9 @@ def pairs_create_many(
     except DatabaseError as exc:
         if len(batch) == 1:
             return BatchOutcome(errors=[(batch[0].line, f"the database refused the row: {str(exc).strip()[:300]}")])
+    except Exception as exc:  # one row's surprise is that row's error: the batch is retried row by row too
+        if len(batch) == 1:
+            return BatchOutcome(errors=[(batch[0].line, f"the row could not be written ({type(exc).__name__}: {exc})")])
     outcome = BatchOutcome()
     for row in batch:
         outcome.add(pairs_create_many(campaign=campaign, batch=[row], media_ids=media_ids))

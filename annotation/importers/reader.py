@@ -31,8 +31,9 @@ from django.db import connections
 from annotation.catalogue import content, schemas
 from annotation.catalogue import records as rows
 from annotation.catalogue.services.bulk import Json
-from annotation.catalogue.services.media import MediaError, resolve_under, sniff, sniff_by_head
+from annotation.catalogue.services.media import SHOWN_PATH_CHARS, MediaError, resolve_under, sniff, sniff_by_head
 from annotation.importers.streams import CountingReader
+from core.text_checks import shortened
 
 if TYPE_CHECKING:
     from types import ModuleType
@@ -136,10 +137,17 @@ def prepared_batches(*, fmt: ModuleType, reader: CountingReader, options: rows.P
                 parsed.append(fmt.parse(record.value, line=record.line, options=options))
             except rows.RowError as exc:
                 errors.append((record.line, str(exc)))
+            except Exception as exc:  # one row's surprise is that row's error, never the whole file's
+                errors.append((record.line, unforeseen(exc)))
         if len(parsed) >= batch_size or len(errors) >= batch_size:
             yield PreparedBatch(inspector.check_batch(parsed, schema), errors, reader.bytes_read)
             parsed, errors = [], []
     yield PreparedBatch(inspector.check_batch(parsed, schema), errors, reader.bytes_read)
+
+
+def unforeseen(exc: Exception) -> str:
+    """The row's error for an exception no check of the row foresaw (a bug to fix, or a file system's surprise)."""
+    return f"the row could not be checked ({type(exc).__name__}: {exc})"
 
 
 def row_blocks(row: rows.PairRow | rows.ResponseOnlyRow) -> list[tuple[str, list[dict]]]:
@@ -170,9 +178,11 @@ class MediaInspector:
                 rows.key_by_content(row.prompt)
             if isinstance(row, rows.PairRow):
                 _check_pair(row, schema)
+            _encode_for_writing(row)
         except rows.RowError as exc:
             return Checked(row, error=str(exc))
-        _encode_for_writing(row)
+        except Exception as exc:  # one row's surprise is that row's error, never the whole file's
+            return Checked(row, error=unforeseen(exc))
         return Checked(row, files=found)
 
     def files_of(self, blocks: Iterable[tuple[str, list[dict]]]) -> dict[str, FileInfo]:
@@ -214,6 +224,12 @@ class MediaInspector:
             return self._inspect(relative)
         except MediaError as exc:
             return exc
+        except OSError as exc:  # the file went, or cannot be read, between resolving and reading it
+            shown = shortened(relative, SHOWN_PATH_CHARS)
+            return MediaError(f"{shown}: the file cannot be read ({exc.strerror or str(exc) or type(exc).__name__})",
+                              code="media_unreadable")
+        except Exception as exc:
+            return MediaError(f"{shortened(relative, SHOWN_PATH_CHARS)}: {unforeseen(exc)}", code="media_unreadable")
 
     def _inspect(self, relative: str) -> FileInfo:
         if self.root is None:
@@ -325,7 +341,11 @@ class ReaderFailed(RuntimeError):
 
 @dataclass(frozen=True)
 class _Failure:
-    traceback: str
+    summary: str  # the exception's type and message, cut to SUMMARY_CHARS: a message may quote a whole row
+    traceback: str  # the frames, without the message again
+
+
+SUMMARY_CHARS = 1_000
 
 
 def in_child(produce: Callable[[], Iterator]) -> Iterator:
@@ -359,7 +379,7 @@ def in_child(produce: Callable[[], Iterator]) -> Iterator:
             if item is None:
                 return
             if isinstance(item, _Failure):
-                raise ReaderFailed(f"the import's reader failed:\n{item.traceback}")
+                raise ReaderFailed(f"the import's reader failed: {item.summary}\n{item.traceback}")
             yield item
     finally:
         receiver.close()  # a child blocked on sending gets a broken pipe and ends
@@ -413,8 +433,9 @@ def _child_main(produce: Callable[[], Iterator], receiver, sender) -> None:
         sender.send(None)
     except BrokenPipeError:
         pass  # the parent stopped reading
-    except BaseException:
+    except BaseException as exc:
+        frames = "Traceback (most recent call last):\n" + "".join(traceback.format_tb(exc.__traceback__))
         with contextlib.suppress(OSError):
-            sender.send(_Failure(traceback.format_exc()))
+            sender.send(_Failure(f"{type(exc).__name__}: {shortened(str(exc), SUMMARY_CHARS)}", frames))
     finally:
         sender.close()

@@ -52,6 +52,7 @@ from annotation.importers.streams import CountingReader
 from annotation.jobs import services as jobs
 from annotation.jobs.models import Job
 from core.errors import ApplicationError
+from core.text_checks import shortened
 
 if TYPE_CHECKING:
     from typing import BinaryIO
@@ -63,6 +64,10 @@ if TYPE_CHECKING:
 BATCH_SIZE = 2000
 SAVE_CHUNK = 50  # files per task of the saving threads: few enough tasks, enough of them to run side by side
 MAX_LISTED_ERRORS = 1000
+# One row's error as stored and shown: longer messages (a row may quote its own hostile values) are cut here.
+MAX_ERROR_CHARS = 500
+# A reader's failure as the job stores it: its beginning, which says what failed.
+MAX_JOB_ERROR_CHARS = 4_000
 UPLOAD_SUFFIXES = (".jsonl", ".json", ".zip")
 IMPORT_JOB = "import"
 
@@ -82,9 +87,22 @@ class ImportResult:
     def add_error(self, line: int, message: str) -> None:
         self.failed_rows += 1
         if len(self.errors) < MAX_LISTED_ERRORS:
-            self.errors.append({"line": line, "message": message})
-        elif len(self.errors) == MAX_LISTED_ERRORS:
-            self.errors.append({"line": line, "message": "more rows failed from this line on; they are not listed"})
+            self.errors.append({"line": line, "message": shortened(message, MAX_ERROR_CHARS)})
+            return
+        if len(self.errors) == MAX_LISTED_ERRORS:
+            self.errors.append({"line": line})
+        unlisted = self.failed_rows - MAX_LISTED_ERRORS
+        self.errors[-1]["message"] = (f"{unlisted:,} more row{'s' if unlisted > 1 else ''} failed from this line on; "
+                                      "they are not listed")
+
+    def nothing_imported(self, *, strict: bool) -> str | None:
+        """Why an import that wrote nothing because of its failed rows failed, or None when it did import."""
+        if not self.failed_rows or self.created or (self.duplicates and not strict):
+            return None
+        first = self.errors[0]
+        why = "--strict imports a file only when every row is good" if strict else "every row failed"
+        return (f"nothing was imported: {self.failed_rows:,} row{'s' if self.failed_rows > 1 else ''} failed "
+                f"({why}); the first, at line {first['line']}: {first['message']}")
 
     def add_batch(self, outcome: BatchOutcome) -> None:
         self.created += outcome.created
@@ -451,12 +469,17 @@ def import_job_run(*, job_id: int) -> None:
         _upload_discard(params)
         return
     except ReaderFailed as exc:  # what was committed stays; uploading the file again completes it
-        jobs.job_fail(job_id=job_id, error=str(exc)[-4000:])
+        jobs.job_fail(job_id=job_id, error=shortened(str(exc), MAX_JOB_ERROR_CHARS))
         _upload_discard(params)
         return
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     jobs.job_progress(job_id=job_id, done=size)
+    refused = result.nothing_imported(strict=params["strict"])
+    if refused:  # the job says failed, and its result still lists each row's error
+        jobs.job_fail(job_id=job_id, error=refused, result=result.as_dict())
+        _upload_discard(params)
+        return
     jobs.job_succeed(job_id=job_id, result=result.as_dict())
     _upload_discard(params)
     from annotation.catalogue.tasks import media_renditions_prepare_task

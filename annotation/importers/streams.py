@@ -9,7 +9,9 @@ resynchronised after a syntax error, so that error is ``fatal`` and ends the str
 from __future__ import annotations
 
 import codecs
+import contextlib
 import json
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import BinaryIO
@@ -105,7 +107,21 @@ def iter_jsonl(reader: CountingReader) -> Iterator[Record]:
         except json.JSONDecodeError as exc:
             yield Record(number, error=f"invalid JSON: {exc.msg} at column {exc.colno}")
             continue
+        except ValueError:  # what int() refuses: more digits than sys.get_int_max_str_digits()
+            yield Record(number, error=_too_many_digits())
+            continue
         yield _checked(number, value)
+
+
+def _too_many_digits() -> str:
+    return f"a number has more than {sys.get_int_max_str_digits():,} digits, which is not accepted"
+
+
+def _int_or_none(text: str) -> int | None:
+    try:
+        return int(text)
+    except ValueError:
+        return None
 
 
 def _checked(line: int, value) -> Record:
@@ -124,6 +140,8 @@ class _ArrayStream:
         self.reader = reader
         self.decoder = codecs.getincrementaldecoder("utf-8")("strict")
         self.json = json.JSONDecoder()
+        # Only to read past a record holding an integer int() refuses, which is then that record's error.
+        self.lenient = json.JSONDecoder(parse_int=_int_or_none)
         self.buf = ""
         self.pos = 0
         self.line = 1
@@ -183,10 +201,17 @@ class _ArrayStream:
 
     def value(self) -> object:
         """Decode the JSON value starting at the cursor, reading more of the file as needed."""
+        try:
+            return self._decode(self.json)
+        except ValueError:  # not a syntax error (those are _Broken): an integer int() refuses
+            self._decode(self.lenient)  # read past the record, so the next one can be read
+            raise _BadRecord(_too_many_digits()) from None
+
+    def _decode(self, decoder: json.JSONDecoder) -> object:
         self.skip_ws()
         while True:
             try:
-                value, end = self.json.raw_decode(self.buf, self.pos)
+                value, end = decoder.raw_decode(self.buf, self.pos)
             except json.JSONDecodeError as exc:
                 if len(self.buf) - self.pos > MAX_RECORD_BYTES:
                     raise _Broken(f"a record at line {self.current_line()} is invalid or longer than "
@@ -204,6 +229,10 @@ class _ArrayStream:
 
 class _Broken(Exception):
     """The container itself is malformed; nothing after this point can be read."""
+
+
+class _BadRecord(Exception):
+    """The record just read past cannot be taken; the next one can be read."""
 
 
 def iter_json_array(reader: CountingReader, *, key: str | None = None) -> Iterator[Record]:
@@ -224,7 +253,8 @@ def iter_json_array(reader: CountingReader, *, key: str | None = None) -> Iterat
                 found = True
                 yield from _elements(stream)
             else:
-                stream.value()
+                with contextlib.suppress(_BadRecord):  # a value beside the list is not a record: nothing to report
+                    stream.value()
             if stream.expect(",}", "',' or '}'") == "}":
                 break
         else:
@@ -245,6 +275,10 @@ def _elements(stream: _ArrayStream) -> Iterator[Record]:
     while True:
         stream.skip_ws()
         line = stream.current_line()
-        yield _checked(line, stream.value())
+        try:
+            record = _checked(line, stream.value())
+        except _BadRecord as exc:
+            record = Record(line, error=str(exc))
+        yield record
         if stream.expect(",]", "',' or ']'") == "]":
             return

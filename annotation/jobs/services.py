@@ -161,8 +161,10 @@ def job_succeed(*, job_id: int, result: dict) -> None:
     Job.objects.filter(pk=job_id).update(status=Job.Status.SUCCEEDED, result=result, finished_at=timezone.now())
 
 
-def job_fail(*, job_id: int, error: str) -> None:
-    Job.objects.filter(pk=job_id).update(status=Job.Status.FAILED, error=error[:10_000], finished_at=timezone.now())
+def job_fail(*, job_id: int, error: str, result: dict | None = None) -> None:
+    """Mark the job failed with ``error`` (its start, when long) and, where it got that far, the ``result`` it has."""
+    Job.objects.filter(pk=job_id).update(status=Job.Status.FAILED, error=error[:10_000], result=result,
+                                         finished_at=timezone.now())
 
 
 @transaction.atomic

@@ -1,13 +1,12 @@
 """Text a request carries is refused before anything reads it when PostgreSQL could not store it or a parser
-could not survive it: NUL characters, lone surrogates, JSON nested deeper than CONCORD_MAX_JSON_DEPTH.
+could not survive it: NUL characters, lone surrogates, numbers that are not finite (``1e999``, ``NaN``), JSON nested
+deeper than CONCORD_MAX_JSON_DEPTH.
 
 ``HostileInputMiddleware`` checks the path, the query string and POSTed form fields (names, values, uploaded
 files' names); DRF's parsers (``Strict*Parser``, every API view's) check PUT and PATCH forms and JSON bodies, and
-``json_loads_checked`` JSON elsewhere (the work queue's own door, uploaded predictions), the depth before the
-parser runs. A refusal is a 400 saying what and where.
+``json_loads_checked`` JSON elsewhere (uploaded predictions), the depth before the parser runs. A refusal is a 400
+saying what and where. (The work queue's own door parses with orjson, which refuses what is not finite itself.)
 """
-
-import json
 
 from django.conf import settings
 from django.http import HttpResponse, JsonResponse
@@ -15,7 +14,7 @@ from rest_framework.exceptions import ParseError
 from rest_framework.parsers import DataAndFiles, FormParser, JSONParser, MultiPartParser
 
 from core import text_checks
-from core.text_checks import HostileInput, check_json_value, check_text, json_may_hold_hostile_text
+from core.text_checks import HostileInput, check_json_value, check_text, json_loads, json_may_hold_hostile_text
 
 
 def check_json_depth(body: bytes) -> None:
@@ -27,20 +26,20 @@ def json_loads_checked(body: bytes):
     """``body`` parsed as JSON after the depth check, then checked for refused text; HostileInput or ValueError."""
     check_json_depth(body)
     # Decoded strictly: json.loads(bytes) would let UTF-8-encoded surrogates through (it decodes with surrogatepass).
-    value = json.loads(body.decode("utf-8"))
+    value = json_loads(body.decode("utf-8"))
     if json_may_hold_hostile_text(body):
         check_json_value(value)
     return value
 
 
 class StrictJSONParser(JSONParser):
-    """DRF's JSON parser behind the depth check, refusing NUL characters and lone surrogates."""
+    """DRF's JSON parser behind the depth check, refusing NUL characters, lone surrogates and numbers not finite."""
 
     def parse(self, stream, media_type=None, parser_context=None):
         body = stream.read() if stream is not None else b""
         try:
             check_json_depth(body)
-            value = json.loads(body.decode((parser_context or {}).get("encoding") or settings.DEFAULT_CHARSET))
+            value = json_loads(body.decode((parser_context or {}).get("encoding") or settings.DEFAULT_CHARSET))
             if json_may_hold_hostile_text(body):
                 check_json_value(value)
         except HostileInput as exc:

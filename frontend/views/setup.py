@@ -37,6 +37,7 @@ from annotation.catalogue.services.campaigns import (
     campaign_update,
 )
 from core.errors import ApplicationError
+from core.text_checks import HostileInput, json_loads
 from curation.judges import egress, keys, registry
 from curation.models import Judge, JudgeVerdict
 from curation.prefilter import rules
@@ -68,7 +69,9 @@ def _json_field(raw: str, label: str, code: str, *, plural: bool = False):
     if len(raw) > MAX_PREVIEW_CHARS:
         raise ApplicationError(f"{label} {verb} longer than {MAX_PREVIEW_CHARS:,} characters", code=code)
     try:
-        return json.loads(raw)
+        return json_loads(raw, where=label)
+    except HostileInput as exc:
+        raise ApplicationError(f"{label}: {exc}", code=code) from exc
     except json.JSONDecodeError as exc:
         raise ApplicationError(f"{label} {verb} not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})",
                                code=code) from exc

@@ -156,6 +156,27 @@ def test_a_row_the_database_refuses_does_not_take_its_batch_down(tmp_path):
     assert Response.objects.filter(prompt__campaign=campaign).count() == 4
 
 
+def test_a_row_the_writer_trips_on_fails_alone_and_the_rest_of_its_batch_is_written():
+    """Not only the database's refusals: any exception writing a batch retries it row by row (here a row names a
+    media digest the batch's media ids lack, which the import's own checks would have caught)."""
+    campaign = CampaignFactory()
+
+    def row(n: int, blocks: list | None = None) -> rows.PairRow:
+        return rows.PairRow(
+            line=n, external_id=f"p{n}",
+            prompt=rows.PromptRow(external_id=f"prompt-{n}", source="bench", source_task="", metadata={},
+                                  content=blocks or []),
+            response_a=rows.ResponseRow("m1", [{"type": "text", "text": f"a{n}", "format": "plain"}]),
+            response_b=rows.ResponseRow("m2", [{"type": "text", "text": f"b{n}", "format": "plain"}]),
+        )
+
+    digest = "ab" * 32
+    outcome = pairs_create_many(campaign=campaign, batch=[row(1), row(2, [{"type": "image", "media": digest}]), row(3)],
+                                media_ids={})
+    assert (outcome.created, outcome.errors) == (2, [(2, f"the row could not be written (KeyError: '{digest}')")])
+    assert not Prompt.objects.filter(external_id="prompt-2").exists()
+
+
 def test_media_of_good_rows_are_stored_under_their_digest_only(tmp_path, media_root):
     path = write_jsonl(tmp_path / "rows.jsonl", [concord_pair(0, a_file="good.png")])
     run_import_json(path, *CAMPAIGN, "--media-root", str(media_root))

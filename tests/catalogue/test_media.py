@@ -46,7 +46,10 @@ def test_oversized_images_are_refused_as_bombs(settings):
 @pytest.mark.parametrize(
     ("relative", "message"),
     [("../outside.png", "may not contain '..'"), ("/etc/passwd", "absolute paths"), ("link.png", "leaves the media root"),
-     ("missing.png", "file not found")],
+     ("missing.png", "file not found"),
+     ("a" * 5000, r"^a{80}… \(4,920 more characters\): the media path is 5,000 characters; the limit is 1,024$"),
+     ("dir/" + "é" * 200 + ".png", r"a folder or file name in the path is 404 bytes; the limit is 255$"),
+     ("/".join(["d" * 250] * 4), r"^d{80}… \(923 more characters\): file not found under the media root$")],
 )
 def test_hostile_paths_are_refused(tmp_path, relative, message):
     root = tmp_path / "root"

@@ -1,5 +1,6 @@
 """Hostile text is refused with a 400 that says what and where, before the database sees it: every route, every
-method, NUL characters and lone surrogates in the path, the query, a form, a JSON body, and JSON nested 1,000 deep."""
+method, NUL characters and lone surrogates in the path, the query, a form, a JSON body, JSON nested 1,000 deep, and
+numbers that are not finite (1e999, NaN, Infinity)."""
 
 from __future__ import annotations
 
@@ -25,12 +26,15 @@ JSON_BODIES = {
     "lone surrogate in a value": '{"values": {"rationale": "\\ud800"}, "reason": "\\udfff", "name": "\\ud800"}',
     "NUL in a key": '{"\\u0000": 1, "values": {"\\u0000": 1}}',
     "nested 1,000 deep": '{"values": ' + DEEP + ', "settings": ' + DEEP + "}",
+    # Python's json reads these as float('inf') and float('nan'), which jsonb refuses.
+    "a number that is not finite": '{"values": {"overall": 1e999}, "reason": NaN, "name": -Infinity, "settings": Infinity}',
 }
 EXPECTED_MESSAGE = {
     "NUL in a value": "contains a NUL character (U+0000), which is not accepted.",
     "lone surrogate in a value": "contains a lone surrogate (U+D800–U+DFFF), which is not accepted.",
     "NUL in a key": "a key in the JSON body contains a NUL character (U+0000), which is not accepted.",
     "nested 1,000 deep": "JSON nested more than 32 levels deep is not accepted.",
+    "a number that is not finite": "is not a finite number (",
 }
 
 

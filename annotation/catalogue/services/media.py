@@ -17,6 +17,7 @@ from PIL import Image, UnidentifiedImageError
 
 from annotation.catalogue.models import Media
 from core.errors import ApplicationError
+from core.text_checks import shortened
 
 if TYPE_CHECKING:
     from django.core.files import File
@@ -45,15 +46,24 @@ EXTENSION_KIND = {
 }
 
 
+# A media path is relative to its import's media root; a longer one is refused before the file system sees it.
+MAX_MEDIA_PATH_CHARS = 1_024
+# The longest name of one folder or file most file systems take (ext4, XFS, APFS, NTFS: 255).
+MAX_MEDIA_NAME_BYTES = 255
+# How much of a refused path an error shows.
+SHOWN_PATH_CHARS = 80
+
+
 def sniff(data: bytes, *, name: str = "") -> Sniffed:
     """What ``data`` is, judged by its bytes; MediaError when unknown, unsafe or not what ``name`` says."""
+    label = shortened(name, SHOWN_PATH_CHARS) if name else "media"
     if not data:
-        raise MediaError(f"{name or 'media'}: the file is empty", code="media_empty")
-    found = sniff_by_head(data[:64]) or _sniff_image(data, name)
+        raise MediaError(f"{label}: the file is empty", code="media_empty")
+    found = sniff_by_head(data[:64]) or _sniff_image(data, label)
     claimed = EXTENSION_KIND.get(PurePosixPath(name).suffix.lower().lstrip("."))
     if name and claimed and claimed != found.kind:
         raise MediaError(
-            f"{name}: the name says {claimed} but the bytes are {found.mime_type}", code="media_type_mismatch"
+            f"{label}: the name says {claimed} but the bytes are {found.mime_type}", code="media_type_mismatch"
         )
     return found
 
@@ -79,8 +89,7 @@ def sniff_by_head(head: bytes) -> Sniffed | None:
     return None
 
 
-def _sniff_image(data: bytes, name: str) -> Sniffed:
-    label = name or "media"
+def _sniff_image(data: bytes, label: str) -> Sniffed:
     max_pixels = settings.CONCORD_MAX_IMAGE_PIXELS
     try:
         with warnings.catch_warnings():
@@ -156,19 +165,35 @@ def media_store_path(*, root: Path, relative: str) -> Media:
 
 
 def resolve_under(*, root: Path, relative: str) -> Path:
-    """The real path of ``relative`` inside ``root``; MediaError for absolute, escaping or missing paths."""
+    """The real path of ``relative`` inside ``root``; MediaError for absolute, escaping, overlong, unreadable or
+    missing paths (never OSError: an import reports it as the row's error)."""
     if not relative or "\x00" in relative:
         raise MediaError("empty or invalid media path", code="media_bad_path")
+    shown = shortened(relative, SHOWN_PATH_CHARS)
+    if len(relative) > MAX_MEDIA_PATH_CHARS:
+        raise MediaError(f"{shown}: the media path is {len(relative):,} characters; "
+                         f"the limit is {MAX_MEDIA_PATH_CHARS:,}", code="media_bad_path")
     candidate = PurePosixPath(relative.replace("\\", "/"))
     if candidate.is_absolute() or relative.startswith(("/", "\\")) or (len(relative) > 1 and relative[1] == ":"):
-        raise MediaError(f"{relative}: absolute paths are not allowed", code="media_bad_path")
+        raise MediaError(f"{shown}: absolute paths are not allowed", code="media_bad_path")
     if ".." in candidate.parts:
-        raise MediaError(f"{relative}: paths may not contain '..'", code="media_bad_path")
-    root = root.resolve()
-    path = root.joinpath(*candidate.parts)
-    real = path.resolve()
-    if path.is_symlink() or (real != root and root not in real.parents):
-        raise MediaError(f"{relative}: the path leaves the media root (symlink)", code="media_bad_path")
-    if not real.is_file():
-        raise MediaError(f"{relative}: file not found under the media root", code="media_missing")
+        raise MediaError(f"{shown}: paths may not contain '..'", code="media_bad_path")
+    for name in candidate.parts:
+        size = len(name.encode("utf-8", "surrogatepass"))
+        if size > MAX_MEDIA_NAME_BYTES:
+            raise MediaError(f"{shown}: a folder or file name in the path is {size:,} bytes; the limit is "
+                             f"{MAX_MEDIA_NAME_BYTES}", code="media_bad_path")
+    try:
+        root = root.resolve()
+        path = root.joinpath(*candidate.parts)
+        real = path.resolve()
+        if path.is_symlink() or (real != root and root not in real.parents):
+            raise MediaError(f"{shown}: the path leaves the media root (symlink)", code="media_bad_path")
+        if not real.is_file():
+            raise MediaError(f"{shown}: file not found under the media root", code="media_missing")
+    except RuntimeError as exc:  # what Python 3.11's resolve() raises for a loop of links
+        raise MediaError(f"{shown}: the path is a loop of symbolic links", code="media_bad_path") from exc
+    except OSError as exc:  # a path too long once joined to the root, a folder that cannot be read, ...
+        raise MediaError(f"{shown}: the path cannot be followed ({exc.strerror or type(exc).__name__})",
+                         code="media_bad_path") from exc
     return real

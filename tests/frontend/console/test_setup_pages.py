@@ -59,6 +59,8 @@ def test_a_curator_requires_full_playback_on_the_settings_page_and_sees_it_ticke
     ({"overlap": "two"}, "overlap must be a number, got &#x27;two&#x27;"),
     ({"schema_json": "{not json"}, "the custom schema is not valid JSON: Expecting property name"),
     ({"schema_json": '{"questions": []}'}, "invalid rating schema: a schema needs at least one question"),
+    ({"schema_json": '{"questions": [{"id": "q", "max": 1e999}]}'},
+     "the custom schema: questions[0].max is not a finite number (infinity), which is not accepted."),
     ({"kind": "text-to-paint"}, "unknown task kind"),
     ({"kind": "text-to-text", "schema_source": "preset", "preset": "mmrb2-generation"},
      "rating schema preset &#x27;mmrb2-generation&#x27; does not fit a text-to-text campaign"),

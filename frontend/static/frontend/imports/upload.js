@@ -15,7 +15,8 @@ function showResult(job) {
   resultBox.replaceChildren();
   if (job.status !== "succeeded") {
     resultBox.appendChild(Object.assign(document.createElement("p"), { className: "error", textContent: job.error || job.status }));
-    return;
+    // An import that imported nothing because its rows failed still lists each row's error.
+    if (!job.result) return;
   }
   const r = job.result;
   const summary = document.createElement("p");
