@@ -69,3 +69,29 @@ def test_verifying_from_the_page_runs_a_job_and_says_which_file_is_missing(relea
     page.click(f"{row} .verify button")
     page.wait_for_selector(f'{row} .verify[data-outcome="mismatch"]', timeout=30_000)
     assert "CHANGELOG.md (missing)" in page.inner_text(f"{row} .verify-result")
+
+
+def test_a_failed_attempt_is_discarded_from_the_page_and_the_version_published_from_other_campaigns(
+    release_data, releases_root, live_server, page
+):
+    from curation.services.releases import release_reap_stalled, release_request
+
+    release = release_request(name="fox-bench", version="1.0.0", campaign_slugs=["t2i-wave"])
+    Release.objects.filter(pk=release.pk).update(status=Release.Status.FAILED, error="the worker was lost")
+    release_reap_stalled()
+    CuratorFactory(username="curie")
+    log_in(page, live_server.url, "curie", then="/releases/")
+    row = 'tr[data-release="fox-bench@1.0.0"]'
+    page.on("dialog", lambda dialog: dialog.accept())
+    page.click(f"{row} .discard button")
+    page.wait_for_function(f"() => document.querySelector('{row} .discard-result').textContent.length > 0")
+    assert "publish fox-bench@1.0.0 again with any campaigns" in page.inner_text(f"{row} .discard-result")
+    page.reload()
+    assert page.locator(f"{row} .discard").count() == 0
+    page.fill("input[name=name]", "fox-bench")
+    page.fill("input[name=version]", "1.0.0")
+    page.check("input[value=t2i-wave]")
+    page.check("input[value=reasoning-wave]")
+    page.click("#publish-form button[type=submit]")
+    page.wait_for_selector("#published-message", timeout=30_000)
+    assert page.inner_text("#published-message").startswith("Published fox-bench@1.0.0")

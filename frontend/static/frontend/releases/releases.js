@@ -75,3 +75,21 @@ document.querySelectorAll(".verify[data-api]").forEach((box) => {
     } });
   });
 });
+
+// Discard: a failed attempt's stored files are deleted and its version opens for any campaigns (asks first).
+document.querySelectorAll(".discard[data-api]").forEach((box) => {
+  const button = box.querySelector("button");
+  const result = box.querySelector(".discard-result");
+  button.addEventListener("click", async () => {
+    const name = box.closest("tr").dataset.release;
+    if (!window.confirm(`Discard the failed attempt of ${name}? Every file it stored is deleted.`)) return;
+    button.disabled = true;
+    const token = document.querySelector("[name=csrfmiddlewaretoken]").value;
+    const response = await fetch(box.dataset.api, {
+      method: "POST", headers: { Accept: "application/json", "X-CSRFToken": token },
+    });
+    const answer = await response.json();
+    result.textContent = response.ok ? answer.error : (answer.message || `status ${response.status}`);
+    if (!response.ok) button.disabled = false;
+  });
+});
