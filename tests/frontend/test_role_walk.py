@@ -121,6 +121,7 @@ EXPECTED: dict[str, dict[str, dict]] = {
     "api/v1/releases/": {"GET": CURATOR_API, "POST": curator_post(400)},
     "api/v1/releases/<slug:name>/<str:version>/": {"GET": CURATOR_API},
     "api/v1/releases/<slug:name>/<str:version>/verify/": {"POST": curator_post(202)},
+    "api/v1/releases/<slug:name>/<str:version>/discard/": {"POST": curator_post(409)},
     "api/v1/releases/<slug:name>/<str:version>/download/": {"GET": CURATOR_API},
     "api/v1/releases/<slug:name>/<str:version>/evaluations/": {"POST": curator_post(400)},
     "api/v1/releases/<slug:name>/<str:version>/leaderboard/": {"GET": CURATOR_API},
