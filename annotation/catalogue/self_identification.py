@@ -18,7 +18,6 @@ import re
 from dataclasses import asdict, dataclass
 
 from annotation.catalogue import content
-from annotation.catalogue.folding import fold, fold_needle
 
 # Unambiguous: each of these names a model, a model family or its maker wherever it appears.
 FAMILIES = (
@@ -109,7 +108,6 @@ _WORD = re.compile(r"\w+")
 
 
 def _term(tokens: list[str], reason: str, *, ambiguous: bool = False) -> _Term:
-    tokens = [folded for folded in (fold_needle(t) for t in tokens) if folded]  # searched in folded text
     pattern = _bounded(_flexible(tokens))
     return _Term(pattern, reason, ambiguous, (_WORD.match(tokens[0]) or _WORD.search(tokens[0])).group(0).lower())
 
@@ -137,20 +135,15 @@ def scan(*, sides: dict[str, str], model_names: list[str]) -> list[Hit]:
     hits: list[Hit] = []
     for side, text in sides.items():
         candidates = []
-        # Searched in the folded text (annotation.catalogue.folding: entities, markup, invisible characters, NFKC,
-        # dashes, lookalike letters), each hit mapped back to the text as written.
-        folded = fold(text)
-        searched = folded.text
-        words = set(_WORD.findall(searched))
+        words = set(_WORD.findall(text.lower()))
         for order, term in enumerate(terms):
             if term.anchor not in words:
                 continue
-            for match in term.pattern.finditer(searched):
+            for match in term.pattern.finditer(text):
                 start, end = match.span()
-                if term.ambiguous and not (_BEFORE.search(searched[max(0, start - 120):start])
-                                           or _AFTER.match(searched[end:end + 30])):
+                if term.ambiguous and not (_BEFORE.search(text[max(0, start - 120):start]) or _AFTER.match(text[end:end + 30])):
                     continue
-                candidates.append((*folded.span(start, end), order, term))
+                candidates.append((start, end, order, term))
         taken: list[tuple[int, int, Hit]] = []
         for start, end, _, term in sorted(candidates, key=lambda c: (c[0] - c[1], c[2], c[0])):
             if not any(start < e and s < end for s, e, _ in taken):

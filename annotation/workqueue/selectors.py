@@ -16,7 +16,7 @@ from django.db import connection
 from django.db.models import Count, Exists, F, OuterRef, Q
 from django.utils import timezone
 
-from annotation.catalogue import content, folding, schemas, self_identification
+from annotation.catalogue import content, schemas, self_identification
 from annotation.catalogue.models import Campaign, Media, Pair
 from annotation.catalogue.selectors import media_sources
 from annotation.workqueue import consistency, sql
@@ -177,33 +177,8 @@ class _Hidden:
         self._patterns: list[re.Pattern] | None = None
         # Self-identifications found at import: hidden as whole words ("Gemini", not "gemini" inside a longer word).
         self.words = [(w.lower(), re.compile(rf"(?<!\w){re.escape(w)}(?!\w)", re.IGNORECASE)) for w in words]
-        # The same names in folded form (annotation.catalogue.folding), for spellings the literal search misses: an
-        # entity, markup, an invisible character, a fullwidth or lookalike letter, another dash. Built on first use.
-        self._names = (secrets, list(words))
-        self._folded: list[tuple[str, bool]] | None = None
-        self._squeezed: list[str] = []
-
-    def _redact_folded(self, text: str) -> str:
-        if not folding.needs_folding(text):
-            return text
-        if self._folded is None:
-            secrets, words = self._names
-            self._folded = [(folding.fold_needle(s), False) for s in secrets] + [
-                (folding.fold_needle(w), True) for w in words]
-            self._squeezed = [squeezed for squeezed in (folding.squeezed(n) for n, _ in self._folded) if squeezed]
-        if not self._folded:
-            return text
-        plain = folding.squeezed(text)
-        if not any(needle in plain for needle in self._squeezed):
-            return text
-        spans = folding.find_all(folding.fold(text), self._folded)
-        return folding.replace_spans(text, spans, REDACTED) if spans else text
 
     def redact(self, text: str) -> str:
-        text = self._redact_literal(text)
-        return self._redact_folded(text)
-
-    def _redact_literal(self, text: str) -> str:
         if self.words:
             lowered = text.lower()
             for word, pattern in self.words:
