@@ -8,7 +8,9 @@ and so any release, keeps the text as it was.
 
 Names that are also ordinary words (Gemini, Llama, Claude, Flux, Meta, Google, …) count only where the text
 speaks of a model: after "I am", "developed by", "as an AI …" and the like, or followed by "AI", "model",
-"assistant". Plain Python, no Django.
+"assistant". Names are matched as a reader sees them, in the text folded by ``annotation.catalogue.masking``
+(zero-width characters, fullwidth and look-alike letters, markup, entities and dash variants do not hide a name);
+a hit keeps the words as written. Plain Python, no Django.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import functools
 import re
 from dataclasses import asdict, dataclass
 
-from annotation.catalogue import content
+from annotation.catalogue import content, masking
 
 # Unambiguous: each of these names a model, a model family or its maker wherever it appears.
 FAMILIES = (
@@ -68,8 +70,8 @@ def _bounded(pattern: str) -> re.Pattern:
 
 
 def _flexible(tokens: list[str]) -> str:
-    """The tokens of a name in any case with any separator (or none) between them."""
-    return r"[\s_\-./]?".join(re.escape(t) for t in tokens)
+    """The tokens of a name, folded, with any separator (or none) between them."""
+    return r"[\s\-./]?".join(re.escape(t) for t in tokens)
 
 
 def name_variants(model_name: str) -> list[list[str]]:
@@ -107,16 +109,20 @@ class _Term:
 _WORD = re.compile(r"\w+")
 
 
-def _term(tokens: list[str], reason: str, *, ambiguous: bool = False) -> _Term:
-    pattern = _bounded(_flexible(tokens))
-    return _Term(pattern, reason, ambiguous, (_WORD.match(tokens[0]) or _WORD.search(tokens[0])).group(0).lower())
+def _term(tokens: list[str], reason: str, *, ambiguous: bool = False) -> _Term | None:
+    folded = [f for f in (masking.fold(t) for t in tokens) if f]
+    anchor = _WORD.search(folded[0]) if folded else None
+    if anchor is None:
+        return None
+    return _Term(_bounded(_flexible(folded)), reason, ambiguous, anchor.group(0))
 
 
 @functools.cache
 def _lists() -> tuple[_Term, ...]:
     """FAMILIES and AMBIGUOUS, compiled once."""
-    return (*(_term(_TOKENS.split(f), "a model family or maker") for f in FAMILIES),
-            *(_term([w], "a model family or maker, named as a model", ambiguous=True) for w in AMBIGUOUS))
+    terms = (*(_term(_TOKENS.split(f), "a model family or maker") for f in FAMILIES),
+             *(_term([w], "a model family or maker, named as a model", ambiguous=True) for w in AMBIGUOUS))
+    return tuple(t for t in terms if t)
 
 
 @functools.lru_cache(maxsize=256)
@@ -125,7 +131,7 @@ def _terms(model_names: tuple[str, ...]) -> list[_Term]:
     terms = []
     for model_name in dict.fromkeys(n for n in model_names if n):
         terms += [_term(tokens, f"the pair's model name {model_name}") for tokens in name_variants(model_name)]
-    return [*terms, *_lists()]
+    return [*(t for t in terms if t), *_lists()]
 
 
 def scan(*, sides: dict[str, str], model_names: list[str]) -> list[Hit]:
@@ -135,15 +141,17 @@ def scan(*, sides: dict[str, str], model_names: list[str]) -> list[Hit]:
     hits: list[Hit] = []
     for side, text in sides.items():
         candidates = []
-        words = set(_WORD.findall(text.lower()))
-        for order, term in enumerate(terms):
-            if term.anchor not in words:
-                continue
-            for match in term.pattern.finditer(text):
-                start, end = match.span()
-                if term.ambiguous and not (_BEFORE.search(text[max(0, start - 120):start]) or _AFTER.match(text[end:end + 30])):
+        for view in masking.views(text):
+            folded = view.text
+            words = set(_WORD.findall(folded))
+            for order, term in enumerate(terms):
+                if term.anchor not in words:
                     continue
-                candidates.append((start, end, order, term))
+                for match in term.pattern.finditer(folded):
+                    fs, fe = match.span()
+                    if term.ambiguous and not (_BEFORE.search(folded[max(0, fs - 120):fs]) or _AFTER.match(folded[fe:fe + 30])):
+                        continue
+                    candidates.append((*view.original(fs, fe), order, term))
         taken: list[tuple[int, int, Hit]] = []
         for start, end, _, term in sorted(candidates, key=lambda c: (c[0] - c[1], c[2], c[0])):
             if not any(start < e and s < end for s, e, _ in taken):

@@ -17,6 +17,7 @@ from django.db.models import Count, Exists, F, OuterRef, Q
 from django.utils import timezone
 
 from annotation.catalogue import content, schemas, self_identification
+from annotation.catalogue.masking import Mask
 from annotation.catalogue.models import Campaign, Media, Pair
 from annotation.catalogue.selectors import media_sources
 from annotation.workqueue import consistency, sql
@@ -159,56 +160,18 @@ class Shown:
         )
 
 
-REDACTED = "[hidden]"
 _FILE_NAME = re.compile(r"[\\/]|\.[A-Za-z0-9]{2,5}$")
 
 
-class _Hidden:
-    """The strings of one display that must never reach its annotator, matched case-insensitively.
-
-    ASCII text against ASCII secrets (nearly all of it) is searched with ``str.lower()``, which is exactly how
-    ``re.IGNORECASE`` matches there; the patterns are compiled only for other text or a hit. Every pair's secrets
-    differ, so ``re``'s cache missed and compiling them cost ~3% of a claim → submit cycle.
-    """
-
-    def __init__(self, secrets: list[str], words: list[str] = ()):
-        self.secrets = secrets
-        self.lowered = [s.lower() for s in secrets] if all(s.isascii() for s in secrets) else None
-        self._patterns: list[re.Pattern] | None = None
-        # Self-identifications found at import: hidden as whole words ("Gemini", not "gemini" inside a longer word).
-        self.words = [(w.lower(), re.compile(rf"(?<!\w){re.escape(w)}(?!\w)", re.IGNORECASE)) for w in words]
-
-    def redact(self, text: str) -> str:
-        if self.words:
-            lowered = text.lower()
-            for word, pattern in self.words:
-                if word in lowered:
-                    text = pattern.sub(REDACTED, text)
-        if not self.secrets:
-            return text
-        if self.lowered is not None and text.isascii():
-            lowered = text.lower()
-            for secret in self.lowered:  # a loop, not any(): no generator per string (every string of a display)
-                if secret in lowered:
-                    break
-            else:
-                return text
-        if self._patterns is None:
-            self._patterns = [re.compile(re.escape(secret), re.IGNORECASE) for secret in self.secrets]
-        for pattern in self._patterns:
-            text = pattern.sub(REDACTED, text)
-        return text
-
-
-def _blind_patterns(shown: Shown) -> _Hidden:
-    """What must never reach an annotator: model names and external ids (which often contain model names)."""
+def _blind_patterns(shown: Shown) -> Mask:
+    """What must never reach an annotator: model names and external ids (which often contain model names), and the
+    self-identifications found at import; each matched as a reader sees it (``annotation.catalogue.masking``)."""
     candidates = {shown.model_a, shown.model_b, shown.pair_external_id, shown.prompt_external_id}
-    # Longest first, so a name is hidden whole before a shorter one inside it.
-    secrets = sorted((c for c in candidates if c and len(c) >= 3), key=len, reverse=True)
-    return _Hidden(secrets, self_identification.masked_terms(shown.self_identification))
+    secrets = [c for c in candidates if c and len(c) >= 3]
+    return Mask(secrets, self_identification.masked_terms(shown.self_identification))
 
 
-def _blind_value(value, hidden: _Hidden):
+def _blind_value(value, hidden: Mask):
     if isinstance(value, str):
         return hidden.redact(value)
     if isinstance(value, list):
@@ -218,7 +181,7 @@ def _blind_value(value, hidden: _Hidden):
     return value
 
 
-def _display_blocks(blocks: list[dict], sources: dict[str, dict], hidden: _Hidden) -> list[dict]:
+def _display_blocks(blocks: list[dict], sources: dict[str, dict], hidden: Mask) -> list[dict]:
     out = []
     for block in blocks:
         kind = block.get("type")
