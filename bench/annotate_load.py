@@ -113,9 +113,10 @@ def make_annotators(count: int) -> list[tuple[str, str]]:
     return make_sessions()
 
 
-def make_sessions(backend: str | None = None) -> list[tuple[str, str]]:
-    """A logged-in session for each bench annotator, naming ``backend`` (this tree's first authentication backend
-    unless given: another version of Concord may name its own): (session key, CSRF token)."""
+def make_sessions(backend: str | None = None, prefix: str = "bench-rater-") -> list[tuple[str, str]]:
+    """A logged-in session for each bench user whose name starts with ``prefix`` (the annotators unless given),
+    naming ``backend`` (this tree's first authentication backend unless given: another version of Concord may name
+    its own): (session key, CSRF token)."""
     from django.conf import settings
     from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
 
@@ -123,7 +124,7 @@ def make_sessions(backend: str | None = None) -> list[tuple[str, str]]:
 
     SessionStore = importlib.import_module(settings.SESSION_ENGINE).SessionStore
     sessions = []
-    for user in User.objects.filter(username__startswith="bench-rater-").order_by("pk"):
+    for user in User.objects.filter(username__startswith=prefix).order_by("pk"):
         store = SessionStore()
         store[SESSION_KEY] = str(user.pk)
         store[BACKEND_SESSION_KEY] = backend or settings.AUTHENTICATION_BACKENDS[0]
