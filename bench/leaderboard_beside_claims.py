@@ -17,7 +17,8 @@ Everything on 127.0.0.1, in the separate database ``--db`` (dropped, recreated a
    (b) the same for ``--beside`` seconds while every curator sends the leaderboard request in a loop, each with a
    seed of its own (so no two fits are the same board, and none is served from the cache); a 503 is followed by the
    wait its ``Retry-After`` asks for, as a client should;
-5. prints claim and submit p50/p95/p99 of both phases and the leaderboard answers by status (and code).
+5. prints claim and submit p50/p95/p99 of both phases, the cycles offered but never sent (their rater was still
+   waiting on a claim), and the leaderboard answers by status (and code).
 
 Never part of ``make test``. Figures and their command go in ``bench/README.md``.
 """
@@ -175,6 +176,14 @@ def curator_loop(base: str, session: tuple[str, str], seeds, stop: threading.Eve
                 stop.wait(retry)
 
 
+def served(phase: dict, rate: float, duration: float) -> dict:
+    """A paced phase's figures with the cycles it never sent: a rater waiting on a claim sends none of the cycles
+    that fall due meanwhile, so the percentiles of the claims answered say nothing of those."""
+    offered = round(rate * duration)
+    return {**{k: v for k, v in phase.items() if not k.startswith("_")}, "cycles_offered": offered,
+            "cycles_not_sent": max(0, offered - phase["cycles"])}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--db", default="concord_lb_bench")
@@ -229,8 +238,8 @@ def main() -> None:
             thread.join(timeout=args.timeout)
         print(f"beside the curators: claim {beside['claim']}", file=sys.stderr)
         result.update({
-            "alone": {k: v for k, v in alone.items() if not k.startswith("_")},
-            "beside_curators": {k: v for k, v in beside.items() if not k.startswith("_")},
+            "alone": served(alone, args.rate, args.alone),
+            "beside_curators": served(beside, args.rate, args.beside),
             "leaderboard_answers_during_claims": during,
             "leaderboard_answers": dict(answers),
             "leaderboard_seconds": {label: percentiles(values) for label, values in seconds.items()},
@@ -243,7 +252,8 @@ def main() -> None:
         return
     for phase in ("alone", "beside_curators"):
         r = result[phase]
-        print(f"{phase}: claim {r['claim']}, submit {r['submit']}, {r['cycles_per_s']} cycles/s, failures {r['failures']}")
+        print(f"{phase}: claim {r['claim']}, submit {r['submit']}, {r['cycles_per_s']} cycles/s, "
+              f"{r['cycles_not_sent']} of {r['cycles_offered']} offered cycles never sent, failures {r['failures']}")
     print(f"leaderboard answers (during the claims / in all): {result['leaderboard_answers_during_claims']} / "
           f"{result['leaderboard_answers']}")
     print(json.dumps({k: v for k, v in result.items() if k not in ("alone", "beside_curators")}, indent=1))
