@@ -28,7 +28,8 @@ PAIRS, JUDGES = 20, 3
 TOTAL = PAIRS * JUDGES * 2
 
 
-def start_worker(settings, log: Path, redis_url: str = REDIS_URL) -> subprocess.Popen:
+def start_worker(settings, log: Path, redis_url: str = REDIS_URL, command: list[str] | None = None) -> subprocess.Popen:
+    """A worker process on the test's database and ``redis_url``: the judges queue's, or ``command``."""
     env = {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "config.settings.test",
@@ -38,8 +39,9 @@ def start_worker(settings, log: Path, redis_url: str = REDIS_URL) -> subprocess.
         "DJANGO_MEDIA_ROOT": str(settings.MEDIA_ROOT),
         "CONCORD_PREFILTER_BATCH_PAIRS": "5",
     }
-    command = [sys.executable, "-m", "celery", "-A", "config", "worker", "-Q", "judges", "-c", "1", "--pool", "prefork",
-               "-l", "warning", "--without-gossip", "--without-mingle", "-n", f"judges-test-{os.getpid()}@%h"]
+    command = command or [sys.executable, "-m", "celery", "-A", "config", "worker", "-Q", "judges", "-c", "1", "--pool",
+                          "prefork", "-l", "warning", "--without-gossip", "--without-mingle",
+                          "-n", f"judges-test-{os.getpid()}@%h"]
     with log.open("ab") as handle:
         return subprocess.Popen(command, cwd=REPO, env=env, start_new_session=True, stdout=handle, stderr=handle)
 

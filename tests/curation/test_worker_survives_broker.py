@@ -7,7 +7,6 @@ restarting Gossip"), and on production settings took the worker's process group 
 """
 
 import os
-import subprocess
 import sys
 import time
 
@@ -27,6 +26,7 @@ from tests.curation.test_prefilter_worker import (
     assert_every_verdict_once,
     kill,
     reap_once_abandoned,
+    start_worker,
     wait_for,
 )
 
@@ -38,23 +38,6 @@ def compose_worker_command() -> list[str]:
     at = command.index("--concurrency")
     return [sys.executable, "-m", *command[:at], "--concurrency", "2", *command[at + 2:],
             "-n", f"compose-like-{os.getpid()}@%h"]
-
-
-def start_compose_worker(settings, log, redis_url: str) -> subprocess.Popen:
-    from django.db import connection
-
-    env = {
-        **os.environ,
-        "DJANGO_SETTINGS_MODULE": "config.settings.test",
-        "DATABASE_URL": f"postgres://postgres@127.0.0.1:5432/{connection.settings_dict['NAME']}",
-        "REDIS_URL": redis_url,
-        "CELERY_TASK_ALWAYS_EAGER": "false",
-        "DJANGO_MEDIA_ROOT": str(settings.MEDIA_ROOT),
-        "CONCORD_PREFILTER_BATCH_PAIRS": "5",
-    }
-    with log.open("ab") as handle:
-        return subprocess.Popen(compose_worker_command(), cwd=REPO, env=env, start_new_session=True, stdout=handle,
-                                stderr=handle)
 
 
 @pytest.mark.slow
@@ -71,7 +54,7 @@ def test_the_compose_worker_keeps_running_through_redis_restarts_mid_run_and_the
             support.marked_pair(campaign, f"r{i}")
         support.chat_judges(server, [f"j{i}" for i in range(JUDGES)], concurrency=2)
 
-        worker = start_compose_worker(settings, log, private_redis.url())
+        worker = start_worker(settings, log, private_redis.url(), command=compose_worker_command())
         try:
             job = prefilter_start(campaign=campaign)
             wait_for(lambda: JudgeVerdict.objects.count() >= 10, timeout=120, what="the first verdicts", worker=worker,
