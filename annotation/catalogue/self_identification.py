@@ -45,7 +45,10 @@ _LEAD = (r"(?:I\s+am|I'm|I\s+was|this\s+is|as\s+an?\s+AI|as\s+an?\s+(?:large\s+)
          r"(?:model|assistant|chatbot|LLM)\s+(?:called|named|from|by))")
 _FILLER = r"(?:\s+(?:an?|the|AI|large|language|model|assistant|chatbot|LLM|developed|created|trained|by|from|called|named|at|,))*"
 _BEFORE = re.compile(rf"\b{_LEAD}{_FILLER}[\s,]*$", re.IGNORECASE)
-_AFTER = re.compile(r"^[\s-]*(?:AI\b|model\b|assistant\b|LLM\b|chatbot\b|language\s+model\b|\d{1,2}(?:\.\d)?\b)",
+# After the name: "Claude AI", "Llama 3", and "Claude, made by Anthropic" (a name whose maker follows it).
+_AFTER = re.compile(r"^[\s-]*(?:AI\b|model\b|assistant\b|LLM\b|chatbot\b|language\s+model\b|\d{1,2}(?:\.\d)?\b)"
+                    r"|^\s*,?\s*(?:(?:an?\s+)?(?:AI|model|assistant)\s+)?"
+                    r"(?:made|developed|created|trained|built|released)\s+by\b",
                     re.IGNORECASE)
 _SUFFIX = re.compile(r"^(?:\d{4,8}|\d{2}|v?\d+(?:\.\d+)*|\d+(?:\.\d+)?[bmk]|instruct|chat|preview|latest|hf|it|exp|base)$",
                      re.IGNORECASE)

@@ -105,3 +105,10 @@ def test_pairs_imported_before_the_scan_are_scanned_again_and_a_second_run_chang
         runs.append(json.loads(out.getvalue()))
     assert runs == [{"pairs": 1, "flagged": 1, "changed": 1}, {"pairs": 1, "flagged": 1, "changed": 0}]
     assert [h["term"] for h in Pair.objects.get().self_identification] == ["Acme Chat", "OpenAI", "Acme-Chat"]
+
+
+def test_a_name_followed_by_its_maker_is_masked_with_the_maker():
+    assert _terms("As Claude, made by Anthropic, I think the left image is better.") == ["Claude", "Anthropic"]
+    assert _terms("Gemini, developed by Google, answers: 42.") == ["Gemini", "Google"]
+    assert _terms("I'm Grok, an AI built by xAI.") == ["Grok", "xAI"]
+    assert _terms("Claude Monet, made famous by his lilies, painted water.") == []
