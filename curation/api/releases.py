@@ -131,8 +131,20 @@ class ReleaseDownloadApi(APIView):
         return Response(links)
 
 
+def _predictions_field(request, field: str) -> tuple[bytes | None, str]:
+    """A predictions field sent as a file (its bytes and name) or as a JSON object or list (its JSON, no name)."""
+    upload = request.FILES.get(field)
+    if upload is not None:
+        return upload.read(), upload.name
+    if isinstance(request.data.get(field), (dict, list)):
+        return json.dumps(request.data[field]).encode(), ""
+    return None, ""
+
+
 class ReleaseEvaluationApi(APIView):
-    """Upload a judge's predictions (multipart ``predictions`` file, or JSON ``predictions`` object) → its scores."""
+    """Upload a judge's predictions (multipart ``predictions`` file, or JSON ``predictions`` object) → its scores.
+
+    For Omni-RewardBench's two-run protocol, ``predictions_no_tie`` (file or JSON object) is the no-tie run."""
 
     permission_classes = [IsCurator]
     parser_classes = [StrictMultiPartParser, StrictFormParser, StrictJSONParser]
@@ -147,15 +159,13 @@ class ReleaseEvaluationApi(APIView):
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         release = release_get(name=name, version=version, published=True)
-        upload = request.FILES.get("predictions")
-        if upload is not None:
-            predictions = upload.read()
-        elif isinstance(request.data.get("predictions"), (dict, list)):
-            predictions = json.dumps(request.data["predictions"]).encode()
-        else:
+        predictions, file_name = _predictions_field(request, "predictions")
+        if predictions is None:
             raise ApplicationError("send the predictions as a file field or a JSON object", code="predictions_missing")
+        no_tie, no_tie_name = _predictions_field(request, "predictions_no_tie")
         evaluation = judge_evaluate(release=release, judge_name=data.validated_data["judge"], predictions=predictions,
-                                    format=data.validated_data["format"], created_by=request.user)
+                                    format=data.validated_data["format"], file_name=file_name,
+                                    predictions_no_tie=no_tie, no_tie_file_name=no_tie_name, created_by=request.user)
         return Response({"judge": evaluation.judge_name, "format": evaluation.format, "scores": evaluation.scores},
                         status=status.HTTP_201_CREATED)
 

@@ -31,7 +31,10 @@ FLIP = {"A": "B", "B": "A"}
 ORDERS = ("forward", "reverse")
 OMNI_LABELS = ("response1", "response2", "tie")
 OMNI_FROM_SIDE = {"A": "response1", "B": "response2", "tie": "tie"}
-OMNI_LABEL_KEYS = ("predicted", "prediction", "criteria_preference")
+# A prediction is read only from these keys. A results record of Omni-RewardBench also carries the reference
+# answer (criteria_preference) and the pair's own fields: those are never a prediction.
+OMNI_PREDICTION_KEYS = ("predicted", "prediction")
+REFERENCE_KEYS = ("criteria_preference", "chosen", "rejected")
 BOOTSTRAP_SAMPLES = 1_000
 EXAMPLES = 5
 
@@ -98,31 +101,36 @@ def parse_mmrb2(data) -> dict[str, Mmrb2Prediction]:
     return parsed
 
 
+def _omni_prediction(where: str, record: dict):
+    """The label a predictions record carries under ``predicted`` or ``prediction``; refused when it has none."""
+    for key in OMNI_PREDICTION_KEYS:
+        if key in record:
+            return record[key]
+    reference = [key for key in REFERENCE_KEYS if key in record]
+    if reference:
+        raise PredictionsError(
+            f"{where}: no prediction. {' and '.join(reference)} is the reference answer, never a prediction; "
+            "a predictions record carries the judge's label under predicted (Omni-RewardBench's results) or prediction")
+    keys = ", ".join(sorted(map(str, record))[:8]) or "none"
+    raise PredictionsError(f"{where}: no prediction (expected predicted or prediction; the record's keys: {keys})")
+
+
 def parse_omnireward(data) -> dict[str, object]:
     """Omni-Reward labels: ``{pair_id: label}``, ``{pair_id: {"prediction": label}}``, or a list of records
-    with an ``id`` and a label under ``predicted`` (Omni-RewardBench's own results), ``prediction`` or
-    ``criteria_preference``, read in that order (a results record also holds the reference under
-    ``criteria_preference``); a null label is missing."""
+    with an ``id`` and a label under ``predicted`` (Omni-RewardBench's own results) or ``prediction``; a null
+    label is missing. A record without either is refused (its ``criteria_preference`` is the reference)."""
     if isinstance(data, list):
         labels = {}
         for i, item in enumerate(data):
             if not isinstance(item, dict) or "id" not in item:
                 raise PredictionsError(f"[{i}]: expected an object with an id and a prediction")
-            keys = [k for k in OMNI_LABEL_KEYS if k in item]
-            if not keys:
-                raise PredictionsError(f"[{i}] ({item['id']}): no predicted, prediction or criteria_preference")
-            labels[str(item["id"])] = item[keys[0]]
+            labels[str(item["id"])] = _omni_prediction(f"[{i}] ({item['id']})", item)
         return labels
     if not isinstance(data, dict):
         raise PredictionsError(f"Omni-Reward predictions are an object or a list, got {type(data).__name__}")
     labels = {}
     for pair_id, value in data.items():
-        if isinstance(value, dict):
-            keys = [k for k in OMNI_LABEL_KEYS if k in value]
-            if not keys:
-                raise PredictionsError(f"{pair_id}: expected {{\"prediction\": label}}")
-            value = value[keys[0]]
-        labels[str(pair_id)] = value
+        labels[str(pair_id)] = _omni_prediction(str(pair_id), value) if isinstance(value, dict) else value
     return labels
 
 
@@ -184,6 +192,29 @@ def _unknown(gold: list[GoldPair], predictions: dict) -> dict:
     return {"unknown_ids": len(unknown), "unknown_examples": unknown[:EXAMPLES]}
 
 
+def macro_average(tallies: dict[str, _Tally], *, samples: int = BOOTSTRAP_SAMPLES, seed: int = 0) -> dict:
+    """The unweighted mean of the groups' accuracies (each source benchmark counts once, whatever its size),
+    with a 95% stratified bootstrap interval: each resample draws every group's pairs from that group."""
+    groups = [(np.asarray(t.correct, dtype=np.float64), np.asarray(t.made, dtype=np.float64))
+              for _, t in sorted(tallies.items())]
+    groups = [(c[m > 0], m[m > 0]) for c, m in groups]
+    groups = [(c, m) for c, m in groups if len(m)]
+    if not groups:
+        return {"accuracy": None, "ci95": None, "groups": 0}
+    accuracy = float(np.mean([c.sum() / m.sum() for c, m in groups]))
+    rng = np.random.default_rng(seed)
+    estimates = np.zeros(samples)
+    for correct, made in groups:
+        n = len(made)
+        per_chunk = max(1, 2_000_000 // n)
+        for start in range(0, samples, per_chunk):
+            stop = min(samples, start + per_chunk)
+            index = rng.integers(0, n, size=(stop - start, n))
+            estimates[start:stop] += correct[index].sum(axis=1) / made[index].sum(axis=1)
+    low, high = np.percentile(estimates / len(groups), [2.5, 97.5])
+    return {"accuracy": accuracy, "ci95": [round(float(low), 6), round(float(high), 6)], "groups": len(groups)}
+
+
 def score_mmrb2(gold: list[GoldPair], predictions: dict[str, Mmrb2Prediction], *, samples: int = BOOTSTRAP_SAMPLES,
                 seed: int = 0) -> dict:
     """MMRB2's accuracy overall and per task, as ``compute_accuracy.py`` gives it, plus Concord's additions:
@@ -232,29 +263,40 @@ def score_mmrb2(gold: list[GoldPair], predictions: dict[str, Mmrb2Prediction], *
     })
     for name, tallies in groups.items():
         result[name] = {key: _summary(t, samples=samples, seed=seed) for key, t in sorted(tallies.items())}
+    result["macro_by_source"] = macro_average(groups["per_source"], samples=samples, seed=seed)
     return result
 
 
-def score_omnireward(gold: list[GoldPair], labels: dict[str, object], *, samples: int = BOOTSTRAP_SAMPLES,
-                     seed: int = 0) -> dict:
+def score_omnireward(gold: list[GoldPair], labels: dict[str, object], *, no_tie_labels: dict[str, object] | None = None,
+                     samples: int = BOOTSTRAP_SAMPLES, seed: int = 0) -> dict:
     """Omni-RewardBench's accuracy with ties (every pair) and without ties (tie pairs left out), overall,
-    per task and per source, with intervals; a pair without a label is wrong."""
+    per task and per source, with intervals; a pair without a label is wrong.
+
+    Omni-RewardBench runs the judge twice (``run_exp.py``): with the tie prompt on every pair, and with the
+    no-tie prompt on the non-tie pairs only. ``no_tie_labels`` are that second run's labels: the figure
+    without ties is read from them. Without it, the figure without ties is the with-tie run's labels on the
+    non-tie pairs, and ``without_ties_from`` says so.
+    """
     def new():
         return {"with": _Tally(), "without": _Tally()}
 
     overall = new()
     groups = {"per_task": defaultdict(new), "per_source": defaultdict(new)}
-    invalid = missing = 0
+    runs = {"with": labels, "without": labels if no_tie_labels is None else no_tie_labels}
+    allowed = {"with": OMNI_LABELS, "without": OMNI_LABELS if no_tie_labels is None else OMNI_LABELS[:2]}
+    invalid = {"with": 0, "without": 0}
+    missing = {"with": 0, "without": 0}
     for pair in gold:
         reference = OMNI_FROM_SIDE.get(pair.chosen, pair.chosen)
-        label = labels.get(pair.id)
-        missing += label is None
-        invalid += label is not None and label not in OMNI_LABELS
-        right = int(label is not None and label == reference)
-        for tallies in (overall, groups["per_task"][pair.task], groups["per_source"][pair.source]):
-            tallies["with"].add(right, 1, label is not None)
-            if reference != "tie":
-                tallies["without"].add(right, 1, label is not None)
+        for run in ("with", "without"):
+            if run == "without" and reference == "tie":
+                continue
+            label = runs[run].get(pair.id)
+            missing[run] += label is None
+            invalid[run] += label is not None and label not in allowed[run]
+            right = int(label is not None and label == reference)
+            for tallies in (overall, groups["per_task"][pair.task], groups["per_source"][pair.source]):
+                tallies[run].add(right, 1, label is not None)
 
     def describe(tallies) -> dict:
         summary = _summary(tallies["with"], samples=samples, seed=seed)
@@ -270,12 +312,26 @@ def score_omnireward(gold: list[GoldPair], labels: dict[str, object], *, samples
     result = describe(overall)
     result.update({
         "format": "omnireward",
-        "missing_verdicts": missing,
-        "invalid": invalid,
+        "with_ties_from": "with-tie run",
+        "without_ties_from": "with-tie run, tie pairs left out" if no_tie_labels is None else "no-tie run",
+        "missing_verdicts": missing["with"],
+        "invalid": invalid["with"],
+        "without_ties_missing": missing["without"],
+        "without_ties_invalid": invalid["without"],
         "position_consistency": None,
         "position_consistency_pairs": 0,
         **_unknown(gold, labels),
     })
+    if no_tie_labels is not None:
+        unknown = _unknown(gold, no_tie_labels)
+        tie_ids = {g.id for g in gold if OMNI_FROM_SIDE.get(g.chosen) == "tie"}
+        result.update({"without_ties_unknown_ids": unknown["unknown_ids"],
+                       "without_ties_unknown_examples": unknown["unknown_examples"],
+                       "without_ties_tie_pairs_ignored": sum(pid in tie_ids for pid in no_tie_labels)})
     for name, tallies in groups.items():
         result[name] = {key: describe(t) for key, t in sorted(tallies.items())}
+    result["macro_by_source"] = macro_average({key: t["with"] for key, t in groups["per_source"].items()},
+                                              samples=samples, seed=seed)
+    result["macro_by_source_without_ties"] = macro_average(
+        {key: t["without"] for key, t in groups["per_source"].items()}, samples=samples, seed=seed)
     return result

@@ -723,11 +723,29 @@ def release_gold(*, release: Release) -> list[scoring.GoldPair]:
     return gold
 
 
+def _predictions_data(raw: bytes, what: str):
+    """A predictions file's JSON, within the size limit; ApplicationError naming the file otherwise."""
+    limit = settings.CONCORD_MAX_PREDICTIONS_BYTES
+    if len(raw) > limit:
+        raise ApplicationError(f"{what} of {len(raw):,} bytes exceed the limit of {limit:,}",
+                               code="predictions_too_large", status_code=413)
+    try:
+        return json_loads_checked(raw)
+    except HostileInput as exc:
+        raise ApplicationError(f"{what}: {exc}", code="predictions_not_json") from exc
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise ApplicationError(f"{what} are not valid JSON: {str(exc)[:200]}", code="predictions_not_json") from exc
+
+
 def judge_evaluate(*, release: Release, judge_name: str, predictions: bytes, format: str,
+                   predictions_no_tie: bytes | None = None, file_name: str = "", no_tie_file_name: str = "",
                    created_by: User | None = None) -> JudgeEvaluation:
     """Score a judge's predictions (JSON bytes) against a published release and keep the scores.
 
-    ApplicationError for an unpublished release, an unknown format, oversized or malformed predictions.
+    ``predictions_no_tie`` is Omni-RewardBench's second run (the no-tie prompt on the non-tie pairs): the
+    figure without ties is read from it. The scores name the file each figure came from (``files``).
+    ApplicationError for an unpublished release, an unknown format, oversized or malformed predictions, or
+    predictions that carry no prediction (a reference answer is never read as one).
     """
     judge_name = (judge_name or "").strip()
     if not judge_name or len(judge_name) > 200:
@@ -735,28 +753,34 @@ def judge_evaluate(*, release: Release, judge_name: str, predictions: bytes, for
     if format not in JudgeEvaluation.Format.values:
         raise ApplicationError(f"format {format!r} is not one of {', '.join(JudgeEvaluation.Format.values)}",
                                code="predictions_bad_format")
+    if predictions_no_tie is not None and format != JudgeEvaluation.Format.OMNIREWARD:
+        raise ApplicationError("a no-tie predictions file belongs to the omnireward format only (Omni-RewardBench's "
+                               "separate no-tie run); MMRB2 has one predictions file", code="predictions_bad_format")
     if release.status != Release.Status.PUBLISHED:
         raise ApplicationError(f"{release} is {release.status}; judges are scored against published releases only",
                                code="release_not_published", status_code=409)
-    limit = settings.CONCORD_MAX_PREDICTIONS_BYTES
-    if len(predictions) > limit:
-        raise ApplicationError(f"predictions of {len(predictions):,} bytes exceed the limit of {limit:,}",
-                               code="predictions_too_large", status_code=413)
-    try:
-        data = json_loads_checked(predictions)
-    except HostileInput as exc:
-        raise ApplicationError(f"predictions: {exc}", code="predictions_not_json") from exc
-    except (UnicodeDecodeError, ValueError) as exc:
-        raise ApplicationError(f"predictions are not valid JSON: {str(exc)[:200]}", code="predictions_not_json") from exc
+    data = _predictions_data(predictions, "predictions")
+    no_tie = None if predictions_no_tie is None else _predictions_data(predictions_no_tie, "no-tie predictions")
+    files = {"predictions": {"name": file_name[:200], "sha256": hashlib.sha256(predictions).hexdigest()}}
     try:
         if format == JudgeEvaluation.Format.MMRB2:
             scores = scoring.score_mmrb2(release_gold(release=release), scoring.parse_mmrb2(data))
         else:
-            scores = scoring.score_omnireward(release_gold(release=release), scoring.parse_omnireward(data))
+            labels = scoring.parse_omnireward(data)
+            try:
+                no_tie_labels = None if no_tie is None else scoring.parse_omnireward(no_tie)
+            except scoring.PredictionsError as exc:
+                raise scoring.PredictionsError(f"no-tie predictions: {exc}") from exc
+            scores = scoring.score_omnireward(release_gold(release=release), labels, no_tie_labels=no_tie_labels)
+            if predictions_no_tie is not None:
+                files["predictions_no_tie"] = {"name": no_tie_file_name[:200],
+                                               "sha256": hashlib.sha256(predictions_no_tie).hexdigest()}
     except scoring.PredictionsError as exc:
         raise ApplicationError(f"predictions ({format}): {exc}", code="predictions_invalid") from exc
+    scores["files"] = files
     return JudgeEvaluation.objects.create(
         release=release, judge_name=judge_name, format=format, scores=scores,
-        predictions_sha256=hashlib.sha256(predictions).hexdigest(), created_by=created_by,
+        predictions_sha256=files["predictions"]["sha256"], created_by=created_by,
     )
+
 

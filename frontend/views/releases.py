@@ -71,8 +71,11 @@ class ReleaseLeaderboardView(CuratorOnly, TemplateView):
             release = release_get(name=name, version=version, published=True)
             if upload is None:
                 raise ApplicationError("choose a predictions file", code="predictions_missing")
+            no_tie = request.FILES.get("predictions_no_tie")
             judge_evaluate(release=release, judge_name=submitted["judge"], predictions=upload.read(),
-                           format=submitted["format"], created_by=request.user)
+                           format=submitted["format"], file_name=upload.name,
+                           predictions_no_tie=None if no_tie is None else no_tie.read(),
+                           no_tie_file_name="" if no_tie is None else no_tie.name, created_by=request.user)
         except ApplicationError as exc:
             context = self.get_context_data(error=exc.message, submitted=submitted)
             return self.render_to_response(context, status=exc.status_code)

@@ -1,4 +1,5 @@
-"""evaluate_judge --release NAME@X.Y.Z --predictions FILE --format {mmrb2,omnireward} [--judge NAME] [--json]"""
+"""evaluate_judge --release NAME@X.Y.Z --predictions FILE --format {mmrb2,omnireward} [--predictions-no-tie FILE]
+[--judge NAME] [--json]"""
 
 import json
 from pathlib import Path
@@ -26,18 +27,24 @@ class Command(BaseCommand):
         parser.add_argument("--release", required=True, help="NAME@X.Y.Z")
         parser.add_argument("--predictions", required=True, type=Path)
         parser.add_argument("--format", required=True, choices=JudgeEvaluation.Format.values)
+        parser.add_argument("--predictions-no-tie", type=Path, default=None,
+                            help="omnireward only: Omni-RewardBench's second run (the no-tie prompt on the non-tie "
+                                 "pairs); the figure without ties is read from it.")
         parser.add_argument("--judge", default="", help="Judge name on the leaderboard (default: the file's name).")
         parser.add_argument("--json", action="store_true", help="Print every figure as one JSON object.")
 
     def handle(self, *args, **options):
-        path = options["predictions"]
-        if not path.is_file():
-            raise CommandError(f"{path}: no such file")
+        path, no_tie = options["predictions"], options["predictions_no_tie"]
+        for file in (path, no_tie):
+            if file is not None and not file.is_file():
+                raise CommandError(f"{file}: no such file")
         try:
             name, version = release_parse_ref(options["release"])
             evaluation = judge_evaluate(
                 release=release_get(name=name, version=version, published=True),
                 judge_name=options["judge"] or path.stem, predictions=path.read_bytes(), format=options["format"],
+                file_name=path.name, predictions_no_tie=None if no_tie is None else no_tie.read_bytes(),
+                no_tie_file_name="" if no_tie is None else no_tie.name,
             )
         except ApplicationError as exc:
             raise CommandError(exc.message) from exc
@@ -59,15 +66,21 @@ class Command(BaseCommand):
                   f"judgements skipped; {scores['ignored_entries']} entries after the first ignored; "
                   f"{scores['tie_pairs_left_out']} tie pairs left out")
         else:
+            files = scores["files"]
+            no_tie_file = files.get("predictions_no_tie", files["predictions"])["name"]
             write(f"{where}, Omni-RewardBench rules: with ties {percent(scores['with_ties'])} over {scores['pairs']} "
-                  f"pairs{interval(scores['ci95'])}; without ties {percent(scores['without_ties'])} over "
-                  f"{scores['pairs'] - scores['tie_pairs']} pairs{interval(scores['without_ties_ci95'])}; "
+                  f"pairs{interval(scores['ci95'])} (from {files['predictions']['name']}, {scores['with_ties_from']}); "
+                  f"without ties {percent(scores['without_ties'])} over {scores['pairs'] - scores['tie_pairs']} pairs"
+                  f"{interval(scores['without_ties_ci95'])} (from {no_tie_file}, {scores['without_ties_from']}); "
                   f"{scores['missing']} without a label (counted wrong)")
             for task, figures in scores["per_task"].items():
                 write(f"  {task}: with ties {percent(figures['with_ties'])}, without ties "
                       f"{percent(figures['without_ties'])}")
         for source, figures in scores["per_source"].items():
             write(f"  source {source}: {percent(figures['accuracy'])}{interval(figures['ci95'])}")
+        macro = scores["macro_by_source"]
+        write(f"  mean over the {macro['groups']} sources (each counts once): {percent(macro['accuracy'])}"
+              f"{interval(macro['ci95'])}")
         if scores["unknown_ids"]:
             write(f"{scores['unknown_ids']} prediction ids are not in the release (ignored), e.g. "
                   f"{', '.join(scores['unknown_examples'])}")

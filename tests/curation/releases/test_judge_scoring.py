@@ -182,9 +182,57 @@ def test_omni_reward_figures_of_the_issue_item_set_are_0_5625_with_ties_and_0_63
 
 
 def test_omni_reward_labels_are_accepted_as_a_list_of_records_omni_results_included():
-    records = [{"id": "o1", "criteria_preference": "response1"}, {"id": "o2", "prediction": "response2"},
+    records = [{"id": "o1", "criteria_preference": "response1", "predicted": None},
+               {"id": "o2", "prediction": "response2"},
                {"id": "o3", "criteria_preference": "tie", "predicted": "response1"}]
-    assert parse_omnireward(records) == {"o1": "response1", "o2": "response2", "o3": "response1"}
+    assert parse_omnireward(records) == {"o1": None, "o2": "response2", "o3": "response1"}
+
+
+@pytest.mark.parametrize("data", [
+    [{"id": "o1", "criteria_preference": "response1"}],
+    [{"id": "o1", "prediction": "tie"}, {"id": "o2", "criteria_preference": "tie", "pred": "response2"}],
+    {"o1": {"criteria_preference": "response1"}},
+    {"o1": {"chosen": "A"}},
+])
+def test_the_reference_answer_is_never_read_as_a_prediction(data):
+    """A release's own Omni export (every record carries criteria_preference) scored 100 %; so did a file whose
+    records named their label "pred". Both are refused, naming the first record without a prediction."""
+    with pytest.raises(PredictionsError, match=r"no prediction\. (criteria_preference|chosen) is the reference answer"):
+        parse_omnireward(data)
+
+
+def test_a_record_with_neither_prediction_nor_reference_names_its_keys():
+    with pytest.raises(PredictionsError, match=r"\[0\] \(o1\): no prediction .*keys: id, label, score"):
+        parse_omnireward([{"id": "o1", "label": "tie", "score": 3}])
+
+
+def test_omni_without_ties_is_read_from_the_no_tie_run_when_one_is_given():
+    """Omni-RewardBench's protocol: the no-tie prompt's run on the non-tie pairs gives the figure without ties."""
+    with_tie = parse_omnireward(OMNI_LABELS)
+    # The no-tie run: o1, o4, o6 right, o7 wrong; o2 a "tie" (not an answer in this run: wrong and invalid);
+    # o3 is a tie pair (ignored, counted).
+    no_tie = {"o1": "response1", "o2": "tie", "o3": "response1", "o4": "response1", "o6": "response2",
+              "o7": "response2"}
+    scores = score_omnireward(OMNI_GOLD, with_tie, no_tie_labels=no_tie, samples=100)
+    assert scores["with_ties"] == 3 / 7, "the with-tie figure still comes from the with-tie run"
+    assert scores["without_ties"] == 3 / 5
+    assert scores["without_ties_from"] == "no-tie run" and scores["with_ties_from"] == "with-tie run"
+    assert (scores["without_ties_missing"], scores["without_ties_invalid"]) == (0, 1)
+    assert scores["without_ties_tie_pairs_ignored"] == 1
+    alone = score_omnireward(OMNI_GOLD, with_tie, samples=100)
+    assert alone["without_ties"] == 2 / 5 and alone["without_ties_from"] == "with-tie run, tie pairs left out"
+
+
+def test_the_mean_over_sources_counts_each_source_once_with_a_stratified_interval():
+    scores = score_mmrb2(GOLD, parse_mmrb2(MMRB2_PREDICTIONS), samples=200)
+    per_source = {s: v["accuracy"] for s, v in scores["per_source"].items()}
+    macro = scores["macro_by_source"]
+    assert macro["groups"] == len([a for a in per_source.values() if a is not None])
+    assert macro["accuracy"] == pytest.approx(np.mean([a for a in per_source.values() if a is not None]))
+    assert macro["ci95"][0] <= macro["accuracy"] <= macro["ci95"][1]
+    omni = score_omnireward(OMNI_GOLD, parse_omnireward(OMNI_LABELS), samples=100)
+    assert omni["macro_by_source"]["accuracy"] == pytest.approx(
+        np.mean([v["with_ties"] for v in omni["per_source"].values()]))
 
 
 @pytest.mark.parametrize(

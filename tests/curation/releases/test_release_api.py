@@ -274,3 +274,24 @@ def test_the_release_api_names_the_release_page(published, curator):
     """A client that published through the API can link the curator to the release's page."""
     answer = curator.get("/api/v1/releases/fox-bench/1.0.0/").json()
     assert answer["page"] == reverse("release-leaderboard", kwargs={"name": "fox-bench", "version": "1.0.0"})
+
+
+def test_the_leaderboard_page_takes_omnis_no_tie_run_and_names_each_figures_file(published, client):
+    """Four pairs, none a tie: the with-tie run says "tie" everywhere (0 %), the no-tie run is right on three."""
+    client.force_login(CuratorFactory())
+    url = reverse("release-leaderboard", kwargs={"name": "fox-bench", "version": "1.0.0"})
+    with_tie = io.BytesIO(json.dumps({pid: "tie" for pid in ("t2i-1", "t2i-2", "t2i-3", "reason-1")}).encode())
+    with_tie.name = "judge_preferences_with_tie.json"
+    no_tie = io.BytesIO(json.dumps({"t2i-1": "response1", "t2i-2": "response2", "t2i-3": "response1",
+                                    "reason-1": "response1"}).encode())
+    no_tie.name = "judge_preferences.json"
+    answer = client.post(url, {"judge": "omni-judge", "format": "omnireward", "predictions": with_tie,
+                               "predictions_no_tie": no_tie})
+    assert answer.status_code == 302
+    scores = JudgeEvaluation.objects.get().scores
+    assert scores["with_ties"] == 0 and scores["without_ties_from"] == "no-tie run"
+    page = client.get(url).content.decode()
+    row = page[page.index('data-judge="omni-judge"'):]
+    row = row[:row.index("</tr>")]
+    assert "from <code>judge_preferences_with_tie.json</code>; without ties from <code>judge_preferences.json</code>" in row
+    assert f"{100 * scores['without_ties']:.1f}%" in row and "no-tie run" in row

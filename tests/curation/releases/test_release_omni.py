@@ -113,6 +113,47 @@ def test_evaluate_judge_omnireward_gives_the_with_and_without_ties_accuracies_of
     assert scores["unknown_ids"] == 0
 
 
+@pytest.mark.parametrize("predicted", [None, "pred"])
+def test_a_releases_own_omni_export_scored_as_predictions_is_refused(omni_release, predicted):
+    """The export carries the reference under criteria_preference: read as predictions it scored 100.00 %, and
+    so did a file whose records say pred: "response2". Refused with the first record; nothing is stored."""
+    from curation.models import JudgeEvaluation
+
+    rows = json.loads((omni_release / "omni" / "text_to_text.json").read_text())
+    path = omni_release.parent / "export.json"
+    path.write_text(json.dumps(rows if predicted is None else [{**r, predicted: "response2"} for r in rows]))
+    with pytest.raises(CommandError, match=r"\[0\] \(t2t-0\): no prediction\. criteria_preference is the reference"):
+        call_command("evaluate_judge", "--release", "omni-bench@1.0.0", "--predictions", str(path), "--format",
+                     "omnireward", stdout=StringIO())
+    assert not JudgeEvaluation.objects.exists()
+
+
+def test_omnis_two_runs_give_each_figure_from_its_own_file(omni_release, tmp_path):
+    """--predictions is the with-tie run (every pair), --predictions-no-tie the no-tie run (non-tie pairs)."""
+    rows = json.loads((omni_release / "omni" / "text_to_text.json").read_text())
+    with_tie = tmp_path / "judge_preferences_with_tie.json"
+    with_tie.write_text(json.dumps([{**r, "predicted": "tie"} for r in rows]))  # right on the 5 ties only
+    no_tie = tmp_path / "judge_preferences.json"
+    no_tie.write_text(json.dumps([{**r, "predicted": r["criteria_preference"]} for r in rows
+                                  if r["criteria_preference"] != "tie"]))  # right on all 11
+    out = StringIO()
+    call_command("evaluate_judge", "--release", "omni-bench@1.0.0", "--predictions", str(with_tie),
+                 "--predictions-no-tie", str(no_tie), "--format", "omnireward", "--json", stdout=out)
+    scores = json.loads(out.getvalue())
+    t2t = scores["per_task"]["text-to-text"]
+    assert (t2t["with_ties"], t2t["without_ties"]) == (5 / 16, 1.0)
+    assert scores["files"]["predictions"]["name"] == "judge_preferences_with_tie.json"
+    assert scores["files"]["predictions_no_tie"]["name"] == "judge_preferences.json"
+    assert scores["without_ties_from"] == "no-tie run"
+    text = StringIO()
+    call_command("evaluate_judge", "--release", "omni-bench@1.0.0", "--predictions", str(with_tie),
+                 "--predictions-no-tie", str(no_tie), "--format", "omnireward", stdout=text)
+    assert "(from judge_preferences.json, no-tie run)" in text.getvalue()
+    with pytest.raises(CommandError, match="omnireward format only"):
+        call_command("evaluate_judge", "--release", "omni-bench@1.0.0", "--predictions", str(with_tie),
+                     "--predictions-no-tie", str(no_tie), "--format", "mmrb2", stdout=StringIO())
+
+
 def test_an_overlap_below_1_is_refused_before_anything_is_created(tmp_path):
     path = write_jsonl(tmp_path / "t2t.jsonl", omni_text_rows()[:1])
     code, out = run_import(path, "--campaign", "zero", "--format", "omnireward", "--task", "text-to-text",
