@@ -12,6 +12,11 @@ choices are Concord's:
   response B was, ``0`` when unknown (imported ratings). Its coefficient is the raters' pull towards
   the left-hand response, so a model is not rewarded for having been shown on the left more often.
 
+Only models joined by comparisons can be ranked against each other: the comparison graph's largest connected
+component (most comparisons) is fitted, and the models of any other component are listed apart ("never
+compared with the others"), with their comparisons and scores but no rating. The method text says what
+the fit that ran did (position term or not), never a constant.
+
 Ratings are on the Elo scale FastChat prints: 400 points are 10:1 odds, and the mean model is 1000.
 Intervals are percentile intervals over bootstrap resamples of *pairs* (all ratings of a pair go in
 or out together, since they are not independent). No Django here: the ORM feeds arrays in.
@@ -36,9 +41,35 @@ INIT_RATING = 1000.0
 FEW_COMPARISONS = 50
 WIN_A, WIN_B, TIE = 1.0, 0.0, 0.5
 MAX_ITER = 1000
-METHOD = ("Bradley-Terry maximum likelihood (logistic regression, scikit-learn), ties as half wins, "
-          "position-controlled (a left-side term), Elo scale (400 points = 10:1 odds, mean 1000), "
-          "percentile bootstrap over pairs")
+# Part of every cached board's key: a change to what a fit computes changes it.
+FIT_VERSION = "bt-2: components apart, method from the fit"
+
+
+def method_text(*, position: bool) -> str:
+    """What the fit did, in words: the page, the card and the CSV print this."""
+    control = ("position-controlled (a left-side term; the ratings are net of it)" if position else
+               "not position-controlled (no rating knows which side was shown on the left)")
+    return (f"Bradley-Terry maximum likelihood (logistic regression, scikit-learn), ties as half wins, {control}, "
+            "Elo scale (400 points = 10:1 odds, mean 1000), percentile bootstrap over pairs")
+
+
+def components(c: Comparisons) -> list[list[int]]:
+    """The comparison graph's connected components (model indices, each sorted), most comparisons first."""
+    parent = list(range(len(c.models)))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for a, b in set(zip(c.model_a.tolist(), c.model_b.tolist(), strict=True)):
+        parent[root(a)] = root(b)
+    groups: dict[int, list[int]] = {}
+    for i in range(len(c.models)):
+        groups.setdefault(root(i), []).append(i)
+    comparisons = np.bincount(c.model_a, minlength=len(c.models)) + np.bincount(c.model_b, minlength=len(c.models))
+    return sorted(groups.values(), key=lambda g: (-int(comparisons[g].sum()), -len(g), c.models[g[0]]))
 
 
 @dataclass(frozen=True)
@@ -186,13 +217,17 @@ class Leaderboard:
     total_comparisons: int
     bootstrap: int
     seed: int
-    method: str = METHOD
+    position_controlled: bool
+    method: str
+    apart: list[dict] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
     def as_dict(self) -> dict:
         """JSON-ready: one entry per model with rank, rating, interval, comparisons and score."""
         return {
             "method": self.method,
+            "position_controlled": self.position_controlled,
+            "ties": "half wins",
             "comparisons": self.total_comparisons,
             "bootstrap": self.bootstrap,
             "seed": self.seed,
@@ -205,16 +240,36 @@ class Leaderboard:
             ],
             "win_rate": {"models": self.models, "rows": self.win_rate, "ci95": self.win_rate_ci95},
             "pair_comparisons": {"models": self.models, "rows": self.pair_comparisons},
+            "apart": self.apart,
             "notes": self.notes,
         }
 
 
 def leaderboard(c: Comparisons, *, bootstrap: int = 200, seed: int = 0, confidence: float = 0.95,
                 position: bool = True) -> Leaderboard | None:
-    """The leaderboard of the comparisons, or None when fewer than two models were compared."""
-    m = len(c.models)
-    if m < 2 or len(c) == 0:
+    """The leaderboard of the comparisons, or None when fewer than two models were compared.
+
+    Only the largest component of the comparison graph is ranked; the other components' models are listed in
+    ``apart`` (comparisons and score within their own component), never ranked against the ranked ones.
+    """
+    if len(c.models) < 2 or len(c) == 0:
         return None
+    groups = components(c)
+    apart = []
+    if len(groups) > 1:
+        main = np.zeros(len(c.models), dtype=bool)
+        main[groups[0]] = True
+        for number, group in enumerate(groups[1:], start=2):
+            inside = np.isin(c.model_a, group)
+            for i in sorted(group, key=lambda i: c.models[i]):
+                mine_a, mine_b = inside & (c.model_a == i), inside & (c.model_b == i)
+                n = int(mine_a.sum() + mine_b.sum())
+                wins = float(c.outcome[mine_a].sum() + (1 - c.outcome[mine_b]).sum())
+                apart.append({"model": c.models[i], "component": number, "comparisons": n,
+                              "score": wins / n if n else None,
+                              "compared_with": sorted(c.models[j] for j in group if j != i)})
+        c = c.restrict(main[c.model_a])
+    m = len(c.models)
     rows = _collapse(c)
     ones = np.bincount(rows.row, minlength=len(rows.a)).astype(float)
     # The left-side term is only estimable when some ratings know their side; without it the fit is plain BT.
@@ -250,6 +305,9 @@ def leaderboard(c: Comparisons, *, bootstrap: int = 200, seed: int = 0, confiden
     notes = []
     if not position:
         notes.append("no rating knows which side was shown on the left: not position-controlled")
+    if apart:
+        notes.append(f"{', '.join(e['model'] for e in apart)}: never compared with the ranked models (another part of "
+                     "the comparison graph); listed apart, not ranked against them")
     few = [c.models[i] for i in order if count[i].sum() < FEW_COMPARISONS]
     if few:
         notes.append(f"{', '.join(few)}: fewer than {FEW_COMPARISONS} comparisons each, too few to rank on; their "
@@ -273,5 +331,8 @@ def leaderboard(c: Comparisons, *, bootstrap: int = 200, seed: int = 0, confiden
         total_comparisons=len(c),
         bootstrap=bootstrap,
         seed=seed,
+        position_controlled=position,
+        method=method_text(position=position),
+        apart=apart,
         notes=notes,
     )

@@ -27,7 +27,7 @@ from core.errors import ApplicationError
 from curation.agreement.variables import SIDE_A, SIDE_B, variables_of_schema
 from curation.csv_cells import csv_safe
 from curation.leaderboard.bradley_terry import (
-    METHOD,
+    FIT_VERSION,
     TIE,
     WIN_A,
     WIN_B,
@@ -123,7 +123,7 @@ def leaderboard_campaigns(*, slugs: list[str] | None = None) -> list[Campaign]:
 
 
 def _digest(c: Comparisons, *, bootstrap: int, seed: int) -> str:
-    h = hashlib.sha256(f"{METHOD}\0{bootstrap}\0{seed}\0{len(c)}\0".encode())
+    h = hashlib.sha256(f"{FIT_VERSION}\0{bootstrap}\0{seed}\0{len(c)}\0".encode())
     h.update("\0".join(c.models).encode())
     for part in (c.model_a, c.model_b, c.outcome, c.left, c.pair):
         h.update(np.ascontiguousarray(part).tobytes())
@@ -213,6 +213,16 @@ def model_leaderboard(*, campaigns: list[Campaign], kind: str = "", source: str 
     }
 
 
+def model_leaderboards_per_kind(*, campaigns: list[Campaign], pair_ids: np.ndarray | QuerySet | None = None,
+                                bootstrap: int = 200, seed: int = 0) -> dict[str, dict | None]:
+    """One leaderboard per task kind of the campaigns (kinds in order; None where fewer than two models were
+    compared): models of different kinds answer different prompts and are never ranked together."""
+    data = model_comparisons(campaigns=campaigns, pair_ids=pair_ids)
+    kinds = sorted({c.kind for c in campaigns if c.slug not in data.without_preference})
+    return {kind: fitted_leaderboard(data.comparisons.restrict(data.kind == kind), bootstrap=bootstrap, seed=seed,
+                                     bounded=False) for kind in kinds}
+
+
 def _ci(interval, digits: int) -> tuple[str, str]:
     return ("", "") if not interval else (f"{interval[0]:.{digits}f}", f"{interval[1]:.{digits}f}")
 
@@ -241,7 +251,12 @@ def leaderboard_csv(report: dict) -> str:
                 continue
             low, high = _ci(board["win_rate"]["ci95"][i][j], 4)
             writer.writerow(["pair", "", csv_safe(names[i]), csv_safe(names[j]), "", "", "", n, f"{rate:.4f}", low, high])
-    low, high = _ci(board["left_advantage_ci95"], 1)
-    writer.writerow(["left_advantage", "", "", "", f"{board['left_advantage']:.1f}", low, high,
-                     board["comparisons"], "", "", ""])
+    for entry in board.get("apart", []):
+        score = "" if entry["score"] is None else f"{entry['score']:.4f}"
+        writer.writerow(["apart: never compared with the ranked models", "", csv_safe(entry["model"]),
+                         csv_safe(" ".join(entry["compared_with"])), "", "", "", entry["comparisons"], score, "", ""])
+    if board.get("position_controlled", True):
+        low, high = _ci(board["left_advantage_ci95"], 1)
+        writer.writerow(["left_advantage", "", "", "", f"{board['left_advantage']:.1f}", low, high,
+                         board["comparisons"], "", "", ""])
     return out.getvalue()

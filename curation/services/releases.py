@@ -50,7 +50,7 @@ from curation.releases import builder, card, licences, privacy, scoring
 from curation.releases.card import changelog_between, changelog_text, parse_version
 from curation.releases.storage import default_storage_kind, file_sha256, release_storage
 from curation.releases.writers import features
-from curation.selectors.leaderboard import model_leaderboard
+from curation.selectors.leaderboard import model_leaderboards_per_kind
 from curation.selectors.releases import release_previous
 from curation.services.consensus import ADJUDICATION_POLICY
 
@@ -355,10 +355,10 @@ class _Item:
     staged: bool = False
 
 
-def release_model_leaderboard(*, campaigns: list[Campaign], pair_ids: list[int]) -> dict | None:
-    """The model leaderboard over the human ratings of the pairs the release holds (``pair_ids``: current kept
-    consensus, as the builder took them)."""
-    return model_leaderboard(campaigns=campaigns, pair_ids=pair_ids, bootstrap=RELEASE_BOOTSTRAP)["leaderboard"]
+def release_model_leaderboards(*, campaigns: list[Campaign], pair_ids: list[int]) -> dict[str, dict | None]:
+    """One model leaderboard per task kind over the human ratings of the pairs the release holds (``pair_ids``:
+    current kept consensus, as the builder took them)."""
+    return model_leaderboards_per_kind(campaigns=campaigns, pair_ids=pair_ids, bootstrap=RELEASE_BOOTSTRAP)
 
 
 def _build_and_store(release: Release, staging: Path) -> None:
@@ -410,7 +410,7 @@ def _build_and_store(release: Release, staging: Path) -> None:
     licence = release.params.get("licence") or {"licence": release.params["license"], "required": release.params["license"],
                                                 "forced": False}
     version = concord_version()
-    models = release_model_leaderboard(campaigns=campaigns, pair_ids=list(out.release_ids))
+    models = release_model_leaderboards(campaigns=campaigns, pair_ids=list(out.release_ids))
     (staging / "README.md").write_text(
         card.card_text(name=release.name, version=release.version, licence=licence, tasks=dict(out.per_task),
                        features=features(), prompt_sources=dict(out.per_source),
@@ -445,7 +445,7 @@ def _build_and_store(release: Release, staging: Path) -> None:
                    "left_out": out.left_out},
         "raters": raters,
         "agreement": {"human_pairwise": human, "reports": reports},
-        "model_leaderboard": models,
+        "model_leaderboards": models,
         "changelog": log.summary(),
         "files": [{"path": i.path, "kind": i.kind, "sha256": i.sha256, "size": i.size}
                   for i in sorted(items, key=lambda i: i.path)],

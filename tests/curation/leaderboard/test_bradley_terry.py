@@ -142,3 +142,31 @@ def test_models_with_few_comparisons_are_flagged_and_well_compared_ones_are_not(
     assert any(note.startswith(f"x, y: fewer than {FEW_COMPARISONS} comparisons") for note in tiny.notes)
     plenty = leaderboard(comparisons_from_names(**simulated(pairs=400)), bootstrap=20)
     assert not any("fewer than" in note for note in plenty.notes)
+
+
+def test_models_never_compared_with_the_ranked_ones_are_listed_apart_not_ranked():
+    """Comparisons only inside {x1, x2} and inside {y1, y2}: y1 was shown at 1190.8 above x1 at 1030.4, an order
+    the centring and the optimiser made. The larger component is ranked; the other is listed apart."""
+    a = ["x1"] * 30 + ["x2"] * 30 + ["y1"] * 12 + ["y2"] * 8
+    b = ["x2"] * 30 + ["x1"] * 30 + ["y2"] * 12 + ["y1"] * 8
+    outcome = [WIN_A] * 20 + [WIN_B] * 10 + [WIN_A] * 25 + [WIN_B] * 5 + [WIN_A] * 10 + [TIE] * 2 + [WIN_B] * 8
+    board = leaderboard(comparisons_from_names(model_a=a, model_b=b, outcome=outcome, left=[1, -1] * 40),
+                        bootstrap=20)
+    assert sorted(board.models) == ["x1", "x2"] and board.total_comparisons == 60
+    apart = {entry["model"]: entry for entry in board.apart}
+    assert set(apart) == {"y1", "y2"}
+    assert apart["y1"]["compared_with"] == ["y2"] and apart["y1"]["comparisons"] == 20
+    assert apart["y1"]["score"] == pytest.approx((10 + 1 + 8) / 20)
+    assert any(note.startswith("y1, y2: never compared with the ranked models") for note in board.notes)
+    assert "rating" not in apart["y1"]
+
+
+def test_the_method_text_says_what_the_fit_did():
+    """The method read "position-controlled (a left-side term)" even where the fit had no left-side term."""
+    known = leaderboard(comparisons_from_names(**simulated(pairs=200)), bootstrap=5)
+    assert known.position_controlled and "position-controlled (a left-side term" in known.method
+    unknown = leaderboard(comparisons_from_names(model_a=["x", "y", "x"], model_b=["y", "x", "y"],
+                                                 outcome=[WIN_A, WIN_A, WIN_B]), bootstrap=5)
+    assert not unknown.position_controlled
+    assert "not position-controlled" in unknown.method and "a left-side term" not in unknown.method
+    assert unknown.as_dict()["position_controlled"] is False

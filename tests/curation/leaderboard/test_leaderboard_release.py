@@ -16,10 +16,24 @@ def test_the_card_ranks_the_models_of_the_released_pairs_only(release_data, rele
     folder = releases_root / "fox-bench" / "1.0.0"
     card = (folder / "README.md").read_text()
     section = card[card.index("## Which model wins? (human preferences)"):]
-    assert "9 human ratings in the released pairs" in section
+    assert "One board per task kind" in section
+    section = section[section.index("### text-to-image"):]
+    assert "9 human ratings in the released text-to-image pairs" in section
     assert section.index("| 1 | imagen4 |") < section.index("| 2 | gpt-image |")
     assert "| 9 | 72.2% |" in section
     manifest = json.loads((folder / "manifest.json").read_text())
-    models = manifest["model_leaderboard"]["models"]
+    assert set(manifest["model_leaderboards"]) == {"text-to-image"}, "the reasoning schema asks no A/B preference"
+    models = manifest["model_leaderboards"]["text-to-image"]["models"]
     assert [(m["model"], m["comparisons"]) for m in models] == [("imagen4", 9), ("gpt-image", 9)]
     assert "alice" not in section and "ext-7" not in section
+
+
+def test_the_card_says_when_its_ratings_are_not_position_controlled_and_lists_unconnected_models_apart():
+    from curation.leaderboard.bradley_terry import comparisons_from_names, leaderboard
+    from curation.leaderboard.card import leaderboard_card_section
+
+    board = leaderboard(comparisons_from_names(model_a=["x", "y", "x", "p"], model_b=["y", "x", "y", "q"],
+                                               outcome=[1.0, 1.0, 0.0, 1.0]), bootstrap=5).as_dict()
+    text = leaderboard_card_section({"text-to-image": board}, scope="the released pairs")
+    assert "not position-controlled" in text and "the ratings are net of it" not in text
+    assert "| p | q | 1 | 100.0% |" in text and "| q | p | 1 | 0.0% |" in text
