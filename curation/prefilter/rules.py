@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from fractions import Fraction
 
 VALID_LABELS = ("A", "B", "tie")
@@ -127,8 +127,19 @@ def _not_agreeing(invalid: int, failed: int) -> str:
 
 
 def decide(rule: Rule, votes: Sequence[Vote], *, planned: int | None = None) -> Decision:
-    """Apply ``rule`` to one pair's votes; ``planned`` defaults to the votes given."""
+    """Apply ``rule`` to one pair's votes; ``planned`` defaults to the votes given.
+
+    More votes than planned (a judge answered twice, or votes of a judge outside the plan) are all counted: the
+    base is the votes given, and the reason says how many beyond the plan there were (it printed "17 of 18
+    planned (-2 invalid)" for 20 votes).
+    """
     planned = len(votes) if planned is None else planned
+    beyond = max(len(votes) - planned, 0)
+    if beyond:
+        decision = decide(rule, votes, planned=len(votes))
+        counted = decision.reason.removeprefix("prefilter: ").replace(" planned votes", " votes")
+        return replace(decision, reason=_reason(
+            f"{counted} — {len(votes)} votes where {planned} were planned, all {len(votes)} counted"))
     valid = [v for v in votes if v.label in VALID_LABELS and not v.failed]
     failed = sum(1 for v in votes if v.failed)
     # Votes planned but never stored count as failed calls: they did not agree either.

@@ -298,9 +298,13 @@ def measured_side(definition: dict) -> str:
     criterion, for a criteria question)."""
     question = schemas.preference_question(definition)
     criteria = rows.criteria_question(definition)
-    if question is None and criteria is not None:
+    if question is not None:
+        return f"{question['id']}: nominal on A/B (ties excluded)"
+    if criteria is not None:
         return f"{criteria['id']} per criterion: nominal on A/B (ties excluded)"
-    return f"{question['id'] if question else 'preference'}: nominal on A/B (ties excluded)"
+    per_response = [q["id"] for q in definition.get("questions", []) if q.get("scope") == "response"]
+    rated = f" ({', '.join(per_response)} rates each response on its own)" if per_response else ""
+    return f"not measured: the schema asks no A/B preference{rated}"
 
 
 def _resolve_media(batch: list[KeptPair], names: dict[str, str], out: BuildOutput) -> None:

@@ -185,8 +185,11 @@ def _write(*, campaign, decisions, facts, ready, policy, params, dispute, progre
         chosen["tie"] = 0
     by_criterion: Counter = Counter()
     for d in decisions:
+        # A criterion is tallied as its pair went: under on_dispute=drop a disputed criterion's pair is dropped,
+        # and so is the criterion (the summary said "disputed 17, dropped 0" where the pairs count 17 dropped).
         for c in d.criteria:
-            by_criterion[c.chosen if c.decision == KEPT else c.decision] += 1
+            outcome = c.chosen if c.decision == KEPT else c.decision
+            by_criterion[DROPPED if outcome == DISPUTED and dispute == "drop" else outcome] += 1
         details = dict(d.details)
         if d.decision == KEPT:
             decision = ConsensusRecord.Decision.KEPT

@@ -313,3 +313,15 @@ def test_position_consistency_counts_pairs_whose_verdict_survives_the_swap():
 def test_a_huge_answer_is_capped_with_its_length_noted():
     stored = clean_text("x" * 150_000, limit=100_000, secrets=[])
     assert len(stored) < 100_100 and stored.endswith("[truncated, 150,000 characters in all]")
+
+
+def test_more_votes_than_planned_are_all_counted_and_the_reason_says_so():
+    """20 votes where 18 were planned printed "17 of 18 planned votes (-2 invalid)"."""
+    votes = [rules.Vote(judge=f"j{i // 2}", order=("forward", "reverse")[i % 2], label="A") for i in range(18)]
+    votes += [rules.Vote(judge="j9", order="forward", label="B"), rules.Vote(judge="j9", order="reverse", label="B")]
+    decision = rules.decide(rules.rule_from_config({"rule": "majority", "threshold": 0.9}), votes, planned=18)
+    assert (decision.planned, decision.invalid, decision.support) == (20, 0, 18)
+    assert decision.easy, "18 of the 20 votes given agree: 0.9"
+    assert "-" not in decision.reason.split("—")[1].split("where")[0]
+    assert "A holds 18 of 20 votes" in decision.reason
+    assert "20 votes where 18 were planned, all 20 counted" in decision.reason

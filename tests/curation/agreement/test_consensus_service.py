@@ -169,8 +169,10 @@ def test_a_criteria_pair_is_decided_criterion_by_criterion_and_records_each():
     summary = consensus_apply(campaign=campaign)
     assert (summary["kept"], summary["chosen"], summary["dropped_by_reason"]) == (1, {"A": 1, "B": 0},
                                                                                   {"no_majority": 1})
-    assert summary["criteria"] == {"decided": 3, "kept": 2, "chosen": {"A": 1, "B": 0, "tie": 1}, "dropped": 0,
-                                   "disputed": 1}
+    # The split criterion's pair is dropped (no_majority, on_dispute=drop): the criterion is tallied as dropped too,
+    # not "disputed" beside a pair-level tally that counts it dropped.
+    assert summary["criteria"] == {"decided": 3, "kept": 2, "chosen": {"A": 1, "B": 0, "tie": 1}, "dropped": 1,
+                                   "disputed": 0}
     record = ConsensusRecord.objects.get(pair=pair)
     assert (record.decision, record.chosen) == ("kept", "A")
     assert [(c["criterion"], c["decision"], c["chosen"]) for c in record.criteria] == [

@@ -37,3 +37,15 @@ def test_the_card_says_when_its_ratings_are_not_position_controlled_and_lists_un
     text = leaderboard_card_section({"text-to-image": board}, scope="the released pairs")
     assert "not position-controlled" in text and "the ratings are net of it" not in text
     assert "| p | q | 1 | 100.0% |" in text and "| q | p | 1 | 0.0% |" in text
+
+
+def test_the_cards_reasoning_row_says_its_pairwise_agreement_was_not_measured(release_data, releases_root):  # noqa: F811
+    """The reasoning schema rates each response's correctness and asks no A/B preference: the row said "Measured on:
+    preference: nominal on A/B (ties excluded)", a question that schema does not have."""
+    publish_both()
+    card = (releases_root / "fox-bench" / "1.0.0" / "README.md").read_text()
+    row = next(line for line in card.splitlines() if line.startswith("| reasoning |"))
+    assert "not measured: the schema asks no A/B preference" in row and "rates each response on its own" in row
+    assert "preference: nominal" not in row
+    t2i = next(line for line in card.splitlines() if line.startswith("| text-to-image |"))
+    assert t2i.endswith("overall: nominal on A/B (ties excluded) |")
