@@ -1,12 +1,12 @@
-"""Dawid–Skene aggregation (crowd-kit): weigh raters by their estimated confusion matrices."""
+"""Dawid–Skene aggregation: weigh raters by their estimated confusion matrices (``curation.consensus.em``).
+
+The EM runs to its convergence criterion (``tol``, relative change of the log posterior) or ``max_iter``;
+every decision records the fit's iterations, log-likelihood and whether it converged.
+"""
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
-import pandas as pd
-from crowdkit.aggregation import DawidSkene
 
 from curation.consensus.base import (
     DISPUTED,
@@ -21,27 +21,23 @@ from curation.consensus.base import (
     register,
     require_sides,
 )
+from curation.consensus.em import EMResult, dawid_skene
 from curation.consensus.voting import category_sides, keeps_ties, settled
 
+# The Dirichlet pseudo-count on every confusion cell; chosen on bench/consensus_sim.py (bench/README.md).
+SMOOTHING = 1.0
 
-def posteriors(ratings: PairRatings, *, n_iter: int, tol: float) -> np.ndarray:
-    """(pairs × categories) posterior probability of each category from stable raters' ratings; rows of
-    pairs without one are NaN. An anonymous slot rates one pair only, so it has no confusion matrix to learn."""
+
+def posteriors(ratings: PairRatings, *, max_iter: int, tol: float, smoothing: float) -> EMResult:
+    """The fitted model over stable raters' ratings: (pairs × categories) posteriors, NaN rows for pairs without
+    one. An anonymous slot rates one pair only, so it has no confusion matrix to learn."""
     variable = ratings.variable
     category_of = np.asarray(variable.category_of_code)
-    out = np.full((len(ratings.pair_ids), len(variable.categories)), np.nan)
     person = np.ones(len(ratings.unit), dtype=bool) if ratings.stable is None else ratings.stable
-    if not person.any():
-        return out
-    frame = pd.DataFrame({"task": ratings.unit[person], "worker": ratings.rater[person],
-                          "label": category_of[ratings.code[person]]})
-    with warnings.catch_warnings():
-        # crowd-kit 1.4 still uses pandas keywords that pandas 3 deprecates; the results are unaffected.
-        warnings.simplefilter("ignore", DeprecationWarning)
-        probas = DawidSkene(n_iter=n_iter, tol=tol).fit_predict_proba(frame)
-    probas = probas.reindex(columns=range(len(variable.categories)), fill_value=0.0)
-    out[probas.index.to_numpy(dtype=np.int64)] = probas.to_numpy(dtype=float)
-    return out
+    _, rater = np.unique(ratings.rater[person], return_inverse=True)
+    return dawid_skene(ratings.unit[person], rater.reshape(-1), category_of[ratings.code[person]],
+                       n_units=len(ratings.pair_ids), n_categories=len(variable.categories), max_iter=max_iter,
+                       tol=tol, smoothing=smoothing)
 
 
 def _refuse_anonymous_only_pairs(ratings: PairRatings) -> None:
@@ -71,7 +67,14 @@ def decide_dawid_skene(ratings: PairRatings, params: dict) -> list[Decision]:
     if not isinstance(threshold, int | float) or not 0.5 <= threshold <= 1:
         raise PolicyError("dawid-skene: threshold is a posterior probability between 0.5 and 1")
     _refuse_anonymous_only_pairs(ratings)
-    probabilities = posteriors(ratings, n_iter=int(params["n_iter"]), tol=float(params["tol"]))
+    for name in ("max_iter", "tol", "smoothing"):
+        value = params[name]
+        if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+            raise PolicyError(f"dawid-skene: {name} must be a number of at least 0")
+    fit = posteriors(ratings, max_iter=max(1, int(params["max_iter"])), tol=float(params["tol"]),
+                     smoothing=float(params["smoothing"]))
+    probabilities = fit.posterior
+    model = fit.summary()
     sides = category_sides(ratings)
     details = item_details(ratings.counts, ratings.variable)
     keep_tie = keeps_ties(ratings, params)
@@ -82,7 +85,7 @@ def decide_dawid_skene(ratings: PairRatings, params: dict) -> list[Decision]:
             out.append(Decision(int(pair_id), DROPPED, "", NO_RATINGS, details[i]))
             continue
         category = int(np.argmax(row))
-        info = {**details[i], "posterior": float(row[category])}
+        info = {**details[i], "posterior": float(row[category]), "model": model}
         if row[category] < threshold:
             out.append(Decision(int(pair_id), DISPUTED, "", LOW_POSTERIOR, info))
         else:
@@ -94,8 +97,9 @@ def decide_dawid_skene(ratings: PairRatings, params: dict) -> list[Decision]:
 register(ConsensusPolicy(
     name="dawid-skene",
     scope="pair",
-    defaults={"threshold": 0.9, "n_iter": 100, "tol": 1e-5, "strict_winner": False},
+    defaults={"threshold": 0.9, "max_iter": 500, "tol": 1e-9, "smoothing": SMOOTHING, "strict_winner": False},
     decide=decide_dawid_skene,
-    description="Dawid–Skene posterior (crowd-kit) over stable raters; keep when the winning side reaches the threshold.",
+    description="Dawid–Skene posterior (EM run to convergence) over stable raters; keep when the winning side "
+                "reaches the threshold.",
     models_raters=True,
 ))
