@@ -102,6 +102,64 @@ def rate(successes: int, n: int) -> dict:
     }
 
 
+# A judge's verdict: what MMRB2's judge evaluation scores. A tie is a verdict (wrong against an A/B
+# consensus); a failed call (an HTTP error, a timeout: no answer) or an answer Concord could not read as
+# A, B or tie (what MMRB2's parser leaves empty) is no verdict: it leaves the denominator.
+JUDGE_VERDICTS = ("A", "B", "tie")
+
+
+@dataclass(frozen=True)
+class JudgeTally:
+    """One judge's calls, counted (by the database) over the pairs of a scope.
+
+    Over pairs whose consensus kept a side: ``verdicts`` (A, B or tie), ``agree`` (of those, equal to
+    the kept side), ``failed`` and ``invalid`` (calls that gave no verdict). Over every pair judged:
+    ``sides`` (verdicts A or B) and ``first`` (of those, the response shown first); ``swap_pairs``
+    (pairs with a verdict in both orders), ``swap_same`` (of those, the same canonical verdict) and
+    ``swap_left_out`` (pairs judged in both orders where one call or both gave no verdict).
+    """
+
+    verdicts: int = 0
+    agree: int = 0
+    failed: int = 0
+    invalid: int = 0
+    sides: int = 0
+    first: int = 0
+    swap_pairs: int = 0
+    swap_same: int = 0
+    swap_left_out: int = 0
+
+    def __add__(self, other: JudgeTally) -> JudgeTally:
+        return JudgeTally(**{name: getattr(self, name) + getattr(other, name) for name in self.__dataclass_fields__})
+
+
+def judge_figures(tally: JudgeTally) -> dict:
+    """Judge–human agreement and swap consistency by MMRB2's rule, for every page that shows them.
+
+    Agreement (both orders) = verdicts equal to the kept side / verdicts, with its 95% Wilson interval;
+    ``failed`` and ``invalid`` calls are counted beside it, never in it; ``rate`` is None ("no verdicts")
+    when the judge gave none. Swap consistency = pairs with the same canonical verdict both ways / pairs
+    with a verdict in both orders (``swap_pairs``), None when there are none. First-position share is over
+    the A/B verdicts.
+    """
+    agreement = rate(tally.agree, tally.verdicts)
+    first = rate(tally.first, tally.sides)
+    return {
+        **agreement,
+        "failed": tally.failed,
+        "invalid": tally.invalid,
+        "no_verdicts": tally.verdicts == 0,
+        "first_position_n": first["n"],
+        "first_position_share": first["rate"],
+        "first_position_low": first["low"],
+        "first_position_high": first["high"],
+        "position_bias": round(first["rate"] - 0.5, 4) if first["rate"] is not None else None,
+        "consistent_after_swap": round(tally.swap_same / tally.swap_pairs, 4) if tally.swap_pairs else None,
+        "swap_pairs": tally.swap_pairs,
+        "swap_left_out": tally.swap_left_out,
+    }
+
+
 def median(values: Sequence[float]) -> float | None:
     if not values:
         return None

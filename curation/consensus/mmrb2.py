@@ -63,6 +63,10 @@ def decide_generation(ratings: PairRatings, params: dict) -> list[Decision]:
 
 
 PREFERRED, REJECTED, DISCARDED, UNRATED = "preferred", "rejected", "discarded", "unrated"
+# ``both_preferred``: what a pair of two unanimously preferred responses becomes.
+BOTH_PREFERRED_CHOICES = ("keep", "drop")
+# ``unique_responses``: which responses a kept pair may not share with an earlier kept pair.
+UNIQUE_CHOICES = ("chosen", "all", "none")
 
 
 def response_verdicts(counts: np.ndarray, rejected: np.ndarray, variable, params: dict) -> np.ndarray:
@@ -78,17 +82,39 @@ def response_verdicts(counts: np.ndarray, rejected: np.ndarray, variable, params
     return np.where(rejected, REJECTED, verdict)
 
 
+def _unique_mode(value) -> str:
+    """``unique_responses`` as one of UNIQUE_CHOICES; true and false are read as "all" and "none"."""
+    if value is True or value is False:
+        return "all" if value else "none"
+    if value not in UNIQUE_CHOICES:
+        raise PolicyError(f"unique_responses must be one of {', '.join(UNIQUE_CHOICES)} (or true / false), not {value!r}")
+    return value
+
+
 def decide_reasoning(ratings: PairRatings, params: dict) -> list[Decision]:
     """Keep a pair of one preferred and one rejected response, choosing the preferred one; a response whose
-    raters disagree discards the pair (a dispute); both preferred or both rejected drops it; and, with
-    ``unique_responses``, taking pairs in the given order, a response already used by a kept pair is not
-    used again (responses are the same when their ids are: Concord stores identical outputs of one model
-    for one prompt once)."""
+    raters disagree discards the pair (a dispute); two rejected responses drop it.
+
+    Two preferred responses: with ``both_preferred`` "keep" (the default, as the release has it) the pair is
+    kept and chosen = A exactly when A's mean rating is better (lower) than B's, else B, the form of the
+    generation rule (A exactly when the mean is above 3.5); "drop" drops it (``both_preferred``).
+
+    ``unique_responses``, taking pairs in the given order: "chosen" (the default) drops a pair whose chosen
+    response is already the chosen response of a kept pair; "all" drops a pair that uses any response of a
+    kept pair (the paper's "no response appears in two pairs"); "none" checks nothing. Responses are the same
+    when their ids are (Concord stores identical outputs of one model for one prompt once)."""
     variable = ratings.variable
     if ratings.counts.ndim != 3 or not variable.numeric:
         raise PolicyError(f"policy 'mmrb2-reasoning' needs a per-response scale, not {variable.qid!r}")
+    if params["both_preferred"] not in BOTH_PREFERRED_CHOICES:
+        raise PolicyError(f"both_preferred must be one of {', '.join(BOTH_PREFERRED_CHOICES)}, "
+                          f"not {params['both_preferred']!r}")
+    unique = _unique_mode(params["unique_responses"])
+    if ratings.response_ids is None:
+        unique = "none"
     rejected = ratings.rejected if ratings.rejected is not None else np.zeros((len(ratings.pair_ids), 2), dtype=bool)
     verdicts = response_verdicts(ratings.counts, rejected, variable, params)
+    values = np.asarray(variable.values, dtype=float)
     used: set[int] = set()
     out = []
     for i, pair_id in enumerate(ratings.pair_ids):
@@ -97,20 +123,34 @@ def decide_reasoning(ratings: PairRatings, params: dict) -> list[Decision]:
                 "ratings_a": int(ratings.counts[i, 0].sum()), "ratings_b": int(ratings.counts[i, 1].sum())}
         if UNRATED in (a, b):
             out.append(Decision(int(pair_id), DROPPED, "", RESPONSE_UNRATED, info))
-        elif DISCARDED in (a, b):
+            continue
+        if DISCARDED in (a, b):
             out.append(Decision(int(pair_id), DISPUTED, "", RESPONSE_DISAGREEMENT, info))
-        elif a == b == PREFERRED:
-            out.append(Decision(int(pair_id), DROPPED, "", BOTH_PREFERRED, info))
-        elif a == b == REJECTED:
+            continue
+        if a == b == REJECTED:
             out.append(Decision(int(pair_id), DROPPED, "", BOTH_REJECTED, info))
-        else:
-            unique = params["unique_responses"] and ratings.response_ids is not None
-            ids = [int(x) for x in ratings.response_ids[i]] if unique else []
-            if any(x >= 0 and x in used for x in ids):
-                out.append(Decision(int(pair_id), DROPPED, "", RESPONSE_USED_TWICE, info))
+            continue
+        if a == b == PREFERRED:
+            if params["both_preferred"] == "drop":
+                out.append(Decision(int(pair_id), DROPPED, "", BOTH_PREFERRED, info))
                 continue
-            used.update(x for x in ids if x >= 0)
-            out.append(Decision(int(pair_id), KEPT, "A" if a == PREFERRED else "B", "", info))
+            mean_a = float(ratings.counts[i, 0] @ values) / info["ratings_a"]
+            mean_b = float(ratings.counts[i, 1] @ values) / info["ratings_b"]
+            info.update({"mean_a": mean_a, "mean_b": mean_b})
+            chosen = "A" if mean_a < mean_b else "B"
+        else:
+            chosen = "A" if a == PREFERRED else "B"
+        if unique == "all":
+            checked = [int(x) for x in ratings.response_ids[i]]
+        elif unique == "chosen":
+            checked = [int(ratings.response_ids[i]["AB".index(chosen)])]
+        else:
+            checked = []
+        if any(x >= 0 and x in used for x in checked):
+            out.append(Decision(int(pair_id), DROPPED, "", RESPONSE_USED_TWICE, info))
+            continue
+        used.update(x for x in checked if x >= 0)
+        out.append(Decision(int(pair_id), KEPT, chosen, "", info))
     return out
 
 
@@ -124,7 +164,9 @@ register(ConsensusPolicy(
 register(ConsensusPolicy(
     name="mmrb2-reasoning",
     scope="response",
-    defaults={"question": "correctness", "preferred_values": [1, 2], "rejected_values": [3], "unique_responses": True},
+    defaults={"question": "correctness", "preferred_values": [1, 2], "rejected_values": [3, 4, 5],
+              "both_preferred": "keep", "unique_responses": "chosen"},
     decide=decide_reasoning,
-    description="MMRB2 reasoning: pair one unanimously preferred (1–2) with one rejected (3 or wrong answer) response.",
+    description="MMRB2 reasoning: pair one unanimously preferred (1–2) with one rejected (3–5 or wrong answer) "
+                "response; reproduces the released file (stricter: both_preferred drop, unique_responses all).",
 ))

@@ -231,75 +231,104 @@ def human_position_bias(*, campaign: Campaign | None, annotators: Figure | None 
                   ("annotator", "n", "successes", "rate", "low", "high"), rows, note=annotators.note)
 
 
-def judge_human_agreement(*, campaign: Campaign | None) -> Figure:
-    """Per judge and task: the share of verdicts (both orders) that match the consensus of kept pairs.
-
-    As in MMRB2's judge evaluation, a tie or invalid verdict counts as wrong; pairs without a kept
-    consensus are left out.
-    """
-    grouped = (
-        JudgeVerdict.objects.filter(_scope(campaign, "pair__campaign"), pair__consensus__decision=ConsensusRecord.Decision.KEPT)
-        .values("judge__name", "pair__campaign__kind")
-        .annotate(n=Count("id"), agree=Count("id", filter=Q(verdict=F("pair__consensus__chosen"))))
-        .order_by("judge__name", "pair__campaign__kind")
-    )
-    rows = [{"judge": r["judge__name"], "task": r["pair__campaign__kind"], **quality.rate(r["agree"], r["n"])} for r in grouped]
-    return Figure("judge-human-agreement", "Judge–human agreement per judge and task",
-                  ("judge", "task", "n", "successes", "rate", "low", "high"), rows)
-
-
-def judge_position_bias(*, campaign: Campaign | None) -> Figure:
-    """Per judge: how often it picks the response shown first, and how often its verdict survives the swap."""
-    verdicts = JudgeVerdict.objects.filter(_scope(campaign, "pair__campaign"))
-    first = (
-        verdicts.filter(verdict__in=quality.SIDES)
-        .values("judge__name")
-        .annotate(
-            n=Count("id"),
-            first=Count(
-                "id", filter=Q(order=JudgeVerdict.Order.FORWARD, verdict="A") | Q(order=JudgeVerdict.Order.SWAPPED, verdict="B")
-            ),
-        )
-        .order_by("judge__name")
-    )
-    # One grouped pass: each (pair, judge) with its forward and swapped verdicts, then counted per judge.
+def judge_tallies(*, campaign: Campaign | None) -> dict[tuple[str, str], quality.JudgeTally]:
+    """Per (judge, task): the counts ``quality.judge_figures`` turns into judge–human agreement and swap
+    consistency, in one grouped query (each judge's pair with its verdict in either order, then summed)."""
+    valid = Q(verdict__in=quality.JUDGE_VERDICTS)
+    no_verdict = ~valid
+    failed = no_verdict & ~Q(error="")
+    invalid = no_verdict & Q(error="")
+    kept = Q(pair__consensus__decision=ConsensusRecord.Decision.KEPT)
+    first = Q(order=JudgeVerdict.Order.FORWARD, verdict="A") | Q(order=JudgeVerdict.Order.SWAPPED, verdict="B")
     per_pair = (
-        verdicts.annotate(judge_name=F("judge__name"))
-        .values("pair", "judge_name")
+        JudgeVerdict.objects.filter(_scope(campaign, "pair__campaign"))
+        .annotate(judge_name=F("judge__name"), task=F("pair__campaign__kind"))
+        .values("pair", "judge_name", "task")
         .annotate(
-            forward=Max("verdict", filter=Q(order=JudgeVerdict.Order.FORWARD)),
-            swapped=Max("verdict", filter=Q(order=JudgeVerdict.Order.SWAPPED)),
+            calls=Count("id"),
+            verdicts=Count("id", filter=kept & valid),
+            agree=Count("id", filter=kept & valid & Q(verdict=F("pair__consensus__chosen"))),
+            failed=Count("id", filter=kept & failed),
+            invalid=Count("id", filter=kept & invalid),
+            sides=Count("id", filter=Q(verdict__in=quality.SIDES)),
+            first=Count("id", filter=first),
+            forward=Max("verdict", filter=valid & Q(order=JudgeVerdict.Order.FORWARD)),
+            swapped=Max("verdict", filter=valid & Q(order=JudgeVerdict.Order.SWAPPED)),
         )
         .order_by()
     )
     inner, params = per_pair.query.sql_with_params()
+    both = "t.forward IS NOT NULL AND t.swapped IS NOT NULL"
     with connection.cursor() as cursor:
         cursor.execute(
-            "SELECT t.judge_name, SUM(CASE WHEN t.forward IS NOT NULL AND t.swapped IS NOT NULL THEN 1 ELSE 0 END),"
-            " SUM(CASE WHEN t.forward = t.swapped THEN 1 ELSE 0 END)"
-            f" FROM ({inner}) AS t GROUP BY t.judge_name",
+            "SELECT t.judge_name, t.task, SUM(t.verdicts), SUM(t.agree), SUM(t.failed), SUM(t.invalid), SUM(t.sides),"
+            f" SUM(t.first), SUM(CASE WHEN {both} THEN 1 ELSE 0 END),"
+            f" SUM(CASE WHEN {both} AND t.forward = t.swapped THEN 1 ELSE 0 END),"
+            f" SUM(CASE WHEN t.calls = 2 AND NOT ({both}) THEN 1 ELSE 0 END)"
+            f" FROM ({inner}) AS t GROUP BY t.judge_name, t.task ORDER BY t.judge_name, t.task",
             params,
         )
-        consistency = {name: {"both": int(both or 0), "same": int(same or 0)} for name, both, same in cursor.fetchall()}
+        return {
+            (name, task): quality.JudgeTally(*(int(x or 0) for x in counts))
+            for name, task, *counts in cursor.fetchall()
+        }
+
+
+JUDGE_AGREEMENT_COLUMNS = ("judge", "task", "n", "successes", "rate", "low", "high", "failed", "invalid")
+
+
+def judge_human_agreement(*, campaign: Campaign | None, tallies: dict | None = None) -> Figure:
+    """Per judge and task, by MMRB2's rule: verdicts (both orders) equal to the consensus of kept pairs over
+    the verdicts made. A tie is a verdict and wrong against a side; a failed call or an unreadable answer
+    is no verdict: it leaves the denominator and is counted in ``failed`` / ``invalid``. A judge that made
+    no verdict there has no rate (None, shown as "no verdicts"). Pairs without a kept consensus are left out.
+
+    ``tallies``: ``judge_tallies`` of the same campaign when the caller already has them.
+    """
+    tallies = judge_tallies(campaign=campaign) if tallies is None else tallies
     rows = []
-    for r in first:
-        share = quality.rate(r["first"], r["n"])
-        c = consistency.get(r["judge__name"], {"both": 0, "same": 0})
-        rows.append(
-            {
-                "judge": r["judge__name"],
-                "n": share["n"],
-                "first_position_share": share["rate"],
-                "low": share["low"],
-                "high": share["high"],
-                "position_bias": round(share["rate"] - 0.5, 4) if share["rate"] is not None else None,
-                "pairs_judged_both_ways": c["both"],
-                "consistent_after_swap": round(c["same"] / c["both"], 4) if c["both"] else None,
-            }
-        )
-    return Figure("judge-position-bias", "Position bias of judges (forward vs swapped)",
-                  ("judge", "n", "first_position_share", "low", "high", "position_bias", "pairs_judged_both_ways",
-                   "consistent_after_swap"), rows)
+    for (judge, task), tally in tallies.items():
+        if tally.verdicts + tally.failed + tally.invalid == 0:
+            continue
+        figures = quality.judge_figures(tally)
+        rows.append({"judge": judge, "task": task, **{k: figures[k] for k in JUDGE_AGREEMENT_COLUMNS[2:]},
+                     "no_verdicts": figures["no_verdicts"]})
+    return Figure("judge-human-agreement", "Judge–human agreement per judge and task", JUDGE_AGREEMENT_COLUMNS, rows,
+                  note="Failed calls and unreadable answers are no verdict: counted beside the rate, not in it "
+                       "(as MMRB2 scores a missing judgement). A tie counts as wrong.")
+
+
+JUDGE_POSITION_COLUMNS = ("judge", "n", "first_position_share", "low", "high", "position_bias", "consistent_after_swap",
+                          "swap_pairs", "swap_left_out")
+
+
+def judge_position_bias(*, campaign: Campaign | None, tallies: dict | None = None) -> Figure:
+    """Per judge: how often it picks the response shown first (over its A/B verdicts), and how often its
+    verdict survives the swap, over the pairs with a verdict in both orders (``swap_pairs``); pairs where a
+    call failed or gave an unreadable answer are left out of it and counted in ``swap_left_out``."""
+    tallies = judge_tallies(campaign=campaign) if tallies is None else tallies
+    per_judge: dict[str, quality.JudgeTally] = {}
+    for (judge, _task), tally in tallies.items():
+        per_judge[judge] = per_judge.get(judge, quality.JudgeTally()) + tally
+    rows = []
+    for judge, tally in per_judge.items():
+        if not tally.sides and not tally.swap_pairs and not tally.swap_left_out:
+            continue
+        figures = quality.judge_figures(tally)
+        rows.append({
+            "judge": judge,
+            "n": figures["first_position_n"],
+            "first_position_share": figures["first_position_share"],
+            "low": figures["first_position_low"],
+            "high": figures["first_position_high"],
+            "position_bias": figures["position_bias"],
+            "consistent_after_swap": figures["consistent_after_swap"],
+            "swap_pairs": figures["swap_pairs"],
+            "swap_left_out": figures["swap_left_out"],
+        })
+    return Figure("judge-position-bias", "Position bias of judges (forward vs swapped)", JUDGE_POSITION_COLUMNS, rows,
+                  note="Swap consistency is over pairs with a verdict (A, B or tie) in both orders; pairs where a call "
+                       "failed or could not be read are left out (swap_left_out).")
 
 
 def time_on_item(*, campaign: Campaign | None) -> Figure:

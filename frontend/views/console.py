@@ -25,7 +25,15 @@ from core.errors import ApplicationError
 from curation import quality
 from curation.csv_cells import csv_safe
 from curation.selectors import console as console_selectors
-from curation.selectors.dashboards import FIGURES, annotator_quality, dashboard_figure, human_position_bias
+from curation.selectors.dashboards import (
+    FIGURES,
+    annotator_quality,
+    dashboard_figure,
+    human_position_bias,
+    judge_human_agreement,
+    judge_position_bias,
+    judge_tallies,
+)
 from curation.selectors.judges import judges_list
 from curation.services import curator_actions
 from curation.services.agreement import agreement_job_create
@@ -296,10 +304,14 @@ class DashboardsView(CuratorRequiredMixin, TemplateView):
 
     def get_context_data(self, **kwargs):
         campaign = _figure_scope(self.request)
-        figures = {name: dashboard_figure(name=name, campaign=campaign) for name in FIGURES if name not in ("annotators",
-                                                                                                            "human-position-bias")}
+        shared = ("annotators", "human-position-bias", "judge-human-agreement", "judge-position-bias")
+        figures = {name: dashboard_figure(name=name, campaign=campaign) for name in FIGURES if name not in shared}
         figures["annotators"] = annotator_quality(campaign=campaign)
         figures["human-position-bias"] = human_position_bias(campaign=campaign, annotators=figures["annotators"])
+        tallies = judge_tallies(campaign=campaign)
+        figures["judge-human-agreement"] = judge_human_agreement(campaign=campaign, tallies=tallies)
+        figures["judge-position-bias"] = judge_position_bias(campaign=campaign, tallies=tallies)
+        figures = {name: figures[name] for name in FIGURES}
         return {
             **super().get_context_data(**kwargs),
             "campaign": campaign,

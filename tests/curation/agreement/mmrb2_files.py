@@ -54,3 +54,16 @@ def reasoning_table(pairs: list[dict]):
             }})
     variables = variables_of_schema(schemas.preset("mmrb2-reasoning", "reasoning"))
     return table_from_answers(variables=variables, pair_ids=pair_ids, raters=raters, answers=answers), rejected
+
+
+def reasoning_response_ids(pairs: list[dict]) -> np.ndarray:
+    """(pairs × 2) ids, equal where a response is one model's identical output for the same prompt, as Concord
+    stores it once (the prompt is its source and metadata: the files carry no prompt text)."""
+    ids: dict[str, int] = {}
+    out = np.zeros((len(pairs), 2), dtype=np.int64)
+    for i, pair in enumerate(pairs):
+        prompt = json.dumps([pair["prompt_source"], pair["prompt_metadata"]], sort_keys=True)
+        for side, key in enumerate(("response_a", "response_b")):
+            response = json.dumps([prompt, pair[key]["model_name"], pair[key]["response_content"]])
+            out[i, side] = ids.setdefault(response, len(ids))
+    return out

@@ -65,29 +65,28 @@ def test_imported_generation_release_reproduces_agreement_and_keeps_every_pair_w
     assert all(chosen == metadata["chosen"] for chosen, metadata in records)
 
 
-def test_imported_reasoning_release_gives_decisions_consistent_with_chosen(mmrb2_dir, tmp_path):
-    """Every pair is kept with the file's `chosen` except the single pair whose two responses were both
-    unanimously preferred; responses rejected unrated (a wrong final answer) count as rejected.
+def test_imported_reasoning_release_keeps_every_pair_with_its_chosen(mmrb2_dir, tmp_path):
+    """With the policy's defaults every pair is kept with the file's `chosen`: responses rejected unrated (a
+    wrong final answer) count as rejected and the one pair of two preferred responses is kept (B).
 
     The release holds one o3 response (muirbench 438, rejected unrated) twice, byte for byte, in two pairs.
-    Concord stores it once, so the rule "no response in two pairs" drops the second pair; with
-    ``unique_responses`` off the release is reproduced pair for pair."""
+    Concord stores it once; it is never a chosen response, so the default ``unique_responses: chosen`` keeps
+    both pairs, and the stricter options (``both_preferred: drop``, ``unique_responses: all``) drop 2."""
     slug = import_release(mmrb2_dir, tmp_path, "reasoning", "reasoning", "mmrb2-reasoning")
-    summary = run_json("apply_consensus", "--campaign", slug)
+    strict = json.dumps({"both_preferred": "drop", "unique_responses": "all"})
+    summary = run_json("apply_consensus", "--campaign", slug, "--params", strict)
     assert summary["policy"] == "mmrb2-reasoning"
     assert (summary["kept"], summary["dropped_by_reason"]) == (998, {"both_preferred": 1, "response_used_twice": 1})
     reused = ConsensusRecord.objects.get(pair__campaign__slug=slug, reason="response_used_twice").pair
     assert reused.metadata["rejected_wrong_answer"] == ["A"]
 
-    summary = run_json("apply_consensus", "--campaign", slug, "--params", json.dumps({"unique_responses": False}))
-    assert (summary["kept"], summary["dropped_by_reason"]) == (999, {"both_preferred": 1})
+    summary = run_json("apply_consensus", "--campaign", slug)
+    assert (summary["kept"], summary["dropped"], summary["dropped_by_reason"]) == (1000, 0, {})
     records = list(ConsensusRecord.objects.filter(pair__campaign__slug=slug).values_list(
         "decision", "chosen", "pair__metadata"))
-    kept = [(chosen, metadata) for decision, chosen, metadata in records if decision == "kept"]
-    assert len(kept) == 999 and all(chosen == metadata["chosen"] for chosen, metadata in kept)
-    both_rated = [r for r in records if not r[2].get("rejected_wrong_answer")]
-    assert len(both_rated) == 294
-    assert sum(1 for decision, chosen, metadata in both_rated if decision == "kept" and chosen == metadata["chosen"]) == 293
+    assert len(records) == 1000
+    assert all(decision == "kept" and chosen == metadata["chosen"] for decision, chosen, metadata in records)
+    assert sum(1 for r in records if not r[2].get("rejected_wrong_answer")) == 294
     report = run_json("compute_agreement", "--campaign", slug, "--bootstrap", "50", "--no-slices")
     assert report["primary_question"] == "correctness"
     assert report["per_dimension"]["correctness"]["ratings"] == 3 * (294 * 2 + 706)

@@ -6,7 +6,14 @@ import pytest
 from curation.agreement.report import variable_agreement
 from curation.consensus import get_policy
 from curation.consensus.base import pair_ratings_from_table
-from tests.curation.agreement.mmrb2_files import GENERATION_TASKS, PUBLISHED, generation_table, load_pairs, reasoning_table
+from tests.curation.agreement.mmrb2_files import (
+    GENERATION_TASKS,
+    PUBLISHED,
+    generation_table,
+    load_pairs,
+    reasoning_response_ids,
+    reasoning_table,
+)
 
 
 @pytest.mark.parametrize("task", sorted(GENERATION_TASKS))
@@ -32,22 +39,34 @@ def test_mmrb2_generation_policy_keeps_every_released_pair_with_its_chosen_side(
     assert [d.chosen for d in decisions] == [p["chosen"] for p in pairs]
 
 
-def test_mmrb2_reasoning_policy_agrees_with_chosen_wherever_both_responses_were_rated(mmrb2_dir):
-    """Every pair whose two responses were both rated gets the file's `chosen`, except the one pair where
-    both responses were unanimously preferred, which the rule drops; pairs with a response rejected
-    without rating keep the rated, preferred response."""
+def test_mmrb2_reasoning_policy_keeps_every_released_pair_with_its_chosen_side(mmrb2_dir):
+    """With its defaults the rule keeps 1000 of 1000 pairs, each with the file's `chosen`, as the generation
+    rule does for its files: responses rejected unrated (a wrong final answer) count as rejected, the one pair
+    of two preferred responses (equal ratings) is kept with B, and the one response the release uses twice
+    (a rejected o3 answer) is never a chosen one."""
+    pairs = load_pairs(mmrb2_dir, "reasoning")
+    table, rejected = reasoning_table(pairs)
+    ids = reasoning_response_ids(pairs)
+    assert len(np.unique(ids)) == 1999
+    policy = get_policy("mmrb2-reasoning")
+    ratings = pair_ratings_from_table(table, table.variables["correctness"], rejected=rejected, response_ids=ids)
+    decisions = policy.decide(ratings, policy.params({}))
+    assert [d.decision for d in decisions] == ["kept"] * 1000
+    assert [d.chosen for d in decisions] == [p["chosen"] for p in pairs]
+    assert (~rejected.any(axis=1)).sum() == 294
+    assert np.array_equal(ratings.counts.sum(axis=-1)[rejected], np.zeros(int(rejected.sum())))
+
+
+def test_the_stricter_mmrb2_reasoning_options_drop_the_two_pairs_the_paper_text_rules_out(mmrb2_dir):
+    """``both_preferred: drop`` and ``unique_responses: all`` (the paper's sentences read literally) drop the
+    pair of two preferred responses and the second pair using the reused response; every other pair keeps
+    the file's `chosen`."""
     pairs = load_pairs(mmrb2_dir, "reasoning")
     table, rejected = reasoning_table(pairs)
     policy = get_policy("mmrb2-reasoning")
-    ratings = pair_ratings_from_table(table, table.variables["correctness"], rejected=rejected)
-    decisions = policy.decide(ratings, policy.params({}))
-    both_rated = ~rejected.any(axis=1)
-    assert both_rated.sum() == 294
-    kept_both = [(d, p) for d, p, rated in zip(decisions, pairs, both_rated, strict=True) if rated and d.decision == "kept"]
-    assert len(kept_both) == 293
-    assert all(d.chosen == p["chosen"] for d, p in kept_both)
-    dropped = [d for d in decisions if d.decision != "kept"]
-    assert [(d.decision, d.reason) for d in dropped] == [("dropped", "both_preferred")]
-    kept = [(d.chosen, p["chosen"]) for d, p in zip(decisions, pairs, strict=True) if d.decision == "kept"]
-    assert len(kept) == 999 and all(mine == theirs for mine, theirs in kept)
-    assert np.array_equal(ratings.counts.sum(axis=-1)[rejected], np.zeros(int(rejected.sum())))
+    ratings = pair_ratings_from_table(table, table.variables["correctness"], rejected=rejected,
+                                      response_ids=reasoning_response_ids(pairs))
+    decisions = policy.decide(ratings, policy.params({"both_preferred": "drop", "unique_responses": "all"}))
+    dropped = [(i, d.reason) for i, d in enumerate(decisions) if d.decision != "kept"]
+    assert dropped == [(538, "both_preferred"), (623, "response_used_twice")]
+    assert all(d.chosen == p["chosen"] for d, p in zip(decisions, pairs, strict=True) if d.decision == "kept")

@@ -104,7 +104,7 @@ def test_dawid_skene_keeps_confident_pairs_and_disputes_the_rest():
         decide("dawid-skene", ratings, params={"threshold": 0.2})
 
 
-def reasoning(ratings_by_pair, rejected, response_ids=None):
+def reasoning(ratings_by_pair, rejected, response_ids=None, params=None):
     variables = variables_of_schema(schemas.preset("mmrb2-reasoning", "reasoning"))
     pair_ids, raters, answers = [], [], []
     for pair_id, (a, b) in ratings_by_pair.items():
@@ -116,7 +116,7 @@ def reasoning(ratings_by_pair, rejected, response_ids=None):
     policy = get_policy("mmrb2-reasoning")
     ratings = pair_ratings_from_table(table, variables["correctness"], rejected=np.array(rejected),
                                       response_ids=None if response_ids is None else np.array(response_ids))
-    return policy.decide(ratings, policy.params({}))
+    return policy.decide(ratings, policy.params(params))
 
 
 def test_mmrb2_reasoning_pairs_a_preferred_with_a_rejected_response():
@@ -124,26 +124,73 @@ def test_mmrb2_reasoning_pairs_a_preferred_with_a_rejected_response():
         {
             1: ([1, 2, 2], [3, 3, 3]),   # A preferred, B rejected → A
             2: ([], [2, 2, 1]),          # A rejected without rating (wrong answer) → B
-            3: ([1, 1, 1], [2, 1, 1]),   # both preferred
+            3: ([1, 1, 1], [2, 1, 1]),   # both preferred: kept, B's mean 1.33 is worse → A
             4: ([3, 3, 3], [3, 3, 3]),   # both rejected
             5: ([1, 2, 3], [3, 3, 3]),   # A's raters disagree → disputed
-            6: ([1, 1, 4], [3, 3, 3]),   # 4 (no reasoning) is neither → disputed
+            6: ([1, 1, 4], [3, 3, 3]),   # A's raters disagree (4 rejects, 1 prefers) → disputed
             7: ([1, 1, 1], []),          # B neither rated nor marked → not decidable
         },
         rejected=[[False, False], [True, False], [False, False], [False, False], [False, False], [False, False],
                   [False, False]],
     )
     assert outcome(decisions) == [
-        ("kept", "A"), ("kept", "B"), ("dropped", "both_preferred"), ("dropped", "both_rejected"),
+        ("kept", "A"), ("kept", "B"), ("kept", "A"), ("dropped", "both_rejected"),
         ("disputed", "response_disagreement"), ("disputed", "response_disagreement"), ("dropped", "response_unrated"),
     ]
     assert decisions[1].details == {"response_a": "rejected", "response_b": "preferred", "ratings_a": 0, "ratings_b": 3}
+    assert (decisions[2].details["mean_a"], round(decisions[2].details["mean_b"], 4)) == (1.0, 1.3333)
 
 
-def test_mmrb2_reasoning_uses_no_response_twice():
-    decisions = reasoning({1: ([1, 1, 1], [3, 3, 3]), 2: ([1, 1, 1], [3, 3, 3]), 3: ([2, 2, 2], [3, 3, 3])},
-                          rejected=[[False, False]] * 3, response_ids=[[10, 11], [10, 12], [13, 11]])
-    assert outcome(decisions) == [("kept", "A"), ("dropped", "response_used_twice"), ("dropped", "response_used_twice")]
+def test_mmrb2_reasoning_rejects_a_response_every_rater_called_incorrect_or_unreasoned():
+    """5 (incorrect) and 4 (correct, no reasoning) from every rater reject the response, as the paper's
+    rule does for a wrong final answer: the raters agree, so there is nothing to dispute or escalate."""
+    decisions = reasoning(
+        {
+            1: ([1, 1, 2], [5, 5, 5]),   # all three said B is incorrect → A
+            2: ([4, 4, 4], [2, 1, 2]),   # all three said A gives no reasoning → B
+            3: ([5, 3, 4], [1, 1, 1]),   # every rater rejects A, for different reasons → B
+            4: ([5, 5, 5], [4, 4, 4]),   # both rejected
+            5: ([1, 1, 5], [3, 3, 3]),   # A: two prefer, one says incorrect → disputed
+        },
+        rejected=[[False, False]] * 5,
+    )
+    assert outcome(decisions) == [
+        ("kept", "A"), ("kept", "B"), ("kept", "B"), ("dropped", "both_rejected"), ("disputed", "response_disagreement"),
+    ]
+    assert decisions[0].details["response_b"] == "rejected"
+    strict = reasoning({1: ([1, 1, 2], [5, 5, 5])}, rejected=[[False, False]], params={"rejected_values": [3]})
+    assert outcome(strict) == [("disputed", "response_disagreement")]
+
+
+def test_mmrb2_reasoning_keeps_two_preferred_responses_unless_asked_to_drop_them():
+    """Two preferred responses with equal ratings give B (A only when strictly better rated), as the
+    release's one such pair has it; ``both_preferred: drop`` is the stricter reading of the paper."""
+    pairs = {1: ([2, 2, 1], [2, 2, 1]), 2: ([1, 1, 2], [2, 2, 2]), 3: ([2, 2, 2], [1, 2, 2])}
+    assert outcome(reasoning(pairs, rejected=[[False, False]] * 3)) == [("kept", "B"), ("kept", "A"), ("kept", "B")]
+    strict = reasoning(pairs, rejected=[[False, False]] * 3, params={"both_preferred": "drop"})
+    assert outcome(strict) == [("dropped", "both_preferred")] * 3
+    with pytest.raises(PolicyError, match="both_preferred must be one of keep, drop"):
+        reasoning(pairs, rejected=[[False, False]] * 3, params={"both_preferred": "maybe"})
+
+
+def test_mmrb2_reasoning_uses_no_chosen_response_twice_and_no_response_at_all_when_asked():
+    pairs = {1: ([1, 1, 1], [3, 3, 3]), 2: ([1, 1, 1], [3, 3, 3]), 3: ([2, 2, 2], [3, 3, 3]), 4: ([3, 3, 3], [1, 1, 1])}
+    ids = [[10, 11], [10, 12], [13, 11], [11, 14]]
+    rejected = [[False, False]] * 4
+    # The default: pair 2 reuses pair 1's chosen response 10; pair 3 reuses only the rejected response 11.
+    assert outcome(reasoning(pairs, rejected, response_ids=ids)) == [
+        ("kept", "A"), ("dropped", "response_used_twice"), ("kept", "A"), ("kept", "B")]
+    assert outcome(reasoning(pairs, rejected, response_ids=ids, params={"unique_responses": "all"})) == [
+        ("kept", "A"), ("dropped", "response_used_twice"), ("dropped", "response_used_twice"),
+        ("dropped", "response_used_twice")]
+    assert outcome(reasoning(pairs, rejected, response_ids=ids, params={"unique_responses": True})) == outcome(
+        reasoning(pairs, rejected, response_ids=ids, params={"unique_responses": "all"}))
+    assert [d.decision for d in reasoning(pairs, rejected, response_ids=ids, params={"unique_responses": "none"})] == [
+        "kept"] * 4
+    assert [d.decision for d in reasoning(pairs, rejected, response_ids=ids, params={"unique_responses": False})] == [
+        "kept"] * 4
+    with pytest.raises(PolicyError, match="unique_responses must be one of chosen, all, none"):
+        reasoning(pairs, rejected, response_ids=ids, params={"unique_responses": "some"})
 
 
 def test_an_agreed_tie_is_kept_as_a_tie_where_the_schema_offers_one():

@@ -60,7 +60,7 @@ def test_judge_position_bias_counts_first_position_picks_and_swap_consistency(wo
         6, 0.6667, 0.6667,
     )
     assert (got["judge-2"]["n"], got["judge-2"]["first_position_share"], got["judge-2"]["position_bias"]) == (5, 0.4, -0.1)
-    assert got["judge-2"]["pairs_judged_both_ways"] == 3
+    assert (got["judge-2"]["swap_pairs"], got["judge-2"]["swap_left_out"]) == (3, 0)
 
 
 def test_human_position_bias_matches_the_annotator_table(world):

@@ -74,7 +74,8 @@ const builders = {
       options: { plugins: { legend: { labels: { filter: (item) => !item.text.endsWith("(low)") } } } },
     };
   },
-  "judge-human-agreement": (rows) => rateBars(rows, (r) => `${r.judge} · ${r.task}`),
+  // A judge that gave no verdict (every call failed or unreadable) has no rate: no bar, and says so.
+  "judge-human-agreement": (rows) => rateBars(rows, (r) => `${r.judge} · ${r.task}${r.rate === null ? " (no verdicts)" : ""}`),
   "judge-position-bias": (rows) => ({
     type: "bar",
     data: { labels: rows.map((r) => r.judge), datasets: [
