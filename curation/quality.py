@@ -20,8 +20,16 @@ FAST_MEDIAN_FRACTION = 1 / 3
 FAST_ITEM_SECONDS = 5.0
 FAST_ITEM_SHARE = 0.2
 MIN_ITEMS_FOR_FLAGS = 5
-# Position bias is flagged when the left (or first) position wins this far from an even split.
-POSITION_BIAS_FLAG = 0.15
+# One rule for position bias, shared by the agreement report and the dashboards: a rater (or judge) is flagged
+# when a two-sided binomial test rejects an even left/right split at this p-value, over at least
+# MIN_ITEMS_FOR_FLAGS answers that took a side.
+POSITION_BIAS_P_VALUE = 0.01
+# A rater is flagged as guessing when their leave-one-out agreement (their answer against the majority of the
+# *other* raters of the pair, own vote excluded) is below the panel's median and its 95% interval reaches down to
+# chance, or when the whole interval lies below the panel's median, over at least this many compared answers.
+# (Where every rater gives the same answer, chance is 1: agreeing then proves nothing, so a rater at or above
+# the panel's median is never called a guesser.)
+MIN_ITEMS_FOR_GUESSING = 20
 
 
 def preference_side(definition: dict, values: dict) -> str | None:
@@ -77,6 +85,62 @@ def judge_first_position(order: str, verdict: str) -> bool | None:
     if verdict not in SIDES:
         return None
     return (verdict == "A") if order == "forward" else (verdict == "B")
+
+
+def position_flag(left: int, n: int) -> str | None:
+    """The position-bias flag of an answerer who took the left (first) position ``left`` times of ``n``, or None."""
+    from curation.agreement.annotators import binomial_two_sided_half
+
+    if n < MIN_ITEMS_FOR_FLAGS:
+        return None
+    p_value = float(binomial_two_sided_half(left, n))
+    if p_value >= POSITION_BIAS_P_VALUE:
+        return None
+    favoured, share = ("left", left / n) if 2 * left > n else ("right", 1 - left / n)
+    return f"picks the {favoured} response {share:.0%} of the time (binomial p = {p_value:.2g} over {n})"
+
+
+def chance_agreement(own: Sequence[int], others: Sequence[int], n_categories: int) -> float | None:
+    """The agreement a rater whose answers were independent of the others' would reach: the sum over categories
+    of the rater's share of that answer times the others' majority's share of it, over the compared answers."""
+    if not own:
+        return None
+    own_share = [0.0] * n_categories
+    other_share = [0.0] * n_categories
+    for mine, theirs in zip(own, others, strict=True):
+        own_share[mine] += 1 / len(own)
+        other_share[theirs] += 1 / len(own)
+    return sum(a * b for a, b in zip(own_share, other_share, strict=True))
+
+
+def guessing_flag(agree: int, n: int, *, chance: float | None, panel: float | None) -> str | None:
+    """The flag of a rater whose leave-one-out agreement is below the panel's median and indistinguishable from
+    chance, or whose interval lies below the panel's median; None when neither (or with fewer than
+    MIN_ITEMS_FOR_GUESSING compared answers)."""
+    if n < MIN_ITEMS_FOR_GUESSING:
+        return None
+    low, high = wilson_interval(agree, n)
+    figure = f"agrees with the other raters {agree / n:.0%} ({low:.0%}–{high:.0%}) over {n} pairs"
+    below_panel = panel is None or agree / n < panel
+    if chance is not None and low <= chance and below_panel:
+        return f"{figure}: no better than chance ({chance:.0%})"
+    if panel is not None and high < panel:
+        return f"{figure}: below the panel's median {panel:.0%}"
+    return None
+
+
+def leave_one_out(unit: Sequence[int], category: Sequence[int], n_categories: int) -> list[int]:
+    """Per answer: the category the *other* answers of its unit hold strictly the most of, or -1 when none do."""
+    counts: dict[int, list[int]] = {}
+    for u, c in zip(unit, category, strict=True):
+        counts.setdefault(u, [0] * n_categories)[c] += 1
+    out = []
+    for u, c in zip(unit, category, strict=True):
+        others = list(counts[u])
+        others[c] -= 1
+        top = max(others)
+        out.append(others.index(top) if top > 0 and others.count(top) == 1 else -1)
+    return out
 
 
 def wilson_interval(successes: int, n: int, z: float = Z95) -> tuple[float | None, float | None]:

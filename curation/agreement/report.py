@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from curation.agreement import alpha as kalpha
-from curation.agreement.annotators import annotator_statistics, chose_left, leave_one_out_agreement
+from curation.agreement.annotators import annotator_statistics, chose_left, leave_one_out_majority
 from curation.agreement.stats import fleiss_kappa, item_statistics, pairwise_agreement_excluding_ties, percent_agreement
 from curation.agreement.table import RatingTable
 from curation.agreement.variables import LEVELS, SIDE_NONE, Variable, primary_variable
@@ -15,7 +15,6 @@ from curation.agreement.variables import LEVELS, SIDE_NONE, Variable, primary_va
 MOST_DISPUTED = 20
 ANONYMOUS_WHY = ("imported without a stable rater identity: each is one rating slot of one pair "
                  "(e.g. MMRB2's three anonymous ratings), never a person")
-DEFAULT_QUALITY = {"fast_floor_ms": 3000.0, "fast_fraction": 0.25, "fast_min_ratings": 5, "bias_p_value": 0.01}
 
 
 def _finite(x):
@@ -123,7 +122,7 @@ def _unit_entry(table, variable, obs, stats, u: int) -> dict:
     return entry
 
 
-def annotators_section(table: RatingTable, variable: Variable, *, quality: dict) -> list[dict]:
+def annotators_section(table: RatingTable, variable: Variable) -> list[dict]:
     """Per-rater quality figures on the primary question, for stable raters only.
 
     An anonymous slot's ratings still count in the others' leave-one-out consensus; they get no row.
@@ -131,7 +130,8 @@ def annotators_section(table: RatingTable, variable: Variable, *, quality: dict)
     obs = table.observations[variable.qid]
     category_of = np.asarray(variable.category_of_code, dtype=np.int64)
     category = category_of[obs.code]
-    agree = leave_one_out_agreement(obs.unit, category, n_units=obs.n_units, n_categories=len(variable.categories))
+    majority = leave_one_out_majority(obs.unit, category, n_units=obs.n_units, n_categories=len(variable.categories))
+    agree = np.where(majority >= 0, (majority == category).astype(np.int64), -1)
     gold = table.gold.get(variable.qid)
     if gold is not None and len(gold):
         gold_code = gold[obs.unit]
@@ -147,7 +147,7 @@ def annotators_section(table: RatingTable, variable: Variable, *, quality: dict)
     return annotator_statistics(
         rater=obs.rater[person], agree=agree[person], gold_correct=gold_correct[person], left=left[person],
         time_ms=table.time_ms[obs.row][person], period=table.period[obs.row][person], rater_keys=table.rater_keys,
-        **{**DEFAULT_QUALITY, **quality},
+        category=category[person], majority=majority[person], n_categories=len(variable.categories),
     )
 
 
@@ -167,7 +167,7 @@ def rater_identities(table: RatingTable) -> dict:
 
 
 def agreement_report(table: RatingTable, *, bootstrap: int = 1000, seed: int = 0, confidence: float = 0.95,
-                     quality: dict | None = None, progress=None) -> dict:
+                     progress=None) -> dict:
     """The full report: headline figures on the primary question, every other question, items, annotators.
 
     ``progress`` (optional) is called once per alpha level computed, so a job can show live progress.
@@ -194,7 +194,7 @@ def agreement_report(table: RatingTable, *, bootstrap: int = 1000, seed: int = 0
         report[key] = headline.get(key, {level: None for level in LEVELS} if key.startswith("alpha") else None)
     if primary is not None:
         report["items_summary"], _ = items_summary(table, primary)
-        report["annotators"] = annotators_section(table, primary, quality=quality or {})
+        report["annotators"] = annotators_section(table, primary)
     else:
         report["items_summary"], report["annotators"] = {}, []
     return report

@@ -131,44 +131,50 @@ def agreement_over_time(*, campaign: Campaign | None) -> Figure:
     )
 
 
+# The answers leave-one-out agreement compares: a side or a tie (an answer that says nothing is left out).
+LOO_CATEGORIES = ("A", "B", "tie")
 ANNOTATOR_COLUMNS = (
-    "annotator_id", "annotator", "annotations", "agreement_with_consensus", "agreement_low", "agreement_high", "agreement_n",
+    "annotator_id", "annotator", "annotations", "agreement_with_others", "agreement_low", "agreement_high", "agreement_n",
+    "agreement_chance",
     "gold_accuracy", "gold_n", "left_share", "position_bias", "position_left", "position_n", "median_seconds", "fast_share",
     "flagged", "flags",
 )
 
 
 def annotator_quality(*, campaign: Campaign | None) -> Figure:
-    """Per annotator: volume, agreement with consensus, gold accuracy, position bias, median time, fast-work flags.
+    """Per annotator: volume, agreement with the other raters, gold accuracy, position bias, median time, flags.
 
-    Agreement counts the annotator's A/B answers on pairs consensus kept (ties are left out, as in
-    MMRB2's agreement); gold accuracy counts every answer on a gold pair (a tie is wrong); position
-    bias is the share of A/B answers that picked the response shown on the left, minus one half.
+    Agreement with the other raters is leave-one-out: each answer (A, B or tie) against the answer the pair's
+    *other* raters gave strictly most often, own vote excluded, over every pair where such a majority exists
+    (whatever consensus later decided); ``agreement_chance`` is what answers independent of the others' would
+    reach. Gold accuracy counts every answer on a gold pair (a tie is wrong); position bias is the share of
+    A/B answers that picked the response shown on the left, minus one half. The flags (guessing, position,
+    speed) are the rules of ``curation.quality``, the same the agreement report applies.
     """
     campaigns = Campaign.objects.filter(pk=campaign.pk) if campaign is not None else Campaign.objects.all()
     definitions = dict(campaigns.values_list("pk", "rating_schema__definition"))
     annotations = (
         Annotation.objects.filter(_scope(campaign, "pair__campaign"), annotator__isnull=False)
         .values_list(
-            "annotator_id", "annotator__username", "pair__campaign_id", "values", "shown_swapped", "time_on_item_ms",
-            "pair__is_gold", "pair__gold_answer", "pair__consensus__decision", "pair__consensus__chosen",
+            "annotator_id", "annotator__username", "pair__campaign_id", "pair_id", "values", "shown_swapped",
+            "time_on_item_ms", "pair__is_gold", "pair__gold_answer",
         )
         .order_by()
     )
     stats: dict[int, dict] = defaultdict(
-        lambda: {"name": "", "n": 0, "agree": 0, "agree_n": 0, "gold": 0, "gold_n": 0, "left": 0, "left_n": 0, "times": []}
+        lambda: {"name": "", "n": 0, "gold": 0, "gold_n": 0, "left": 0, "left_n": 0, "times": []}
     )
     everyone_times = []
-    for annotator_id, name, campaign_id, values, swapped, ms, is_gold, gold, decision, chosen in annotations.iterator(
+    answers: list[tuple[int, int, int]] = []  # (annotator, pair, category) of every answer that took a position
+    for annotator_id, name, campaign_id, pair_id, values, swapped, ms, is_gold, gold in annotations.iterator(
         chunk_size=5000
     ):
         s = stats[annotator_id]
         s["name"] = name
         s["n"] += 1
         side = quality.preference_side(definitions.get(campaign_id, {}), values)
-        if decision == ConsensusRecord.Decision.KEPT and side in quality.SIDES:
-            s["agree_n"] += 1
-            s["agree"] += side == chosen
+        if side in LOO_CATEGORIES:
+            answers.append((annotator_id, pair_id, LOO_CATEGORIES.index(side)))
         gold_side = (gold or {}).get("side") if is_gold and isinstance(gold, dict) else None
         if gold_side in quality.SIDES and side is not None:
             s["gold_n"] += 1
@@ -180,28 +186,39 @@ def annotator_quality(*, campaign: Campaign | None) -> Figure:
         if ms is not None:
             s["times"].append(ms / 1000)
             everyone_times.append(ms / 1000)
+    majority = quality.leave_one_out([a[1] for a in answers], [a[2] for a in answers], len(LOO_CATEGORIES))
+    compared: dict[int, tuple[list[int], list[int]]] = defaultdict(lambda: ([], []))
+    for (annotator_id, _, category), others in zip(answers, majority, strict=True):
+        if others >= 0:
+            compared[annotator_id][0].append(category)
+            compared[annotator_id][1].append(others)
+    agreement_of = {a: quality.rate(sum(x == y for x, y in zip(*pairs, strict=True)), len(pairs[0]))
+                    for a, pairs in compared.items()}
+    panel = quality.median([r["rate"] for r in agreement_of.values() if r["n"] >= quality.MIN_ITEMS_FOR_GUESSING])
     everyone_median = quality.median(everyone_times)
     rows = []
     for annotator_id, s in sorted(stats.items(), key=lambda item: (-item[1]["n"], item[1]["name"])):
-        agreement = quality.rate(s["agree"], s["agree_n"])
+        agreement = agreement_of.get(annotator_id) or quality.rate(0, 0)
+        chance = quality.chance_agreement(*compared[annotator_id], len(LOO_CATEGORIES)) if annotator_id in compared else None
         gold = quality.rate(s["gold"], s["gold_n"])
         left = quality.rate(s["left"], s["left_n"])
         fast = quality.fast_work(s["times"], everyone_median=everyone_median)
         bias = round(left["rate"] - 0.5, 4) if left["rate"] is not None else None
-        flags = list(fast.reasons)
-        if bias is not None and left["n"] >= quality.MIN_ITEMS_FOR_FLAGS and abs(bias) >= quality.POSITION_BIAS_FLAG:
-            favoured, share = ("left", left["rate"]) if bias > 0 else ("right", 1 - left["rate"])
-            flags.append(f"picks the {favoured} response {share:.0%} of the time")
+        flags = [flag for flag in (quality.guessing_flag(agreement["successes"], agreement["n"], chance=chance,
+                                                         panel=panel),
+                                   quality.position_flag(left["successes"], left["n"])) if flag]
+        flags += fast.reasons
         median_seconds = quality.median(s["times"])
         rows.append(
             {
                 "annotator_id": annotator_id,
                 "annotator": s["name"],
                 "annotations": s["n"],
-                "agreement_with_consensus": agreement["rate"],
+                "agreement_with_others": agreement["rate"],
                 "agreement_low": agreement["low"],
                 "agreement_high": agreement["high"],
                 "agreement_n": agreement["n"],
+                "agreement_chance": round(chance, 4) if chance is not None else None,
                 "gold_accuracy": gold["rate"],
                 "gold_n": gold["n"],
                 "left_share": left["rate"],

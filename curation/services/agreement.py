@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 import traceback
 from collections.abc import Callable
 from datetime import timedelta
@@ -39,7 +38,6 @@ if TYPE_CHECKING:
 JOB_KIND = "agreement"
 MAX_RESAMPLES = 100_000
 SLICE_KEY_LENGTH = 200
-QUALITY_KEYS = {"fast_floor_ms", "fast_fraction", "fast_min_ratings", "bias_p_value"}
 
 
 def validate_parameters(*, bootstrap: object, seed: object, quality: dict | None = None) -> dict:
@@ -49,15 +47,12 @@ def validate_parameters(*, bootstrap: object, seed: object, quality: dict | None
                                code="invalid_bootstrap")
     if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**32:
         raise ApplicationError("seed must be a whole number from 0 to 2**32 − 1", code="invalid_seed")
-    quality = quality or {}
-    unknown = sorted(set(quality) - QUALITY_KEYS)
-    if unknown:
-        raise ApplicationError(f"unknown quality parameter(s) {', '.join(unknown)}; known: {', '.join(sorted(QUALITY_KEYS))}",
-                               code="invalid_quality")
-    for key, value in quality.items():
-        if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) or value < 0:
-            raise ApplicationError(f"{key} must be a non-negative number", code="invalid_quality")
-    return {"bootstrap": bootstrap, "seed": seed, "quality": quality}
+    if quality:
+        raise ApplicationError(
+            f"quality parameter(s) {', '.join(sorted(quality))} refused: the annotator-quality flags follow one set of "
+            "rules, shared by the report and the dashboards (curation/quality.py, docs/agreement.md), and take no "
+            "parameters", code="invalid_quality")
+    return {"bootstrap": bootstrap, "seed": seed, "quality": {}}
 
 
 def _week_label(period: int) -> str:
@@ -112,7 +107,7 @@ def agreement_compute(*, campaign: Campaign, bootstrap: int = 1000, seed: int = 
     reports = []
     for key, mask in portions:
         part = table if mask is None else table.restrict(mask)
-        report = agreement_report(part, bootstrap=bootstrap, seed=seed, quality=parameters["quality"], progress=advance)
+        report = agreement_report(part, bootstrap=bootstrap, seed=seed, progress=advance)
         report["slice"] = key
         reports.append(AgreementReport(campaign=campaign, slice_key=key, job=job, report=report,
                                        params={**parameters, "slices": slices}))

@@ -8,7 +8,6 @@ from annotation.catalogue import schemas
 from curation.agreement.annotators import (
     binomial_two_sided_half,
     chose_left,
-    fast_work_flags,
     leave_one_out_agreement,
 )
 from curation.agreement.report import agreement_report
@@ -43,14 +42,6 @@ def test_vectorised_binomial_test_equals_scipys_binomtest():
     assert np.isnan(binomial_two_sided_half(np.array([0]), np.array([0]))[0])
 
 
-def test_fast_work_is_flagged_against_the_floor_and_the_others():
-    medians = np.array([20_000.0, 22_000.0, 4_000.0, 2_000.0, np.nan, 1_000.0])
-    timed = np.array([10, 10, 10, 10, 0, 2])
-    flags = fast_work_flags(medians, timed, floor_ms=3000, fraction=0.25, min_ratings=5)
-    # median of judged medians (20k, 22k, 4k, 2k) = 12k; threshold max(3000, 3000) = 3000
-    assert flags.tolist() == [False, False, False, True, False, False]
-
-
 def _swapped_table():
     """Rater 'lefty' always picks the left response; 'fair' picks A; a gold pair expects A."""
     variables = variables_of_schema(schemas.preset("mmrb2-generation", "text-to-image"))
@@ -82,3 +73,46 @@ def test_annotator_rows_report_bias_gold_speed_and_weekly_trends():
     assert [week["week"] for week in lefty["trend"]] == ["2025-W40", "2025-W41"]
     assert [week["ratings"] for week in lefty["trend"]] == [20, 20]
     assert lefty["loo_agreement"] == 0.5  # agrees with the one other rating on the unswapped half
+
+
+def _panel_with_a_guesser(seed: int = 5, pairs: int = 60):
+    """Four good raters (the truth 85 % of the time) and one who answers at random, on every pair."""
+    variables = variables_of_schema(schemas.preset("ab-tie", "text-to-image"))
+    rng = np.random.default_rng(seed)
+    truth = rng.choice(["A", "B", "tie"], pairs, p=[0.45, 0.45, 0.1])
+    pair_ids, raters, answers = [], [], []
+    for p in range(pairs):
+        for rater in ("good-1", "good-2", "good-3", "good-4", "guesser"):
+            if rater == "guesser":
+                answer = str(rng.choice(["A", "B", "tie"]))
+            else:
+                answer = truth[p] if rng.random() < 0.85 else str(rng.choice(["A", "B", "tie"]))
+            pair_ids.append(p)
+            raters.append(rater)
+            answers.append({"preference": answer})
+    return table_from_answers(variables=variables, pair_ids=pair_ids, raters=raters, answers=answers)
+
+
+def test_a_rater_who_answers_at_random_is_flagged_with_the_figure_and_its_interval():
+    """Leave-one-out agreement 0.33 against 0.74-0.86 for the good raters fired no flag: now it is flagged as no
+    better than chance, and no good rater is."""
+    rows = {row["rater"]: row for row in agreement_report(_panel_with_a_guesser(), bootstrap=0, seed=0)["annotators"]}
+    guesser = rows["guesser"]
+    assert guesser["guessing"] and guesser["loo_agreement"] < 0.5
+    low, high = guesser["loo_agreement_ci95"]
+    assert low <= guesser["loo_chance"] <= high
+    assert any("no better than chance" in flag and f"over {guesser['loo_compared']} pairs" in flag
+               for flag in guesser["flags"])
+    for name in ("good-1", "good-2", "good-3", "good-4"):
+        assert not rows[name]["guessing"] and rows[name]["loo_agreement"] > 0.7, name
+
+
+def test_the_report_and_the_dashboard_flag_position_bias_by_one_rule():
+    from curation import quality
+
+    assert quality.position_flag(4, 5) is None, "4 of 5 is no evidence (p = 0.38)"
+    assert quality.position_flag(33, 40).startswith("picks the left response 82% of the time (binomial p = ")
+    assert quality.position_flag(2, 40).startswith("picks the right response 95%")
+    report = agreement_report(_swapped_table(), bootstrap=0, seed=0)
+    lefty = next(row for row in report["annotators"] if row["rater"] == "lefty")
+    assert lefty["position_biased"] and any(flag.startswith("picks the left response 100%") for flag in lefty["flags"])
