@@ -36,6 +36,8 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # A view's lost database connection answers 503 with Retry-After, every header below still set on it.
+    "core.db_faults.DatabaseFaultMiddleware",
     "core.web.csp.ContentSecurityPolicyMiddleware",
     "core.web.uploads.UploadSizeLimitMiddleware",
     "core.web.hostile_input.HostileInputMiddleware",
@@ -92,6 +94,10 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 else:
     DATABASES["default"].setdefault("CONN_MAX_AGE", env.int("DATABASE_CONN_MAX_AGE", default=60))
     DATABASES["default"].setdefault("OPTIONS", {}).update(postgresql_options())
+# Before a request's first query a persistent connection is checked and, if PostgreSQL dropped it meanwhile (a
+# restart, a failover, pg_terminate_backend), replaced: a connection lost between requests costs no request.
+# One lost during a request answers 503 with Retry-After (core.db_faults).
+DATABASES["default"]["CONN_HEALTH_CHECKS"] = env.bool("DATABASE_CONN_HEALTH_CHECKS", default=True)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [
