@@ -10,6 +10,8 @@ that something is broken for good. Three doors lead here, one for each way such 
 - middleware (the session read with its user, the session written after sign-in): ``server_error``, the
   ``handler500`` Django calls with the exception being handled.
 
+Celery tasks that run a job take ``DATABASE_FAULT_RETRY``: a lost database is retried, not a failed job.
+
 Under ``/api/`` the answer is the API's one error shape, ``{"code": "database_unavailable", "message": …, "extra":
 {"retry_after": N}}``; elsewhere a small page, written here without the template engine, the session or the user
 (each of which could need the database that is gone). ``CONN_HEALTH_CHECKS`` (settings) makes the next request
@@ -33,6 +35,12 @@ logger = logging.getLogger(__name__)
 # also raises as OperationalError: a deadlock, a serialization failure, a statement cancelled).
 DATABASE_FAULTS: tuple[type[DatabaseError], ...] = (OperationalError, InterfaceError)
 RETRY_AFTER_SECONDS = 3
+# A Celery task's policy for the same faults (``@shared_task(..., **DATABASE_FAULT_RETRY)``): retried after 5, 10,
+# 20, 40 and 60 s (with jitter), about 2 min in all, inside the reaper's stall time (CONCORD_JOB_STALL_SECONDS,
+# 5 min), so a job's own retry comes first. Each try starts on a fresh connection: Celery's Django fixup closes
+# the connection before and after every task.
+DATABASE_FAULT_RETRY = {"autoretry_for": DATABASE_FAULTS, "retry_backoff": 5, "retry_backoff_max": 60,
+                        "retry_jitter": True, "max_retries": 5}
 CODE = "database_unavailable"
 MESSAGE = "The database did not answer; nothing of this request was saved. Try again in a few seconds."
 

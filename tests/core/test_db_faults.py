@@ -136,3 +136,33 @@ class FailingWithAnotherError:
 
     def __call__(self, request):
         raise DatabaseError("not a connection's fault")
+
+
+def test_an_agreement_job_whose_database_went_away_is_retried_and_succeeds():
+    """The task's autoretry (core.db_faults.DATABASE_FAULT_RETRY): the first try loses the database, the retry runs
+    the job to the end (eager here, so the retry runs at once instead of after its backoff)."""
+    from annotation.jobs.models import Job
+    from curation.services import agreement as agreement_services
+    from curation.services.agreement import agreement_job_create
+    from curation.tasks import agreement_compute
+    from tests.curation.agreement.conftest import add_pairs, make_campaign
+
+    campaign = make_campaign(consensus_policy="mmrb2-generation", slug="retried")
+    add_pairs(campaign, [[6, 5, 6], [1, 2, 1]])
+    with mock.patch("curation.tasks.agreement_compute.apply_async"):  # created, not yet run
+        job = agreement_job_create(campaign=campaign, bootstrap=10)
+    real = agreement_services.agreement_compute
+    tries = []
+
+    def flaky(**kwargs):
+        tries.append(1)
+        if len(tries) == 1:
+            with database_gone():
+                Job.objects.exists()
+        return real(**kwargs)
+
+    with mock.patch.object(agreement_services, "agreement_compute", flaky):
+        agreement_compute.apply(args=[job.pk], throw=False)  # a retry is not an error to raise here
+    job.refresh_from_db()
+    assert len(tries) == 2
+    assert job.status == Job.Status.SUCCEEDED and job.error == "", job.error
