@@ -7,6 +7,8 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, Spec
 from annotation.workqueue.views import MediaView
 
 handler404 = "core.api.exceptions.api_not_found"
+# A database fault raised in a middleware (the session and its user, read or written) is a 503, not a 500.
+handler500 = "core.db_faults.server_error"
 
 urlpatterns = [
     # The work queue first: its claim and submit are most of the requests, and Django tries routes in order.

@@ -2,11 +2,12 @@
 
 from celery import shared_task
 
+from core.db_faults import DATABASE_FAULT_RETRY
 from core.queues import Queue
 
 
 @shared_task(name="curation.agreement_compute", queue=Queue.ANALYTICS, acks_late=True, soft_time_limit=3600,
-             time_limit=3700)
+             time_limit=3700, **DATABASE_FAULT_RETRY)
 def agreement_compute(job_id: int) -> None:
     """Compute and store a campaign's agreement reports for a queued job."""
     from annotation.jobs.services import job_leased
@@ -16,7 +17,7 @@ def agreement_compute(job_id: int) -> None:
 
 
 @shared_task(name="curation.consensus_apply", queue=Queue.ANALYTICS, acks_late=True, soft_time_limit=3600,
-             time_limit=3700)
+             time_limit=3700, **DATABASE_FAULT_RETRY)
 def consensus_apply(job_id: int) -> None:
     """Apply a campaign's consensus policy for a queued job."""
     from annotation.jobs.services import job_leased
@@ -26,7 +27,7 @@ def consensus_apply(job_id: int) -> None:
 
 
 @shared_task(name="curation.agreement_schedule", queue=Queue.ANALYTICS, acks_late=True, soft_time_limit=300,
-             time_limit=360)
+             time_limit=360, **DATABASE_FAULT_RETRY)
 def agreement_schedule() -> list[int]:
     """Queue agreement jobs for active campaigns with new ratings; returns the job ids."""
     from curation.services.agreement import agreement_schedule_due

@@ -54,3 +54,46 @@ class PrivateRedis:
 
     def __exit__(self, *exc) -> None:
         self.stop()
+
+
+class SilentServer:
+    """A port that takes every connection and never sends a byte (a frozen Redis, a half-open connection), closing
+    each connection ``close_after`` seconds after taking it."""
+
+    def __init__(self, close_after: float):
+        import threading
+
+        self.close_after = close_after
+        self.listener = socket.socket()
+        self.listener.bind(("127.0.0.1", 0))
+        self.listener.listen(64)
+        self.listener.settimeout(0.05)
+        self.port = self.listener.getsockname()[1]
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._serve, daemon=True)
+
+    def url(self, db: int = 0) -> str:
+        return f"redis://127.0.0.1:{self.port}/{db}"
+
+    def _serve(self) -> None:
+        held: list[tuple[float, socket.socket]] = []
+        while not self._stop.is_set():
+            try:
+                held.append((time.monotonic(), self.listener.accept()[0]))
+            except TimeoutError:
+                pass
+            now = time.monotonic()
+            for taken, conn in [item for item in held if now - item[0] >= self.close_after]:
+                conn.close()
+                held.remove((taken, conn))
+        for _taken, conn in held:
+            conn.close()
+
+    def __enter__(self) -> "SilentServer":
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        self._thread.join()
+        self.listener.close()

@@ -29,9 +29,11 @@ if TYPE_CHECKING:
     from annotation.catalogue.models import Campaign
 
 LEASE_LOCK_CLASS = 7011
-# A broker that does not answer is reported at once: one quick retry, never Celery's default of three
-# with growing waits (with the result store's reconnects, a publish to a stopped Redis took 19 s).
-PUBLISH_RETRY_POLICY = {"max_retries": 1, "interval_start": 0, "interval_step": 0.2, "interval_max": 0.2}
+# A broker that does not answer is reported at once: no retry, never Celery's default of three with growing
+# waits (with the result store's reconnects, a publish to a stopped Redis took 19 s). Each publish opens a
+# connection of its own, so there is no stale pooled connection a retry would replace, and that connection
+# has timeouts of its own (settings.CONCORD_BROKER_PUBLISH_TIMEOUTS), far shorter than the worker's.
+PUBLISH_RETRY_POLICY = {"max_retries": 0, "interval_start": 0, "interval_step": 0.2, "interval_max": 0.2}
 
 
 class JobCancelled(Exception):
@@ -72,6 +74,7 @@ def job_dispatch(*, job: Job, task: Task, args: list) -> None:
 def job_publish(*, job_id: int) -> None:
     """Send the job's recorded task to the broker now (again, for the reaper); JobNotQueued when it cannot."""
     from celery import current_app as app
+    from django.conf import settings
     from kombu.exceptions import OperationalError
 
     job = Job.objects.only("task_name", "task_args").get(pk=job_id)
@@ -80,10 +83,13 @@ def job_publish(*, job_id: int) -> None:
     Job.objects.filter(pk=job_id).update(task_id=task_id, dispatches=F("dispatches") + 1, dispatched_at=now,
                                          heartbeat_at=now)
     try:
-        # No task result is stored: the job row is the result, and a result store that is down must not
-        # hold up the publish.
-        app.tasks[job.task_name].apply_async(job.task_args, task_id=task_id, ignore_result=True,
-                                             retry_policy=PUBLISH_RETRY_POLICY)
+        # A connection of its own, not one from the pool the worker's settings made: a broker that is unreachable
+        # or does not answer is given up on after the publish's short timeouts (a request waits for this), not
+        # after the worker's. No task result is stored: the job row is the result, and a result store that is
+        # down must not hold up the publish.
+        with app.connection_for_write(transport_options=settings.CONCORD_BROKER_PUBLISH_TIMEOUTS) as broker:
+            app.tasks[job.task_name].apply_async(job.task_args, task_id=task_id, ignore_result=True,
+                                                 connection=broker, retry_policy=PUBLISH_RETRY_POLICY)
     except OperationalError as exc:
         message = (f"the task queue did not take job {job_id} ({exc}); it was not started. "
                    "Start it again once the queue (Redis) is back.")

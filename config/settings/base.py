@@ -36,6 +36,8 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # A view's lost database connection answers 503 with Retry-After, every header below still set on it.
+    "core.db_faults.DatabaseFaultMiddleware",
     "core.web.csp.ContentSecurityPolicyMiddleware",
     "core.web.uploads.UploadSizeLimitMiddleware",
     "core.web.hostile_input.HostileInputMiddleware",
@@ -92,6 +94,10 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 else:
     DATABASES["default"].setdefault("CONN_MAX_AGE", env.int("DATABASE_CONN_MAX_AGE", default=60))
     DATABASES["default"].setdefault("OPTIONS", {}).update(postgresql_options())
+# Before a request's first query a persistent connection is checked and, if PostgreSQL dropped it meanwhile (a
+# restart, a failover, pg_terminate_backend), replaced: a connection lost between requests costs no request.
+# One lost during a request answers 503 with Retry-After (core.db_faults).
+DATABASES["default"]["CONN_HEALTH_CHECKS"] = env.bool("DATABASE_CONN_HEALTH_CHECKS", default=True)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [
@@ -172,10 +178,12 @@ FILE_UPLOAD_HANDLERS = [
 # every web process shares the counts; the embedded default keeps them in process memory.
 CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 if env("CACHE_URL", default="") or env("REDIS_URL", default=""):
-    # Short timeouts: while Redis is down the cache serves from the database (core.cache) at once.
+    # Short timeouts: while Redis is down the cache serves from the database (core.cache) at once. Redis answers in
+    # about a millisecond; a request pays these once per RETRY_REDIS_SECONDS when it does not (1 s and 2 s made a
+    # job start's refusal with a hung Redis take 7 s: bench/broker_refusal.py).
     CACHES = {"default": {"BACKEND": "core.cache.RedisCache",
                           "LOCATION": env("CACHE_URL", default="") or env("REDIS_URL"),
-                          "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 2}}}
+                          "OPTIONS": {"socket_connect_timeout": 0.25, "socket_timeout": 0.3}}}
 # Sessions in the database, each read together with its user's row in one statement (annotation.accounts.sessions).
 SESSION_ENGINE = "annotation.accounts.sessions"
 # Flash messages in the session, not Django's default cookie-then-session fallback: building that fallback's two
@@ -248,10 +256,19 @@ CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = True
 if CELERY_BROKER_URL != "filesystem://":  # the embedded transport keeps its folders (above) instead
     CELERY_BROKER_TRANSPORT_OPTIONS = {
         "visibility_timeout": env.int("CELERY_VISIBILITY_TIMEOUT", default=7 * 3600),
-        # A broker that does not answer fails a publish in seconds: the page says so, the job is marked failed.
+        # The worker's: a broker that stalls for a moment is waited for, not taken for lost (which would cancel the
+        # running tasks). A job start's publish has its own, shorter ones (CONCORD_BROKER_PUBLISH_TIMEOUTS).
         "socket_connect_timeout": 2,
         "socket_timeout": 5,
     }
+# A job start (annotation.jobs.services.job_publish) publishes on a connection of its own with these timeouts, far
+# shorter than the worker's above: Redis takes a message in about a millisecond, so one that is unreachable or
+# takes the connection and never answers is refused within a second (503, the job failed with the reason); with
+# the worker's 2 s and 5 s (and the cache's, above, at 1 s and 2 s) such a refusal took 3 to 7 s (bench/broker_refusal.py).
+CONCORD_BROKER_PUBLISH_TIMEOUTS = {
+    "socket_connect_timeout": env.float("CONCORD_BROKER_PUBLISH_CONNECT_TIMEOUT", default=0.25),
+    "socket_timeout": env.float("CONCORD_BROKER_PUBLISH_TIMEOUT", default=0.4),
+}
 CELERY_BROKER_CONNECTION_TIMEOUT = 2
 CELERY_REDIS_SOCKET_CONNECT_TIMEOUT = 2
 CELERY_REDIS_SOCKET_TIMEOUT = 5

@@ -50,6 +50,8 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":  # noqa: F405
         else os.path.join(tempfile.gettempdir(), "concord-test-db.sqlite3"),
     )
 
+# As in base.py, for the test database chosen here.
+DATABASES["default"].setdefault("CONN_HEALTH_CHECKS", True)  # noqa: F405
 DEBUG = False
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 MEDIA_ROOT = env.path("DJANGO_MEDIA_ROOT", default=tempfile.mkdtemp(prefix="concord-test-media-"))

@@ -1,4 +1,5 @@
-"""One exception handler: ApplicationError and Django's errors become clean 4xx responses."""
+"""One exception handler: ApplicationError and Django's errors become clean 4xx responses, a lost database a 503
+(core.db_faults)."""
 
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import Http404
@@ -6,6 +7,7 @@ from rest_framework import exceptions
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
+from core.db_faults import api_fault_response
 from core.errors import ApplicationError
 
 # An error echoes what it found wrong, never the whole request: messages, strings, lists and objects are cut.
@@ -58,6 +60,9 @@ def api_not_found(request, exception):
 
 
 def exception_handler(exc, context):
+    fault = api_fault_response(exc)
+    if fault is not None:
+        return fault
     if isinstance(exc, ApplicationError):
         return Response(application_error_body(exc), status=exc.status_code, headers=exc.headers or None)
     if isinstance(exc, ValidationError):

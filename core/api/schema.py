@@ -1,12 +1,13 @@
 """The OpenAPI schema tells every status code an operation can answer, with the one error shape they share.
 
 A drf-spectacular post-processing hook: every operation documents 400 (a malformed or hostile request: the
-middleware refuses NUL characters in any path or query), 403 (not signed in, or not allowed), 404 and 429 (the
-rate limit of the operation's route family, or HTTP Basic log-ins throttled; with ``Retry-After``); one that
-takes a body also 413 (too large) and 415 (another content type); one that changes something also 409 (a
-conflict with the current state). Codes an operation documents itself are kept. An operation that starts a job
-documents 503 itself with ``JOB_NOT_QUEUED``. ``ConcordAutoSchema`` says in the request schema that a text field
-which refuses blank needs a character that is not white space.
+middleware refuses NUL characters in any path or query), 403 (not signed in, or not allowed), 404, 429 (the
+rate limit of the operation's route family, or HTTP Basic log-ins throttled; with ``Retry-After``) and 503 (the
+database did not answer: ``core.db_faults``; with ``Retry-After``); one that takes a body also 413 (too large)
+and 415 (another content type); one that changes something also 409 (a conflict with the current state).
+Codes an operation documents itself are kept. An operation that starts a job documents 503 itself with
+``JOB_NOT_QUEUED``. ``ConcordAutoSchema`` says in the request schema that a text field which refuses blank needs a
+character that is not white space.
 """
 
 from drf_spectacular.openapi import AutoSchema
@@ -24,6 +25,8 @@ ERROR_SCHEMA = {
     },
     "required": ["code", "message"],
 }
+DATABASE_UNAVAILABLE = ("The database did not answer (a restart, a failover): `database_unavailable`; nothing of the "
+                        "request was saved. Retry-After says when to try again (core.db_faults).")
 ALWAYS = {
     "400": "The request is malformed or carries text that is not accepted.",
     "403": "Not signed in, or not allowed.",
@@ -32,6 +35,7 @@ ALWAYS = {
     "429": "Too many requests: `rate_limited` (over the limit of the operation's route family; `extra` names the "
            "family, the limit and the window) or `throttled` (too many failed HTTP Basic log-ins). Retry-After says "
            "when to try again.",
+    "503": DATABASE_UNAVAILABLE,
 }
 RETRY_AFTER = {"Retry-After": {"schema": {"type": "integer"}, "description": "Seconds until a new try may succeed."}}
 WITH_BODY = {
@@ -54,7 +58,8 @@ class ErrorSerializer(serializers.Serializer):
 JOB_NOT_QUEUED = OpenApiResponse(
     ErrorSerializer,
     description="The task queue (broker) did not take the job: code `broker_unavailable`; the job is marked failed "
-                "with the reason and `extra.job` names it. Start it again once the queue is back.",
+                "with the reason and `extra.job` names it. Start it again once the queue is back. Or "
+                + DATABASE_UNAVAILABLE,
 )
 
 
@@ -73,8 +78,9 @@ def error_responses(result, generator, request, public):
                 codes.update(UNSAFE)
             responses = operation.setdefault("responses", {})
             for code, description in codes.items():
+                headers = {"headers": RETRY_AFTER} if code in ("429", "503") else {}
                 responses.setdefault(code, {"content": {"application/json": {"schema": reference}},
-                                            "description": description, **({"headers": RETRY_AFTER} if code == "429" else {})})
+                                            "description": description, **headers})
     return result
 
 

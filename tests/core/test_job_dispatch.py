@@ -10,12 +10,14 @@ from rest_framework.test import APIClient
 
 from annotation.jobs.models import Job
 from annotation.jobs.reaper import broker_task_ids
+from annotation.jobs.services import JobNotQueued, job_create, job_publish
 from curation.models import Release
 from curation.services.judges import judge_create
 from tests.celery_worker import broker_at
 from tests.curation.agreement.conftest import add_pairs, make_campaign
 from tests.curation.releases.conftest import kept
 from tests.factories import CuratorFactory
+from tests.redis_server import SilentServer, free_port
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -78,6 +80,34 @@ def test_a_job_started_with_the_broker_stopped_answers_503_and_is_failed_with_th
     assert job.error == body["message"]
     assert f"the task queue did not take job {job.pk}" in job.error and "Connection refused" in job.error
     assert job.dispatches == 1 and job.task_name
+
+
+def test_a_job_published_to_a_port_nothing_listens_on_is_refused_and_failed_with_the_reason():
+    """The service itself: JobNotQueued (503 broker_unavailable), the job failed, nothing left queued."""
+    from curation.tasks import agreement_compute
+
+    job = job_create(kind="agreement")
+    Job.objects.filter(pk=job.pk).update(task_name=agreement_compute.name, task_args=[job.pk])
+    with broker_at(f"redis://127.0.0.1:{free_port()}/0"), pytest.raises(JobNotQueued) as refused:
+        job_publish(job_id=job.pk)
+    assert refused.value.status_code == 503 and refused.value.code == "broker_unavailable"
+    job.refresh_from_db()
+    assert job.status == Job.Status.FAILED and "Connection refused" in job.error and job.dispatches == 1
+
+
+def test_a_broker_that_takes_the_connection_and_never_answers_is_given_up_on_after_the_publish_timeout(
+    settings, campaign, curator
+):
+    """The publish waits the publish's own read timeout (CONCORD_BROKER_PUBLISH_TIMEOUTS), not the worker's: the
+    broker here would close the connection after 3 s, long past the publish's timeout and before the worker's 5 s,
+    so a refusal that names the closed connection waited on the worker's settings."""
+    assert settings.CONCORD_BROKER_PUBLISH_TIMEOUTS["socket_timeout"] < 3 < settings.CELERY_BROKER_TRANSPORT_OPTIONS.get(
+        "socket_timeout", 5)
+    with SilentServer(close_after=3) as broker, broker_at(broker.url()):
+        answer = start_agreement(curator, campaign)
+    assert answer.status_code == 503, answer.content
+    job = Job.objects.get()
+    assert job.status == Job.Status.FAILED and "Timeout reading from socket" in job.error, job.error
 
 
 def test_an_upload_whose_import_could_not_be_queued_is_not_kept(curator, campaign, private_redis):
