@@ -134,10 +134,15 @@ class ImportResult:
 
     def first_reasons(self, count: int = FIRST_REASONS) -> str:
         """The first ``count`` row errors, each with its line, and how many more there are."""
-        listed = [e for e in self.errors[:count] if "message" in e]
+        listed = self.errors_by_line()[:min(count, MAX_LISTED_ERRORS)]
         text = "; ".join(f"line {e['line']}: {e['message']}" for e in listed)
         more = self.failed_rows - len(listed)
         return text + (f" (and {more:,} more)" if more > 0 else "")
+
+    def errors_by_line(self) -> list[dict]:
+        """The listed errors in file order (they are found batch by batch, parse errors first), then the entry saying
+        how many more failed unlisted, if any."""
+        return sorted(self.errors[:MAX_LISTED_ERRORS], key=lambda e: e["line"]) + self.errors[MAX_LISTED_ERRORS:]
 
     def _counts(self) -> str:
         return f"{self.created:,} created, {self.duplicates:,} already present"
@@ -154,7 +159,7 @@ class ImportResult:
         with its line), failed_rows, rows, and the outcome's status and summary ("800 of 1,000 rows imported …")."""
         outcome = self.outcome(strict=strict)
         return {"created": self.created, "duplicates": self.duplicates,
-                "annotations_imported": self.annotations_imported, "errors": self.errors,
+                "annotations_imported": self.annotations_imported, "errors": self.errors_by_line(),
                 "failed_rows": self.failed_rows, "rows": self.rows, "status": outcome.status,
                 "summary": outcome.summary}
 

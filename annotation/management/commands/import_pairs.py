@@ -25,7 +25,7 @@ NOTHING_IMPORTED = 1
 ROW_FAILED = 2
 EXIT_STATUS = {"succeeded": 0, "partial": ROW_FAILED, "failed": NOTHING_IMPORTED}
 # What a refusal that names a missing input asks for, in this command's own options.
-OPTION_HINTS = {"task": "pass --task KIND (and --schema PRESET) to create it"}
+OPTION_HINTS = {"task": "pass --task KIND and optionally --schema PRESET"}
 
 
 class Command(BaseCommand):

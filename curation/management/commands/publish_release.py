@@ -12,7 +12,6 @@ from core.cli import cli_message
 from core.errors import ApplicationError
 from curation.services.releases import release_discard, release_publish, release_summary
 
-
 # What a refusal that names an input asks for, in this command's own options.
 OPTION_HINTS = {"force_license": "pass --force-license only if you hold the rights to relicense"}
 
