@@ -280,9 +280,14 @@ class _Importer:
                                     schema=self.schema, batch_size=self.batch_size)
 
         with fewer_collections():
-            for batch in in_child(read):
-                self.write(batch)
-                progress(batch.bytes_read)
+            try:
+                for batch in in_child(read):
+                    self.write(batch)
+                    progress(batch.bytes_read)
+            except ReaderFailed as exc:
+                # The batches written before it stay (outside a strict import's transaction): the job says so.
+                exc.result = None if self.dry_run else self.result
+                raise
         return self.result
 
     def write(self, batch: PreparedBatch) -> None:
@@ -516,7 +521,12 @@ def import_job_run(*, job_id: int) -> None:
         _upload_discard(params)
         return
     except ReaderFailed as exc:  # what was committed stays; uploading the file again completes it
-        jobs.job_fail(job_id=job_id, error=shortened(str(exc), MAX_JOB_ERROR_CHARS))
+        error = shortened(str(exc), MAX_JOB_ERROR_CHARS)
+        written = exc.result
+        if written is not None and written.created and not params["strict"]:
+            jobs.job_partial(job_id=job_id, result=written.as_dict(), error=error)
+        else:
+            jobs.job_fail(job_id=job_id, error=error)
         _upload_discard(params)
         return
     finally:

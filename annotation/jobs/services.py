@@ -161,9 +161,11 @@ def job_succeed(*, job_id: int, result: dict) -> None:
     Job.objects.filter(pk=job_id).update(status=Job.Status.SUCCEEDED, result=result, finished_at=timezone.now())
 
 
-def job_partial(*, job_id: int, result: dict) -> None:
-    """Mark the job finished with part of its work done (an import some of whose rows failed); ``result`` says how much."""
-    Job.objects.filter(pk=job_id).update(status=Job.Status.PARTIAL, result=result, finished_at=timezone.now())
+def job_partial(*, job_id: int, result: dict, error: str = "") -> None:
+    """Mark the job finished with part of its work done (an import some of whose rows failed, or whose reader failed
+    after writing some); ``result`` says how much, ``error`` what stopped the rest, if anything did."""
+    Job.objects.filter(pk=job_id).update(status=Job.Status.PARTIAL, result=result, error=error[:10_000],
+                                         finished_at=timezone.now())
 
 
 def job_fail(*, job_id: int, error: str, result: dict | None = None) -> None:

@@ -192,3 +192,21 @@ def test_a_missing_campaign_is_refused_on_the_api_in_its_fields_and_on_the_comma
     assert (code, summary["status"]) == (1, "failed")
     assert summary["errors"][0]["message"].endswith(" to create it (pass --task KIND and optionally --schema PRESET)")
     assert json.dumps(summary)
+
+
+def test_a_reader_that_fails_after_rows_were_written_leaves_a_partial_job_saying_why(
+        monkeypatch, django_capture_on_commit_callbacks):
+    """What was committed before the reader failed stays, so the job is partial (not failed) and keeps the reason."""
+    from annotation.importers import services as imports
+
+    real = imports.prepared_batches
+
+    def fails_after_the_first_batch(**kwargs):
+        yield next(iter(real(**kwargs)))
+        raise OSError("the disk went away")
+
+    monkeypatch.setattr(imports, "prepared_batches", fails_after_the_first_batch)
+    job = _uploaded(django_capture_on_commit_callbacks, "pairs.jsonl", jsonl([concord_pair(i) for i in range(5)]))
+    assert job.status == Job.Status.PARTIAL
+    assert job.error.startswith("the import's reader failed: OSError: the disk went away")
+    assert job.result["created"] == Pair.objects.count() == 5, "the first batch (the whole file) was written"
