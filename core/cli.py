@@ -24,6 +24,13 @@ def refuse(command, exc, *, as_json: bool):
     return CommandError(exc.message)
 
 
+def cli_message(exc, hints: dict[str, str]) -> str:
+    """An ApplicationError's message with, when it names the input it needs (``extra["field"]``), the command's own
+    words for that input (``hints``: field → "pass --task KIND"); a page names its form field's label instead."""
+    field = exc.extra.get("field")
+    return f"{exc.message} ({hints[field]})" if field in hints else exc.message
+
+
 def emit(command, payload: dict, text: str, *, as_json: bool) -> None:
     """One JSON object on stdout with --json, else the human summary."""
     command.stdout.write(json.dumps(payload, ensure_ascii=False, default=str) if as_json else text)

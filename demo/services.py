@@ -137,7 +137,7 @@ def _import(path: Path, *, slug: str, kind: str, preset: str, media_root: Path) 
     try:
         call_command("import_pairs", str(path), "--campaign", slug, "--format", "concord", "--task", kind,
                      "--schema", preset, "--media-root", str(media_root), "--json", stdout=output, stderr=io.StringIO())
-    except SystemExit as exc:  # import_pairs exits 2 when a row failed; its JSON says which
+    except SystemExit as exc:  # import_pairs exits 2 (partial) or 1 (failed) unless every row is in; its JSON says which
         raise ApplicationError(f"demo import of {path.name} failed (exit {exc.code}): {output.getvalue()[:2000]}",
                                code="demo_import_failed") from exc
     outcome = json.loads(output.getvalue())

@@ -10,8 +10,10 @@ from annotation.catalogue.records import PROMPT_KEYS
 from annotation.catalogue.schemas import PRESETS
 from annotation.catalogue.services.sources import source_info_from_options
 from annotation.importers import FORMATS
+from annotation.importers.selectors import import_job_errors, import_job_get
 from annotation.importers.services import import_job_create
 from annotation.jobs.api import JobOutputSerializer
+from annotation.jobs.models import Job
 from core.api.permissions import IsCurator
 from core.api.schema import JOB_NOT_QUEUED
 from core.web.hostile_input import StrictFormParser, StrictMultiPartParser
@@ -73,4 +75,44 @@ class ImportCreateApi(APIView):
         return Response(JobOutputSerializer(job).data, status=status.HTTP_202_ACCEPTED)
 
 
-urlpatterns = [path("", ImportCreateApi.as_view(), name="api-import-create")]
+@extend_schema_serializer(component_name="ImportRowError")
+class ImportRowErrorSerializer(serializers.Serializer):
+    line = serializers.IntegerField(help_text="Where the row starts in the file (0: the file itself).")
+    message = serializers.CharField()
+
+
+class ImportErrorsApi(APIView):
+    """One import's outcome and its row errors, each with its line in the file, a page at a time (offset, limit)."""
+
+    permission_classes = [IsCurator]
+    class QuerySerializer(serializers.Serializer):
+        offset = serializers.IntegerField(min_value=0, default=0)
+        limit = serializers.IntegerField(min_value=1, max_value=1000, default=100)
+
+    @extend_schema_serializer(component_name="ImportErrorsPage")
+    class OutputSerializer(serializers.Serializer):
+        job = serializers.IntegerField()
+        status = serializers.ChoiceField(choices=Job.Status.choices)
+        summary = serializers.CharField(allow_blank=True, help_text="\"800 of 1,000 rows imported …\", when it ran.")
+        error = serializers.CharField(allow_blank=True, help_text="Why a failed import imported nothing.")
+        count = serializers.IntegerField(help_text="Errors stored (at most 1,001: the last then counts the rest).")
+        offset = serializers.IntegerField()
+        errors = ImportRowErrorSerializer(many=True)
+
+    @extend_schema(parameters=[QuerySerializer], responses=OutputSerializer)
+    def get(self, request, job_id: int):
+        query = self.QuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        offset, limit = query.validated_data["offset"], query.validated_data["limit"]
+        job = import_job_get(job_id=job_id)
+        errors = import_job_errors(job=job)
+        return Response(self.OutputSerializer({
+            "job": job.pk, "status": job.status, "summary": (job.result or {}).get("summary", ""), "error": job.error,
+            "count": len(errors), "offset": offset, "errors": errors[offset:offset + limit],
+        }).data)
+
+
+urlpatterns = [
+    path("", ImportCreateApi.as_view(), name="api-import-create"),
+    path("<int:job_id>/errors/", ImportErrorsApi.as_view(), name="api-import-errors"),
+]

@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from django.conf import settings
 from django.db import connections
@@ -337,6 +337,9 @@ def fewer_collections() -> Iterator[None]:
 
 class ReaderFailed(RuntimeError):
     """The reader child raised or died; the message carries its traceback or exit code."""
+
+    # What the importing process had written before (an ImportResult), set on the way out; None in a dry run.
+    result: Any = None
 
 
 @dataclass(frozen=True)

@@ -50,7 +50,7 @@ from annotation.importers.reader import (
 )
 from annotation.importers.streams import CountingReader
 from annotation.jobs import services as jobs
-from annotation.jobs.models import Job
+from annotation.jobs.models import JOB_FINISHED, Job
 from core.errors import ApplicationError
 from core.text_checks import shortened
 
@@ -70,6 +70,22 @@ MAX_ERROR_CHARS = 500
 MAX_JOB_ERROR_CHARS = 4_000
 UPLOAD_SUFFIXES = (".jsonl", ".json", ".zip")
 IMPORT_JOB = "import"
+
+
+SUCCEEDED, PARTIAL, FAILED = Job.Status.SUCCEEDED, Job.Status.PARTIAL, Job.Status.FAILED
+FIRST_REASONS = 3  # row errors a failed import's own error names
+
+
+def _s(count: int) -> str:
+    return "" if count == 1 else "s"
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """An import's ending: a job status (succeeded, partial or failed) and the sentence that explains it."""
+
+    status: str
+    summary: str
 
 
 class ImportCancelled(Exception):
@@ -95,14 +111,41 @@ class ImportResult:
         self.errors[-1]["message"] = (f"{unlisted:,} more row{'s' if unlisted > 1 else ''} failed from this line on; "
                                       "they are not listed")
 
-    def nothing_imported(self, *, strict: bool) -> str | None:
-        """Why an import that wrote nothing because of its failed rows failed, or None when it did import."""
-        if not self.failed_rows or self.created or (self.duplicates and not strict):
-            return None
-        first = self.errors[0]
+    @property
+    def rows(self) -> int:
+        """The rows the file held: created, already present or failed."""
+        return self.created + self.duplicates + self.failed_rows
+
+    def outcome(self, *, strict: bool) -> Outcome:
+        """How the import ended: ``succeeded`` when every row is in (created or already present), ``partial`` when
+        some are in and some failed, ``failed`` when nothing is in (every row failed, a ``strict`` import had a bad
+        row, or the file held no rows)."""
+        rows, present = self.rows, self.created + self.duplicates
+        if not self.failed_rows:
+            if not rows:
+                return Outcome(FAILED, "nothing was imported: the file holds no rows")
+            return Outcome(SUCCEEDED, f"{rows:,} of {rows:,} row{_s(rows)} imported ({self._counts()})")
+        if present and not strict:
+            return Outcome(PARTIAL, f"{present:,} of {rows:,} row{_s(rows)} imported ({self._counts()}); "
+                                    f"{self.failed_rows:,} failed")
         why = "--strict imports a file only when every row is good" if strict else "every row failed"
-        return (f"nothing was imported: {self.failed_rows:,} row{'s' if self.failed_rows > 1 else ''} failed "
-                f"({why}); the first, at line {first['line']}: {first['message']}")
+        return Outcome(FAILED, f"nothing was imported: {self.failed_rows:,} row{_s(self.failed_rows)} failed ({why}); "
+                               + self.first_reasons())
+
+    def first_reasons(self, count: int = FIRST_REASONS) -> str:
+        """The first ``count`` row errors, each with its line, and how many more there are."""
+        listed = self.errors_by_line()[:min(count, MAX_LISTED_ERRORS)]
+        text = "; ".join(f"line {e['line']}: {e['message']}" for e in listed)
+        more = self.failed_rows - len(listed)
+        return text + (f" (and {more:,} more)" if more > 0 else "")
+
+    def errors_by_line(self) -> list[dict]:
+        """The listed errors in file order (they are found batch by batch, parse errors first), then the entry saying
+        how many more failed unlisted, if any."""
+        return sorted(self.errors[:MAX_LISTED_ERRORS], key=lambda e: e["line"]) + self.errors[MAX_LISTED_ERRORS:]
+
+    def _counts(self) -> str:
+        return f"{self.created:,} created, {self.duplicates:,} already present"
 
     def add_batch(self, outcome: BatchOutcome) -> None:
         self.created += outcome.created
@@ -111,10 +154,14 @@ class ImportResult:
         for line, message in outcome.errors:
             self.add_error(line, message)
 
-    def as_dict(self) -> dict:
-        """The documented summary: exactly created, duplicates, annotations_imported and errors."""
+    def as_dict(self, *, strict: bool = False) -> dict:
+        """The documented summary: created, duplicates, annotations_imported, errors (at most MAX_LISTED_ERRORS, each
+        with its line), failed_rows, rows, and the outcome's status and summary ("800 of 1,000 rows imported …")."""
+        outcome = self.outcome(strict=strict)
         return {"created": self.created, "duplicates": self.duplicates,
-                "annotations_imported": self.annotations_imported, "errors": self.errors}
+                "annotations_imported": self.annotations_imported, "errors": self.errors_by_line(),
+                "failed_rows": self.failed_rows, "rows": self.rows, "status": outcome.status,
+                "summary": outcome.summary}
 
 
 class MediaStore:
@@ -233,9 +280,14 @@ class _Importer:
                                     schema=self.schema, batch_size=self.batch_size)
 
         with fewer_collections():
-            for batch in in_child(read):
-                self.write(batch)
-                progress(batch.bytes_read)
+            try:
+                for batch in in_child(read):
+                    self.write(batch)
+                    progress(batch.bytes_read)
+            except ReaderFailed as exc:
+                # The batches written before it stay (outside a strict import's transaction): the job says so.
+                exc.result = None if self.dry_run else self.result
+                raise
         return self.result
 
     def write(self, batch: PreparedBatch) -> None:
@@ -439,7 +491,7 @@ def _upload_discard(params: dict) -> None:
 def import_job_run(*, job_id: int) -> None:
     """Run an upload's import, reporting progress on the job; a finished or cancelled job is left alone."""
     job = Job.objects.select_related("campaign__rating_schema").get(pk=job_id)
-    if job.status in (Job.Status.SUCCEEDED, Job.Status.CANCELLED, Job.Status.FAILED):
+    if job.status in JOB_FINISHED:
         _upload_discard(job.params)  # cancelled while queued, or a redelivery after the end
         return
     params = job.params
@@ -469,19 +521,27 @@ def import_job_run(*, job_id: int) -> None:
         _upload_discard(params)
         return
     except ReaderFailed as exc:  # what was committed stays; uploading the file again completes it
-        jobs.job_fail(job_id=job_id, error=shortened(str(exc), MAX_JOB_ERROR_CHARS))
+        error = shortened(str(exc), MAX_JOB_ERROR_CHARS)
+        written = exc.result
+        if written is not None and written.created and not params["strict"]:
+            jobs.job_partial(job_id=job_id, result=written.as_dict(), error=error)
+        else:
+            jobs.job_fail(job_id=job_id, error=error)
         _upload_discard(params)
         return
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     jobs.job_progress(job_id=job_id, done=size)
-    refused = result.nothing_imported(strict=params["strict"])
-    if refused:  # the job says failed, and its result still lists each row's error
-        jobs.job_fail(job_id=job_id, error=refused, result=result.as_dict())
-        _upload_discard(params)
-        return
-    jobs.job_succeed(job_id=job_id, result=result.as_dict())
+    outcome = result.outcome(strict=params["strict"])
+    summary = result.as_dict(strict=params["strict"])
     _upload_discard(params)
+    if outcome.status == FAILED:  # the job says failed with the first reasons; its result still lists each row's error
+        jobs.job_fail(job_id=job_id, error=outcome.summary, result=summary)
+        return
+    if outcome.status == PARTIAL:
+        jobs.job_partial(job_id=job_id, result=summary)
+    else:
+        jobs.job_succeed(job_id=job_id, result=summary)
     from annotation.catalogue.tasks import media_renditions_prepare_task
 
     # The imported media's renditions, made before a rater opens the first pair (and broken files flagged by then).

@@ -4,7 +4,7 @@ from rest_framework.generics import get_object_or_404
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation.jobs.models import Job
+from annotation.jobs.models import JOB_COMPLETED, Job
 from annotation.jobs.services import job_cancel, job_unit
 from core.api.permissions import IsCurator
 
@@ -25,7 +25,7 @@ class JobOutputSerializer(serializers.ModelSerializer):
 
     def get_percent(self, job) -> float | None:
         if not job.progress_total:
-            return 100.0 if job.status == Job.Status.SUCCEEDED else None
+            return 100.0 if job.status in JOB_COMPLETED else None
         return round(100.0 * min(job.progress_done, job.progress_total) / job.progress_total, 1)
 
 

@@ -11,6 +11,8 @@ class Job(models.Model):
         QUEUED = "queued", "Queued"
         RUNNING = "running", "Running"
         SUCCEEDED = "succeeded", "Succeeded"
+        # Finished, with part of the work done: an import that created some rows while others failed.
+        PARTIAL = "partial", "Partly succeeded"
         FAILED = "failed", "Failed"
         CANCELLED = "cancelled", "Cancelled"
 
@@ -46,3 +48,9 @@ class Job(models.Model):
 
     def __str__(self):
         return f"{self.kind} job {self.pk} ({self.status})"
+
+
+# A job in one of these ran to its end (a partial import too): a redelivered task or a resume leaves it as it is.
+JOB_COMPLETED = (Job.Status.SUCCEEDED, Job.Status.PARTIAL)
+# A job in one of these is over: nothing works on it any more, and the pages stop following it.
+JOB_FINISHED = (*JOB_COMPLETED, Job.Status.FAILED, Job.Status.CANCELLED)

@@ -19,7 +19,7 @@ from django.db import connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
-from annotation.jobs.models import Job
+from annotation.jobs.models import JOB_COMPLETED, Job
 from core.errors import ApplicationError
 
 if TYPE_CHECKING:
@@ -142,9 +142,9 @@ def jobs_leased(job_ids: list[int]) -> set[int]:
 
 
 def job_start(*, job_id: int, total: int | None = None) -> Job:
-    """Mark a job running; a job already finished is returned unchanged, so tasks stay idempotent."""
+    """Mark a job running; a job that completed or was cancelled is returned unchanged, so tasks stay idempotent."""
     job = Job.objects.get(pk=job_id)
-    if job.status in (Job.Status.SUCCEEDED, Job.Status.CANCELLED):
+    if job.status in (*JOB_COMPLETED, Job.Status.CANCELLED):
         return job
     fields = {"status": Job.Status.RUNNING, "started_at": job.started_at or timezone.now(), "error": "",
               "heartbeat_at": timezone.now()}
@@ -165,6 +165,13 @@ def job_progress(*, job_id: int, done: int, total: int | None = None) -> None:
 
 def job_succeed(*, job_id: int, result: dict) -> None:
     Job.objects.filter(pk=job_id).update(status=Job.Status.SUCCEEDED, result=result, finished_at=timezone.now())
+
+
+def job_partial(*, job_id: int, result: dict, error: str = "") -> None:
+    """Mark the job finished with part of its work done (an import some of whose rows failed, or whose reader failed
+    after writing some); ``result`` says how much, ``error`` what stopped the rest, if anything did."""
+    Job.objects.filter(pk=job_id).update(status=Job.Status.PARTIAL, result=result, error=error[:10_000],
+                                         finished_at=timezone.now())
 
 
 def job_fail(*, job_id: int, error: str, result: dict | None = None) -> None:

@@ -329,7 +329,8 @@ SPECTACULAR_SETTINGS = {
     "SERVE_PERMISSIONS": ["rest_framework.permissions.IsAuthenticated"],
     # Several models have a "status" field; each choice set gets its own component name.
     # One schema name per shared choice set: the pair's status, and the side ("A" or "B") several endpoints take.
-    "ENUM_NAME_OVERRIDES": {"PairStatusEnum": "annotation.catalogue.models.Pair.Status", "SideEnum": ["A", "B"]},
+    "ENUM_NAME_OVERRIDES": {"PairStatusEnum": "annotation.catalogue.models.Pair.Status",
+                            "JobStatusEnum": "annotation.jobs.models.Job.Status", "SideEnum": ["A", "B"]},
     # Every operation documents the error codes it can answer, in the one error shape (core.api.schema).
     "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "core.api.schema.error_responses"],
 }

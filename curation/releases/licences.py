@@ -40,7 +40,12 @@ class Decision:
 
 
 class LicenceTooPermissive(ValueError):
-    """An override more permissive than a source's licence, without force; the message names the source."""
+    """An override more permissive than a source's licence, without force (``forcible``: forcing would take it), or
+    not a licence id at all; the message names the source."""
+
+    def __init__(self, message: str, *, forcible: bool = False):
+        super().__init__(message)
+        self.forcible = forcible
 
 
 def release_licence(*, sources: dict[str, str], override: str, force: bool, default: str) -> Decision:
@@ -64,7 +69,8 @@ def release_licence(*, sources: dict[str, str], override: str, force: bool, defa
         if not force:
             raise LicenceTooPermissive(
                 f"licence {chosen} is more permissive than {required}, the licence of source {strictest!r}; "
-                "a release keeps its sources' terms (pass --force-license only if you hold the rights to relicense)"
+                "a release keeps its sources' terms",
+                forcible=True,
             )
         return Decision(chosen, required, True)
     return Decision(chosen, required, False)

@@ -26,7 +26,7 @@ from django.utils import timezone
 
 from annotation.catalogue.content import MEDIA_TYPES, iter_media
 from annotation.catalogue.models import Campaign, Media, Pair
-from annotation.jobs.models import Job
+from annotation.jobs.models import JOB_COMPLETED, Job
 from annotation.jobs.services import job_create, job_dispatch, job_fail, job_lease, job_succeed
 from annotation.workqueue.models import Assignment
 from core.errors import ApplicationError
@@ -144,7 +144,7 @@ def prefilter_resume(*, job: Job) -> Job:
         job = Job.objects.select_for_update().get(pk=job.pk)
         if job.kind != JOB_KIND:
             raise ApplicationError(f"job {job.pk} is not a pre-filter run", code="not_a_prefilter_run", status_code=404)
-        if job.status == Job.Status.SUCCEEDED:
+        if job.status in JOB_COMPLETED:
             raise ApplicationError(
                 f"run {job.pk} has finished; start a new run instead", code="run_finished", status_code=409
             )
@@ -191,7 +191,7 @@ def prefilter_prepare(*, job_id: int) -> Plan | None:
     """
     with transaction.atomic():
         job = Job.objects.select_for_update(of=("self",)).select_related("campaign").get(pk=job_id)
-        if job.status in (Job.Status.SUCCEEDED, Job.Status.CANCELLED):
+        if job.status in (*JOB_COMPLETED, Job.Status.CANCELLED):
             return None
         params = dict(job.params)
         judge_ids = params["judges"]

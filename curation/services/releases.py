@@ -138,7 +138,9 @@ def _licence(campaigns: list[Campaign], license: str, force_license: bool) -> tu
         decision = licences.release_licence(sources=terms, override=license, force=force_license,
                                             default=settings.CONCORD_RELEASES_LICENSE)
     except licences.LicenceTooPermissive as exc:
-        raise ApplicationError(str(exc), code="release_license_too_permissive") from exc
+        # force_license: the input that allows it, which each interface names in its own words (an option, a box)
+        raise ApplicationError(str(exc), code="release_license_too_permissive",
+                               extra={"field": "force_license"} if exc.forcible else None) from exc
     return {"licence": decision.licence, "required": decision.required, "forced": decision.forced}, sources
 
 

@@ -53,11 +53,13 @@ def test_a_curator_upload_is_imported_by_a_worker_with_progress_to_100_percent(c
     job_id = response.json()["id"]
     assert response.json()["status"] == Job.Status.QUEUED
     detail = wait_for_job(client_for(curator), job_id)
-    assert detail["status"] == Job.Status.SUCCEEDED, detail
+    assert detail["status"] == Job.Status.PARTIAL, detail
     assert detail["percent"] == 100.0
     assert detail["progress_done"] == detail["progress_total"] == len(data)
     assert detail["result"] == {"created": 30, "duplicates": 0, "annotations_imported": 0,
-                                "errors": [{"line": 31, "message": "unknown field(s): broken"}]}
+                                "errors": [{"line": 31, "message": "unknown field(s): broken"}],
+                                "failed_rows": 1, "rows": 31, "status": "partial",
+                                "summary": "30 of 31 rows imported (30 created, 0 already present); 1 failed"}
     assert Pair.objects.filter(campaign__slug="uploaded").count() == 30
     job = Job.objects.get(pk=job_id)
     assert (job.kind, job.created_by, job.campaign.slug, job.params["filename"]) == ("import", curator, "uploaded",

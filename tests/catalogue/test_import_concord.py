@@ -30,7 +30,9 @@ def test_pairs_are_created_with_their_prompt_responses_and_every_media_they_show
         concord_pair(2),
     ])
     code, summary = run_import_json(path, *NEW_CAMPAIGN, "--media-root", str(media_root))
-    assert (code, summary) == (0, {"created": 3, "duplicates": 0, "annotations_imported": 0, "errors": []})
+    assert (code, summary) == (0, {"created": 3, "duplicates": 0, "annotations_imported": 0, "errors": [],
+                                   "failed_rows": 0, "rows": 3, "status": "succeeded",
+                                   "summary": "3 of 3 rows imported (3 created, 0 already present)"})
     campaign = Campaign.objects.get(slug="demo-t2i")
     assert (campaign.kind, campaign.rating_schema.preset) == ("text-to-image", "mmrb2-generation")
     first = Pair.objects.get(external_id="pair-0")
@@ -118,7 +120,7 @@ def test_strict_imports_nothing_when_one_row_fails(tmp_path, media_root):
     good = [concord_pair(i, a_file=f"img/{i}.png") for i in range(3)]
     path = write_jsonl(tmp_path / "pairs.jsonl", [*good, concord_pair(9, a_file="img/missing.png")])
     code, summary = run_import_json(path, *NEW_CAMPAIGN, "--media-root", str(media_root), "--strict")
-    assert code == 2
+    assert (code, summary["status"]) == (1, "failed"), "nothing was imported"
     assert summary["created"] == 0
     assert summary["errors"] == [{"line": 4, "message": "img/missing.png: file not found under the media root"}]
     assert (Pair.objects.count(), Prompt.objects.count(), Media.objects.count()) == (0, 0, 0)
@@ -132,7 +134,9 @@ def test_without_strict_good_rows_are_kept_and_the_exit_status_is_2(tmp_path, me
     code, out = run_import(path, *NEW_CAMPAIGN, "--json")
     assert code == 2
     summary = json.loads(out)
-    assert set(summary) == {"created", "duplicates", "annotations_imported", "errors"}
+    assert set(summary) == {"created", "duplicates", "annotations_imported", "errors", "failed_rows", "rows", "status",
+                            "summary"}
+    assert summary["status"] == "partial"
     assert summary["created"] == 2
     assert summary["errors"] == [{"line": 2, "message": "prompt: expected an object, got null"}]
     assert out.count("\n") <= 1, "--json prints exactly one JSON object"
@@ -150,7 +154,8 @@ def test_a_missing_campaign_without_a_task_kind_is_a_clear_error(tmp_path):
     path = write_jsonl(tmp_path / "pairs.jsonl", [concord_pair(0)])
     code, summary = run_import_json(path, "--campaign", "nowhere", "--format", "concord")
     assert code == 1
-    assert "does not exist; pass --task KIND" in summary["errors"][0]["message"]
+    assert "does not exist; give a task kind" in summary["errors"][0]["message"]
+    assert "(pass --task KIND and optionally --schema PRESET)" in summary["errors"][0]["message"]
     assert not Campaign.objects.filter(slug="nowhere").exists()
 
 

@@ -96,7 +96,7 @@ def test_bad_omni_rows_get_precise_errors(tmp_path, media_root):
     path = write_jsonl(tmp_path / "bad.jsonl", rows)
     code, summary = run_import_json(path, "--campaign", "omni", "--format", "omnireward", "--task", "video-to-text",
                                     "--media-root", str(media_root), "--with-annotations")
-    assert code == 2
+    assert (code, summary["status"]) == (1, "failed"), "nothing was imported"
     assert summary["created"] == 0
     assert [e["message"] for e in summary["errors"]] == [
         "criteria_preference: expected response1, response2 or tie, got 'response3'",

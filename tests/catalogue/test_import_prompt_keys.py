@@ -35,7 +35,7 @@ def test_a_row_whose_prompt_differs_from_one_stored_by_an_earlier_import_is_refu
     run_import_json(write_jsonl(tmp_path / "first.jsonl", [concord_pair(0)]), *CONCORD)
     later = write_jsonl(tmp_path / "later.jsonl", [retitled(concord_pair(1), "Draw something else")])
     code, summary = run_import_json(later, *CONCORD)
-    assert code == 2 and summary["created"] == 0
+    assert code == 1 and summary["created"] == 0
     assert summary["errors"][0]["message"].startswith(
         "prompt 'prompt-0' was imported with different content by an earlier import;")
     assert Prompt.objects.get().content[0]["text"] == "Draw thing 0"
@@ -44,7 +44,7 @@ def test_a_row_whose_prompt_differs_from_one_stored_by_an_earlier_import_is_refu
 def test_strict_imports_nothing_when_two_rows_share_a_prompt_key_but_not_its_content(tmp_path):
     path = write_jsonl(tmp_path / "pairs.jsonl", [concord_pair(0), retitled(concord_pair(1), "Draw something else")])
     code, summary = run_import_json(path, *CONCORD, "--strict")
-    assert code == 2 and summary["errors"][0]["line"] == 2
+    assert code == 1 and summary["errors"][0]["line"] == 2
     assert not Pair.objects.exists() and not Prompt.objects.exists()
 
 

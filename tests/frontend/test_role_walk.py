@@ -113,6 +113,10 @@ EXPECTED: dict[str, dict[str, dict]] = {
     # Imports (issue 2): curators upload.
     "imports/": {"GET": CURATOR_PAGE},
     "api/v1/imports/": {"POST": curator_post(415)},  # the walk sends JSON; uploads are multipart
+    # An import's report and its errors (issue 32): curators read them.
+    "imports/<int:job_id>/": {"GET": CURATOR_PAGE},
+    "imports/<int:job_id>/errors.<str:fmt>": {"GET": CURATOR_PAGE},
+    "api/v1/imports/<int:job_id>/errors/": {"GET": CURATOR_API},
     # Releases (issue 6), against a published release of campaign Y with no files.
     "releases/": {"GET": CURATOR_PAGE},
     "releases/<slug:name>/<str:version>/": {"GET": CURATOR_PAGE, "POST": allowed(302, 403, 403, 400, 400)},
@@ -246,7 +250,7 @@ def scene():
         "name": f"{media.sha256}.png", "figure": "annotators", "section": "annotators", "action": "restore", "kind": "prefilter",
         "object_id": y.pairs["kept"].pk, "id": y.bob.pk, "content_type_id": 1,
         "version": release.version, "token": "forged-download-token",
-        "assignment_id": lease.pk, "username": y.bob.username,
+        "assignment_id": lease.pk, "username": y.bob.username, "fmt": "csv",
     }
     # What an annotator must never see: every model name, judge output, a co-annotator's rationale;
     # alice additionally must not see anything of campaign Y.

@@ -261,9 +261,11 @@ def campaign_get_or_create(*, slug: str, kind: str | None, preset: str | None,
         return campaign, False
     if not kind:
         raise ApplicationError(
-            f"campaign {slug!r} does not exist; pass --task KIND (and --schema PRESET) to create it",
+            f"campaign {slug!r} does not exist; give a task kind (and a rating schema) to create it",
             code="campaign_not_found",
             status_code=404,
+            # The input that would create it; each interface names it in its own words (an option, a form field).
+            extra={"field": "task"},
         )
     return campaign_create(slug=slug, kind=kind, preset=preset, overlap=3 if overlap is None else overlap), True
 

@@ -3,6 +3,7 @@
 import json
 import sys
 from pathlib import Path
+from typing import NoReturn
 
 from django.core.checks import Tags
 from django.core.management.base import BaseCommand, CommandError
@@ -14,16 +15,24 @@ from annotation.catalogue.services.sources import source_info_from_options
 from annotation.importers import FORMATS
 from annotation.importers.reader import ReaderFailed
 from annotation.importers.services import pairs_import
-from core.cli import progress_bar
+from core.cli import cli_message, progress_bar
 from core.errors import ApplicationError
 
+# Exit statuses: 0 every row is in (succeeded), 2 some rows failed and the rest are in (partial), 1 nothing was
+# imported (failed: the command was refused, the file could not be read, every row failed or a --strict file had a
+# bad row).
+NOTHING_IMPORTED = 1
 ROW_FAILED = 2
+EXIT_STATUS = {"succeeded": 0, "partial": ROW_FAILED, "failed": NOTHING_IMPORTED}
+# What a refusal that names a missing input asks for, in this command's own options.
+OPTION_HINTS = {"task": "pass --task KIND and optionally --schema PRESET"}
 
 
 class Command(BaseCommand):
     help = (
         "Import preference pairs from a concord JSONL file, an MMRB2 release file or Omni-RewardBench rows. "
-        "Good rows are imported and bad rows reported (exit status 2 when any row failed); "
+        "Good rows are imported and bad rows reported; the exit status is 0 when every row is in, 2 when some rows "
+        "failed and the rest are in (partial), 1 when nothing was imported (failed); "
         "importing the same file again creates nothing new."
     )
     # The model checks only: the URL checks import every view, and with them the analysis libraries
@@ -93,23 +102,31 @@ class Command(BaseCommand):
                     source=source,
                 )
         except ReaderFailed as exc:  # what was committed stays; importing the file again completes it
-            raise CommandError(str(exc)) from exc
+            self._refuse(str(exc), as_json=as_json)
         except ApplicationError as exc:
-            if as_json:
-                self.stdout.write(json.dumps({"created": 0, "duplicates": 0, "annotations_imported": 0,
-                                          "errors": [{"line": 0, "message": exc.message}]}))
-                sys.exit(1)
-            raise CommandError(exc.message) from exc
+            self._refuse(cli_message(exc, OPTION_HINTS), as_json=as_json)
+        summary = result.as_dict(strict=strict)
         if as_json:
-            self.stdout.write(json.dumps(result.as_dict(), ensure_ascii=False))
+            self.stdout.write(json.dumps(summary, ensure_ascii=False))
         else:
-            self._summary(result, strict)
-        if result.failed_rows:
-            sys.exit(ROW_FAILED)
+            self._summary(result, strict, summary)
+        if EXIT_STATUS[summary["status"]]:
+            sys.exit(EXIT_STATUS[summary["status"]])
 
-    def _summary(self, result, strict: bool) -> None:
+    def _refuse(self, message: str, *, as_json: bool) -> NoReturn:
+        """End a run that imported nothing before reading a row (exit status 1): the message, as JSON with --json."""
+        if as_json:
+            self.stdout.write(json.dumps({"created": 0, "duplicates": 0, "annotations_imported": 0,
+                                          "errors": [{"line": 0, "message": message}], "failed_rows": 0, "rows": 0,
+                                          "status": "failed", "summary": f"nothing was imported: {message}"},
+                                         ensure_ascii=False))
+            sys.exit(NOTHING_IMPORTED)
+        raise CommandError(message)
+
+    def _summary(self, result, strict: bool, summary: dict) -> None:
         verdict = "nothing imported (--strict)" if strict and result.failed_rows else f"{result.created:,} created"
         self.stdout.write(
+            f"{summary['status'].upper()}: {summary['summary']}\n"
             f"{verdict}, {result.duplicates:,} already present, {result.annotations_imported:,} annotations imported, "
             f"{result.failed_rows:,} rows failed."
         )

@@ -8,8 +8,12 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError
 
+from core.cli import cli_message
 from core.errors import ApplicationError
 from curation.services.releases import release_discard, release_publish, release_summary
+
+# What a refusal that names an input asks for, in this command's own options.
+OPTION_HINTS = {"force_license": "pass --force-license only if you hold the rights to relicense"}
 
 
 class Command(BaseCommand):
@@ -44,7 +48,7 @@ class Command(BaseCommand):
                 force_license=options["force_license"],
             )
         except ApplicationError as exc:
-            raise CommandError(exc.message) from exc
+            raise CommandError(cli_message(exc, OPTION_HINTS)) from exc
         result = release_summary(release)
         if options["json"]:
             self.stdout.write(json.dumps(result))

@@ -2,6 +2,8 @@
 // The label names the job's own units (bytes, verdicts, steps, pairs, rows) with the rate and the time left,
 // measured between polls; a failed job shows its reason.
 const BYTE_UNITS = ["B", "KiB", "MiB", "GiB", "TiB"];
+// A job in one of these is over (annotation.jobs.models.JOB_FINISHED): partial is an import some of whose rows failed.
+export const FINISHED = ["succeeded", "partial", "failed", "cancelled"];
 
 export function formatCount(value, unit) {
   if (unit !== "bytes") return `${Number(value).toLocaleString("en")}`;
@@ -51,7 +53,7 @@ export function watchJob(element, { interval = 700, onDone } = {}) {
     if (job.percent === null) bar.removeAttribute("value"); else bar.value = job.percent;
     label.textContent = progressText(job, rate);
     element.dataset.status = job.status;
-    if (["succeeded", "failed", "cancelled"].includes(job.status)) {
+    if (FINISHED.includes(job.status)) {
       if (onDone) onDone(job);
       return;
     }

@@ -95,3 +95,23 @@ def test_a_failed_attempt_is_discarded_from_the_page_and_the_version_published_f
     page.click("#publish-form button[type=submit]")
     page.wait_for_selector("#published-message", timeout=30_000)
     assert page.inner_text("#published-message").startswith("Published fox-bench@1.0.0")
+
+
+def test_a_licence_more_permissive_than_a_source_is_refused_naming_the_pages_own_box(release_data, releases_root,
+                                                                                   live_server, page):
+    from annotation.catalogue.services.sources import source_dataset_link
+    from annotation.importers import mmrb2
+
+    source_dataset_link(campaign=release_data["t2i"], source=mmrb2.SOURCE)
+    CuratorFactory(username="curie")
+    log_in(page, live_server.url, "curie", then="/releases/")
+    page.fill("input[name=name]", "fox-bench")
+    page.fill("input[name=version]", "1.0.0")
+    page.check("input[value=t2i-wave]")
+    page.fill("input[name=license]", "cc-by-4.0")
+    page.click("#publish-form button[type=submit]")
+    page.wait_for_function("() => document.getElementById('publish-error').textContent.length > 0")
+    message = page.inner_text("#publish-error")
+    assert message.endswith("""a release keeps its sources' terms — tick "Allow a licence more permissive than a """
+                            """source's (I hold the rights)\"""")
+    assert "--force-license" not in message

@@ -62,6 +62,30 @@ def test_a_more_permissive_override_is_refused_without_force_and_nothing_is_publ
     assert not (releases_root / "fox-bench").exists()
 
 
+def test_the_api_refusal_names_the_force_license_field_and_only_the_command_line_names_the_option(release_data,
+                                                                                                 releases_root):
+    from rest_framework.test import APIClient
+
+    from tests.factories import CuratorFactory
+
+    source_dataset_link(campaign=release_data["t2i"], source=mmrb2.SOURCE)
+    client = APIClient()
+    client.force_authenticate(CuratorFactory())
+    body = {"name": "fox-bench", "version": "1.0.0", "campaigns": ["t2i-wave", "reasoning-wave"],
+            "license": "cc-by-4.0"}
+    answer = client.post("/api/v1/releases/", body, format="json").json()
+    assert answer["code"] == "release_license_too_permissive"
+    assert answer["extra"] == {"field": "force_license"}
+    assert answer["message"] == ("licence cc-by-4.0 is more permissive than cc-by-nc-4.0, the licence of source "
+                                 "'mmrb2'; a release keeps its sources' terms")
+    unknown = client.post("/api/v1/releases/", {**body, "license": "cc-by-5.0"}, format="json").json()
+    assert "extra" not in unknown, "forcing cannot make an unknown licence id known"
+    with pytest.raises(CommandError) as refused:
+        publish("--license", "cc-by-4.0")
+    assert str(refused.value).endswith("a release keeps its sources' terms (pass --force-license only if you hold the "
+                                       "rights to relicense)")
+
+
 def test_a_forced_override_is_taken_and_the_card_says_so(release_data, releases_root):
     source_dataset_link(campaign=release_data["t2i"], source=mmrb2.SOURCE)
     publish("--license", "cc-by-4.0", "--force-license")

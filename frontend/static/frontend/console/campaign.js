@@ -1,11 +1,9 @@
 // Campaign overview: follow each pipeline job (pre-filter, agreement, consensus) live; when one that was
 // still running finishes, reload the page so the funnel and the job's result show the new numbers.
-import { watchJob } from "../jobs.js";
-
-const TERMINAL = ["succeeded", "failed", "cancelled"];
+import { FINISHED, watchJob } from "../jobs.js";
 
 document.querySelectorAll("[data-pipeline-job]").forEach((element) => {
-  const wasRunning = !TERMINAL.includes(element.dataset.status);
+  const wasRunning = !FINISHED.includes(element.dataset.status);
   element.dataset.jobProgress = element.dataset.pipelineJob;
   watchJob(element, {
     onDone: () => {

@@ -1,4 +1,5 @@
 // The upload page: send the form to the import API, then follow the job's progress and show its result.
+import { errorMessage } from "../forms.js";
 import { watchJob } from "../jobs.js";
 
 const form = document.getElementById("import-form");
@@ -11,26 +12,44 @@ function cell(row, text) {
   row.appendChild(document.createElement("td")).textContent = text;
 }
 
+// Errors shown here; the import's report page pages through the rest and downloads them all.
+const SHOWN_ERRORS = 50;
+
 function showResult(job) {
   resultBox.replaceChildren();
-  if (job.status !== "succeeded") {
-    resultBox.appendChild(Object.assign(document.createElement("p"), { className: "error", textContent: job.error || job.status }));
-    // An import that imported nothing because its rows failed still lists each row's error.
-    if (!job.result) return;
-  }
+  const status = Object.assign(document.createElement("p"), { className: `import-status status-${job.status}` });
+  status.dataset.status = job.status;
   const r = job.result;
+  status.textContent = `${job.status}${r && r.summary ? ` · ${r.summary}` : ""}`;
+  resultBox.appendChild(status);
+  if (job.error) resultBox.appendChild(Object.assign(document.createElement("p"), { className: "error", textContent: job.error }));
+  const report = Object.assign(document.createElement("a"), { href: `/imports/${job.id}/`, textContent: `Report of import #${job.id}` });
+  if (!r) {
+    resultBox.appendChild(report);
+    return;
+  }
+  const failed = r.failed_rows ?? r.errors.length;
   const summary = document.createElement("p");
   summary.className = "summary";
-  summary.textContent = `${r.created} created · ${r.duplicates} already present · ${r.annotations_imported} annotations imported · ${r.errors.length} rows failed`;
+  summary.textContent = `${r.created} created · ${r.duplicates} already present · ${r.annotations_imported} annotations imported · ${failed} rows failed`;
   resultBox.appendChild(summary);
-  if (!r.errors.length) return;
+  if (!r.errors.length) {
+    resultBox.appendChild(report);
+    return;
+  }
+  const more = document.createElement("p");
+  more.className = "more";
+  more.append(r.errors.length > SHOWN_ERRORS ? `The first ${SHOWN_ERRORS} errors; all of them on the ` : "The errors, also on the ");
+  report.textContent = `report of import #${job.id}`;
+  more.append(report, " (CSV and JSON Lines downloads there).");
+  resultBox.appendChild(more);
   const table = document.createElement("table");
   table.className = "table import-errors";
   const head = table.createTHead().insertRow();
   cell(head, "Line");
   cell(head, "Problem");
   const body = table.createTBody();
-  for (const error of r.errors) {
+  for (const error of r.errors.slice(0, SHOWN_ERRORS)) {
     const row = body.insertRow();
     cell(row, String(error.line));
     cell(row, error.message);
@@ -51,8 +70,7 @@ form.addEventListener("submit", async (event) => {
   });
   const body = await response.json().catch(() => ({ message: `status ${response.status}` }));
   if (!response.ok) {
-    const fields = body.extra && body.extra.fields ? " " + JSON.stringify(body.extra.fields) : "";
-    message.textContent = (body.message || `status ${response.status}`) + fields;
+    message.textContent = errorMessage(form, body, response.status);
     message.className = "message error";
     return;
   }

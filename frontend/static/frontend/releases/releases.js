@@ -1,4 +1,5 @@
 // Publish form: POST to the API, then follow the build's job with the shared live progress bar.
+import { errorMessage } from "../forms.js";
 import { watchJob } from "../jobs.js";
 
 const form = document.getElementById("publish-form");
@@ -26,7 +27,7 @@ if (form) {
     });
     const answer = await response.json();
     if (!response.ok) {
-      error.textContent = answer.message || `status ${response.status}`;
+      error.textContent = errorMessage(form, answer, response.status);
       form.querySelector("button[type=submit]").disabled = false;
       return;
     }
