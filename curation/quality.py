@@ -192,6 +192,7 @@ class JudgeTally:
     swap_pairs: int = 0
     swap_same: int = 0
     swap_left_out: int = 0
+    abstained: int = 0
 
     def __add__(self, other: JudgeTally) -> JudgeTally:
         return JudgeTally(**{name: getattr(self, name) + getattr(other, name) for name in self.__dataclass_fields__})
@@ -211,6 +212,7 @@ def judge_figures(tally: JudgeTally) -> dict:
     return {
         **agreement,
         "failed": tally.failed,
+        "abstained": tally.abstained,
         "invalid": tally.invalid,
         "no_verdicts": tally.verdicts == 0,
         "first_position_n": first["n"],

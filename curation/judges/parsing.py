@@ -14,6 +14,9 @@ import re
 from dataclasses import dataclass
 
 A, B, TIE, INVALID = "A", "B", "tie", "invalid"
+# A judge that declines to choose (the built-in heuristic judges, when no fault tells the responses apart) gives
+# no verdict, as an unreadable answer gives none, but it is its own outcome: nothing went wrong.
+ABSTAIN = "abstain"
 VALID_LABELS = (A, B, TIE)
 SCALE_MIN, SCALE_MAX = 1, 6
 SCALE_MID = (SCALE_MIN + SCALE_MAX) / 2

@@ -45,7 +45,8 @@ def interpret(result) -> JudgeCall:
     if not isinstance(result, dict):
         return JudgeCall(label=parsing.INVALID, raw_output=repr(result)[:2000])
     verdict = str(result.get("verdict", "")).strip()
-    label = {"a": parsing.A, "b": parsing.B, "tie": parsing.TIE}.get(verdict.lower(), parsing.INVALID)
+    label = {"a": parsing.A, "b": parsing.B, "tie": parsing.TIE, parsing.ABSTAIN: parsing.ABSTAIN}.get(
+        verdict.lower(), parsing.INVALID)
     raw = result.get("raw")
     if not isinstance(raw, str):
         raw = json.dumps(result, default=str, sort_keys=True)

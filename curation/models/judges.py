@@ -30,6 +30,7 @@ class JudgeVerdict(models.Model):
         A = "A", "A"
         B = "B", "B"
         TIE = "tie", "Tie"
+        ABSTAIN = "abstain", "Abstained"
         INVALID = "invalid", "Invalid"
 
     pair = models.ForeignKey("annotation.Pair", on_delete=models.CASCADE, related_name="judge_verdicts")

@@ -1,4 +1,4 @@
-"""Per-judge figures of a pre-filter run: calls, errors, invalid answers, position consistency, latency.
+"""Per-judge figures of a pre-filter run: calls, errors, abstentions, invalid answers, position consistency, latency.
 
 Pure functions over plain rows; no Django.
 """
@@ -10,6 +10,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 VALID_LABELS = ("A", "B", "tie")
+ABSTAIN = "abstain"
 
 
 @dataclass(frozen=True)
@@ -55,14 +56,20 @@ def judge_figures(rows: Iterable[VerdictRow]) -> dict[str, dict]:
         labels: dict[int, dict[str, str]] = defaultdict(dict)
         for row in judge_rows:
             labels[row.pair][row.order] = row.label
-        invalid = sum(1 for row in judge_rows if row.label not in VALID_LABELS)
+        abstained = sum(1 for row in judge_rows if row.label == ABSTAIN and not row.error)
+        errors = sum(1 for row in judge_rows if row.error)
+        # Invalid: an answer that could not be read (a failed call is an error; an abstention is neither).
+        invalid = sum(1 for row in judge_rows if row.label not in VALID_LABELS and row.label != ABSTAIN
+                      and not row.error)
         latencies = [row.latency_ms for row in judge_rows if row.latency_ms is not None and not row.error]
         consistency = position_consistency(labels)
         mean = sum(latencies) / len(latencies) if latencies else None
         p50, p95 = percentile(latencies, 0.5), percentile(latencies, 0.95)
         out[judge] = {
             "calls": len(judge_rows),
-            "errors": sum(1 for row in judge_rows if row.error),
+            "errors": errors,
+            "abstained": abstained,
+            "abstained_rate": round(abstained / len(judge_rows), 4),
             "invalid": invalid,
             "invalid_rate": round(invalid / len(judge_rows), 4),
             "position_consistency": None if consistency is None else round(consistency, 4),

@@ -17,6 +17,7 @@ from dataclasses import asdict, dataclass, replace
 from fractions import Fraction
 
 VALID_LABELS = ("A", "B", "tie")
+ABSTAIN = "abstain"  # a judge that declined to choose: no vote for any side, not an error
 SIDES = ("A", "B")
 MAJORITY, MAJORITY_OF_VALID, SCORE_MARGIN = "majority", "majority-of-valid", "score-margin"
 RULES = (MAJORITY, MAJORITY_OF_VALID, SCORE_MARGIN)
@@ -63,8 +64,8 @@ class Rule:
 class Decision:
     """Whether a pair is easy, with the figures behind it and a reason a curator can read.
 
-    ``planned`` is the votes the run planned for the pair; ``invalid`` counts unparseable answers and
-    ``failed`` the calls that got no answer.
+    ``planned`` is the votes the run planned for the pair; ``invalid`` counts unparseable answers,
+    ``abstained`` the judges that declined to choose, and ``failed`` the calls that got no answer.
     """
 
     easy: bool
@@ -77,6 +78,7 @@ class Decision:
     share: float | None
     margin: float | None
     reason: str
+    abstained: int = 0
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -120,9 +122,14 @@ def _percent(share: float) -> str:
     return f"{100 * share:.0f}%"
 
 
-def _not_agreeing(invalid: int, failed: int) -> str:
-    parts = [f"{invalid} invalid"] if invalid else []
-    parts += [f"{failed} failed"] if failed else []
+def _without_side(invalid: int, failed: int, abstained: int) -> list[str]:
+    parts = [f"{abstained} abstained"] if abstained else []
+    parts += [f"{invalid} invalid"] if invalid else []
+    return parts + ([f"{failed} failed"] if failed else [])
+
+
+def _not_agreeing(invalid: int, failed: int, abstained: int = 0) -> str:
+    parts = _without_side(invalid, failed, abstained)
     return f" ({', '.join(parts)})" if parts else ""
 
 
@@ -131,20 +138,25 @@ def decide(rule: Rule, votes: Sequence[Vote], *, planned: int | None = None) -> 
 
     More votes than planned (a judge answered twice, or votes of a judge outside the plan) are all counted: the
     base is the votes given, and the reason says how many beyond the plan there were (it printed "17 of 18
-    planned (-2 invalid)" for 20 votes).
+    planned (-2 invalid)" for 20 votes). An abstention is a planned vote for no side, counted apart from
+    invalid answers and failed calls.
     """
     planned = len(votes) if planned is None else planned
-    beyond = max(len(votes) - planned, 0)
-    if beyond:
-        decision = decide(rule, votes, planned=len(votes))
+    abstained = sum(1 for v in votes if v.label == ABSTAIN and not v.failed)
+    if len(votes) > planned:
+        decision = _decide(rule, votes, planned=len(votes), abstained=abstained)
         counted = decision.reason.removeprefix("prefilter: ").replace(" planned votes", " votes")
-        return replace(decision, reason=_reason(
+        return replace(decision, abstained=abstained, reason=_reason(
             f"{counted} — {len(votes)} votes where {planned} were planned, all {len(votes)} counted"))
+    return replace(_decide(rule, votes, planned=planned, abstained=abstained), abstained=abstained)
+
+
+def _decide(rule: Rule, votes: Sequence[Vote], *, planned: int, abstained: int) -> Decision:
     valid = [v for v in votes if v.label in VALID_LABELS and not v.failed]
     failed = sum(1 for v in votes if v.failed)
     # Votes planned but never stored count as failed calls: they did not agree either.
     failed += max(planned - len(votes), 0)
-    invalid = planned - len(valid) - failed
+    invalid = planned - len(valid) - failed - abstained
     if rule.name == SCORE_MARGIN:
         return _decide_margin(rule, valid, planned, invalid, failed)
     counts = Counter(v.label for v in valid).most_common()
@@ -153,7 +165,7 @@ def decide(rule: Rule, votes: Sequence[Vote], *, planned: int | None = None) -> 
             f"kept — {len(valid)} valid vote(s), fewer than the minimum {rule.min_votes} (majority of valid votes)"))
     if not counts:
         return Decision(False, None, planned, 0, invalid, failed, 0, None, None, _reason(
-            f"kept — no valid vote of {planned} planned{_not_agreeing(invalid, failed)}"))
+            f"kept — no valid vote of {planned} planned{_not_agreeing(invalid, failed, abstained)}"))
     label, support = counts[0]
     if len(counts) > 1 and counts[1][1] == support:
         label = None
@@ -164,7 +176,7 @@ def decide(rule: Rule, votes: Sequence[Vote], *, planned: int | None = None) -> 
     easy = label in SIDES and reached
     held = f"{label or 'no label'} holds {support} of {base} {what}"
     if rule.name == MAJORITY:
-        held += _not_agreeing(invalid, failed)
+        held += _not_agreeing(invalid, failed, abstained)
     if easy:
         reason = f"easy — {held} ≥ {_percent(rule.threshold)}"
     elif label == "tie" and reached:
@@ -172,7 +184,8 @@ def decide(rule: Rule, votes: Sequence[Vote], *, planned: int | None = None) -> 
     else:
         reason = f"kept — {held} < {_percent(rule.threshold)}"
     if rule.name == MAJORITY_OF_VALID:
-        reason += f" ({MAJORITY_OF_VALID}; {planned - len(valid)} invalid or failed left out)"
+        left_out = ", ".join(_without_side(invalid, failed, abstained)) or "nothing"
+        reason += f" ({MAJORITY_OF_VALID}; left out: {left_out})"
     return Decision(easy, label, planned, len(valid), invalid, failed, support, share, None, _reason(reason))
 
 

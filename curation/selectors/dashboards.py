@@ -254,7 +254,8 @@ def judge_tallies(*, campaign: Campaign | None) -> dict[tuple[str, str], quality
     valid = Q(verdict__in=quality.JUDGE_VERDICTS)
     no_verdict = ~valid
     failed = no_verdict & ~Q(error="")
-    invalid = no_verdict & Q(error="")
+    abstained = no_verdict & Q(error="", verdict=JudgeVerdict.Verdict.ABSTAIN)
+    invalid = no_verdict & Q(error="") & ~Q(verdict=JudgeVerdict.Verdict.ABSTAIN)
     kept = Q(pair__consensus__decision=ConsensusRecord.Decision.KEPT)
     first = Q(order=JudgeVerdict.Order.FORWARD, verdict="A") | Q(order=JudgeVerdict.Order.SWAPPED, verdict="B")
     per_pair = (
@@ -267,6 +268,7 @@ def judge_tallies(*, campaign: Campaign | None) -> dict[tuple[str, str], quality
             agree=Count("id", filter=kept & valid & Q(verdict=F("pair__consensus__chosen"))),
             failed=Count("id", filter=kept & failed),
             invalid=Count("id", filter=kept & invalid),
+            abstained=Count("id", filter=kept & abstained),
             sides=Count("id", filter=Q(verdict__in=quality.SIDES)),
             first=Count("id", filter=first),
             forward=Max("verdict", filter=valid & Q(order=JudgeVerdict.Order.FORWARD)),
@@ -281,7 +283,7 @@ def judge_tallies(*, campaign: Campaign | None) -> dict[tuple[str, str], quality
             "SELECT t.judge_name, t.task, SUM(t.verdicts), SUM(t.agree), SUM(t.failed), SUM(t.invalid), SUM(t.sides),"
             f" SUM(t.first), SUM(CASE WHEN {both} THEN 1 ELSE 0 END),"
             f" SUM(CASE WHEN {both} AND t.forward = t.swapped THEN 1 ELSE 0 END),"
-            f" SUM(CASE WHEN t.calls = 2 AND NOT ({both}) THEN 1 ELSE 0 END)"
+            f" SUM(CASE WHEN t.calls = 2 AND NOT ({both}) THEN 1 ELSE 0 END), SUM(t.abstained)"
             f" FROM ({inner}) AS t GROUP BY t.judge_name, t.task ORDER BY t.judge_name, t.task",
             params,
         )
@@ -291,13 +293,14 @@ def judge_tallies(*, campaign: Campaign | None) -> dict[tuple[str, str], quality
         }
 
 
-JUDGE_AGREEMENT_COLUMNS = ("judge", "task", "n", "successes", "rate", "low", "high", "failed", "invalid")
+JUDGE_AGREEMENT_COLUMNS = ("judge", "task", "n", "successes", "rate", "low", "high", "failed", "abstained", "invalid")
 
 
 def judge_human_agreement(*, campaign: Campaign | None, tallies: dict | None = None) -> Figure:
     """Per judge and task, by MMRB2's rule: verdicts (both orders) equal to the consensus of kept pairs over
     the verdicts made. A tie is a verdict and wrong against a side; a failed call or an unreadable answer
-    is no verdict: it leaves the denominator and is counted in ``failed`` / ``invalid``. A judge that made
+    is no verdict: it leaves the denominator and is counted in ``failed`` / ``invalid``; so is an abstention (a
+    judge that declined to choose), counted in ``abstained``. A judge that made
     no verdict there has no rate (None, shown as "no verdicts"). Pairs without a kept consensus are left out.
 
     ``tallies``: ``judge_tallies`` of the same campaign when the caller already has them.
@@ -305,14 +308,14 @@ def judge_human_agreement(*, campaign: Campaign | None, tallies: dict | None = N
     tallies = judge_tallies(campaign=campaign) if tallies is None else tallies
     rows = []
     for (judge, task), tally in tallies.items():
-        if tally.verdicts + tally.failed + tally.invalid == 0:
+        if tally.verdicts + tally.failed + tally.invalid + tally.abstained == 0:
             continue
         figures = quality.judge_figures(tally)
         rows.append({"judge": judge, "task": task, **{k: figures[k] for k in JUDGE_AGREEMENT_COLUMNS[2:]},
                      "no_verdicts": figures["no_verdicts"]})
     return Figure("judge-human-agreement", "Judge–human agreement per judge and task", JUDGE_AGREEMENT_COLUMNS, rows,
-                  note="Failed calls and unreadable answers are no verdict: counted beside the rate, not in it "
-                       "(as MMRB2 scores a missing judgement). A tie counts as wrong.")
+                  note="Failed calls, abstentions and unreadable answers are no verdict: counted beside the rate, not "
+                       "in it (as MMRB2 scores a missing judgement). A tie counts as wrong.")
 
 
 JUDGE_POSITION_COLUMNS = ("judge", "n", "first_position_share", "low", "high", "position_bias", "consistent_after_swap",

@@ -106,6 +106,13 @@ def prefilter_job_create(
     """
     judges = _chosen_judges(judge_names)
     rule = prefilter_rule_for(campaign=campaign, threshold=threshold)
+    if not candidate_pairs(campaign=campaign).exists():
+        # A run with nothing to judge finished "succeeded · 0 verdicts" and said nothing: refuse it, saying why.
+        why = ("it does not use the pre-filter (its pairs go straight to raters)" if not campaign.requires_prefilter
+               else "every pair has left the pre-filter's hands (rated, claimed, or restored by a curator)")
+        raise ApplicationError(f"{campaign.slug} has no pair a pre-filter run could judge: {why}",
+                               code="nothing_to_prefilter", status_code=409,
+                               extra={"requires_prefilter": campaign.requires_prefilter})
     params = {
         "judges": [j.pk for j in judges],
         "judge_names": [j.name for j in judges],
@@ -467,7 +474,8 @@ def _report(*, job: Job, rule: rules.Rule, rows: list[tuple], dropped: int, kept
         entry["verdicts_stored"] = len(this_run)
         entry["calls_made"] = sum(r[8] for r in this_run)
     for name in job.params["judge_names"]:
-        figures.setdefault(name, {"calls": 0, "errors": 0, "invalid": 0, "invalid_rate": 0.0, "position_consistency": None,
+        figures.setdefault(name, {"calls": 0, "errors": 0, "abstained": 0, "abstained_rate": 0.0, "invalid": 0,
+                                  "invalid_rate": 0.0, "position_consistency": None,
                                   "latency_ms": {"mean": None, "p50": None, "p95": None}, "verdicts_stored": 0,
                                   "calls_made": 0})
     return {
@@ -475,7 +483,8 @@ def _report(*, job: Job, rule: rules.Rule, rows: list[tuple], dropped: int, kept
         "campaign": job.campaign.slug,
         "pairs": len({r[0] for r in rows}),
         "verdicts": len(rows),
-        "invalid": sum(1 for r in rows if r[3] == JudgeVerdict.Verdict.INVALID),
+        "invalid": sum(1 for r in rows if r[3] == JudgeVerdict.Verdict.INVALID and not r[6]),
+        "abstained": sum(1 for r in rows if r[3] == JudgeVerdict.Verdict.ABSTAIN),
         "errors": sum(1 for r in rows if r[6]),
         "dropped_easy": dropped,
         "kept": kept,

@@ -62,10 +62,12 @@ def test_image_sanity_prefers_the_sound_image_in_either_order(broken, fault):
     assert answer["verdict"] == "B" and answer["score"] < 0 and raw["A"][0].startswith(fault)
 
 
-def test_image_sanity_abstains_on_two_sound_images_and_the_abstention_is_an_invalid_vote():
+def test_image_sanity_abstains_on_two_sound_images_and_the_abstention_is_its_own_outcome():
+    """An abstention was stored and shown as "invalid" (the run report said "Invalid 67 % / 100 %"): it is
+    "abstain", a vote for no side that is neither an error nor an unreadable answer."""
     answer, raw = judged(image_sanity, *image_pair(encoded(photo(1)), encoded(photo(2))))
     assert answer["verdict"] == "abstain" and raw["why"] == "no fault tells the two apart"
-    assert interpret(answer).label == "invalid"
+    assert interpret(answer).label == "abstain"
 
 
 def test_image_sanity_abstains_without_images():

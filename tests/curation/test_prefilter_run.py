@@ -138,7 +138,7 @@ def test_the_valid_votes_variant_applies_only_when_named_and_says_so(patterns):
     assert server.count() == 0 and report["rule"] == {"rule": "majority-of-valid", "threshold": 0.9, "min_votes": 2}
     found = reasons(pairs)
     assert found["failed16"] == (
-        "prefilter: easy — A holds 2 of 2 valid votes ≥ 90% (majority-of-valid; 16 invalid or failed left out)")
+        "prefilter: easy — A holds 2 of 2 valid votes ≥ 90% (majority-of-valid; left out: 16 failed)")
     assert found["fwdonly"].startswith("prefilter: easy — A holds 9 of 9 valid votes ≥ 90%")
     assert found["ties17"].startswith("prefilter: kept — tie holds 17 of 18 valid votes; a tie majority never")
     assert statuses(pairs)["ties17"] == "queued"
@@ -205,6 +205,37 @@ def test_restoring_a_pair_that_was_not_dropped_is_refused(boundary):
     server, campaign, pairs = boundary
     with pytest.raises(Exception, match="not dropped by the pre-filter"):
         pair_restore(pair=pairs["easy17"], user=CuratorFactory())
+
+
+def test_a_run_on_a_campaign_without_the_prefilter_is_refused_with_the_reason():
+    """It finished "succeeded · 0 verdicts" and said nothing."""
+    from core.errors import ApplicationError
+    from curation.services.prefilter import prefilter_start
+
+    campaign = support.campaign()
+    campaign.requires_prefilter = False
+    campaign.save(update_fields=["requires_prefilter"])
+    support.marked_pair(campaign, "human", status=Pair.Status.QUEUED)
+    judge_create(name="sanity", backend="python", settings={"callable": "curation.judges.heuristics.image_sanity"})
+    with pytest.raises(ApplicationError, match="has no pair a pre-filter run could judge: it does not use the pre-filter"):
+        prefilter_start(campaign=campaign)
+    assert not Job.objects.filter(kind="prefilter").exists()
+
+
+def test_abstentions_are_counted_apart_from_invalid_answers_in_the_rule_and_the_report():
+    from curation.prefilter import metrics, rules
+
+    votes = [rules.Vote(judge=f"j{i}", order="forward", label="A") for i in range(15)]
+    votes += [rules.Vote(judge="k1", order="forward", label="abstain"), rules.Vote(judge="k2", order="forward",
+                                                                                      label="abstain"),
+              rules.Vote(judge="k3", order="forward", label="invalid")]
+    decision = rules.decide(rules.rule_from_config({"rule": "majority", "threshold": 0.9}), votes)
+    assert (decision.abstained, decision.invalid, decision.failed) == (2, 1, 0)
+    assert "(2 abstained, 1 invalid)" in decision.reason
+    figures = metrics.judge_figures([metrics.VerdictRow(1, "h", "forward", "abstain"),
+                                     metrics.VerdictRow(1, "h", "swapped", "A"),
+                                     metrics.VerdictRow(2, "h", "forward", "invalid", error=True)])["h"]
+    assert (figures["abstained"], figures["invalid"], figures["errors"]) == (1, 0, 1)
 
 
 def test_pairs_outside_the_prefilter_are_not_judged(boundary):

@@ -137,7 +137,7 @@ def test_bad_parameters_are_refused_before_anything_is_stored():
     add_pairs(campaign, RATINGS)
     with pytest.raises(ApplicationError, match="bootstrap must be a whole number"):
         agreement_compute(campaign=campaign, bootstrap=-1)
-    with pytest.raises(ApplicationError, match="quality parameter\(s\) speed refused: .* one set of rules"):
+    with pytest.raises(ApplicationError, match=r"quality parameter\(s\) speed refused: .* one set of rules"):
         agreement_compute(campaign=campaign, quality={"speed": 1})
     with pytest.raises(CommandError, match="campaign 'nope' does not exist"):
         call_command("compute_agreement", "--campaign", "nope")
