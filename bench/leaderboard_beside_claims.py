@@ -215,7 +215,8 @@ def start_worker(db: str, *, tree: Path, concurrency: int) -> subprocess.Popen:
         [str(python if python.exists() else sys.executable), "-m", "celery", "-A", "config", "worker",
          "--loglevel", "warning", "--queues", "celery,imports,judges,analytics,releases", "--concurrency",
          str(concurrency), "--without-gossip", "--without-mingle"],
-        cwd=tree, env=_env(db), start_new_session=True,
+        # Its banner on stderr: stdout is the bench's (--json).
+        cwd=tree, env=_env(db), start_new_session=True, stdout=sys.stderr,
     )
     from config.celery import app
 
