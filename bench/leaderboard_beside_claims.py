@@ -9,16 +9,22 @@ Everything on 127.0.0.1, in the separate database ``--db`` (dropped, recreated a
    each with ``--ratings`` imported human ratings (A / B / tie drawn from a Bradley–Terry model with spread
    strengths, the side shown drawn too), written with COPY; a campaign of ``--claim-pairs`` pairs for the raters
    (``annotate_load.copy_campaign``); ``--raters`` raters and ``--curators`` curators with a signed-in session each;
-2. gunicorn as docker-compose.yml runs it (gthread, 3 workers × 2 threads) serving ``--code-dir`` (this checkout
-   by default: pass an older ``git worktree`` to measure the code before a change);
-3. one leaderboard request alone (``GET /api/v1/leaderboard/models/?campaign=…&bootstrap=…&seed=…``), timed;
+2. gunicorn as docker-compose.yml runs it (gthread, 3 workers × 2 threads) and a Celery worker as it runs one
+   (``--worker-concurrency`` processes, 4 by default, on the same machine; broker ``--broker``, a Redis database of
+   its own), both serving ``--code-dir`` (this checkout by default: pass an older ``git worktree`` to measure the
+   code before a change);
+3. one leaderboard alone (``GET /api/v1/leaderboard/models/?campaign=…&bootstrap=…&seed=…``), timed to the board:
+   a 202 (a ``leaderboard_fit`` job started) is followed by polling the job until it finishes, then the same
+   request again;
 4. (a) the raters loop claim → submit at ``--rate`` cycles per second for ``--alone`` seconds
    (``annotate_load.run_phase``: a claim's latency counts from when it was due);
    (b) the same for ``--beside`` seconds while every curator sends the leaderboard request in a loop, each with a
-   seed of its own (so no two fits are the same board, and none is served from the cache); a 503 is followed by the
-   wait its ``Retry-After`` asks for, as a client should;
+   seed of its own (so no two fits are the same board, and none is served from the cache), each followed to its
+   board as in 3; a 503 (the code before fit jobs) is followed by the wait its ``Retry-After`` asks for, as a client
+   should;
 5. prints claim and submit p50/p95/p99 of both phases, the cycles offered but never sent (their rater was still
-   waiting on a claim), and the leaderboard answers by status (and code).
+   waiting on a claim), the leaderboard answers by status (and code) with their latency, and the seconds from a
+   request to its board.
 
 Never part of ``make test``. Figures and their command go in ``bench/README.md``.
 """
@@ -30,6 +36,7 @@ import json
 import math
 import os
 import random
+import subprocess
 import sys
 import threading
 import time
@@ -41,6 +48,7 @@ import httpx
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from annotate_load import (  # noqa: E402
     ROOT,
+    _env,
     _rows,
     _write,
     copy_campaign,
@@ -56,6 +64,7 @@ from annotate_load import (  # noqa: E402
 RATED = "lb-rated"
 CLAIMS = "lb-claims"
 CURATOR_PREFIX = "bench-curator-"
+FINISHED = ("succeeded", "failed", "cancelled")
 
 
 def strengths(models: int) -> list[float]:
@@ -145,8 +154,8 @@ def curator_client(base: str, session: tuple[str, str], timeout: float) -> httpx
                         headers={"X-CSRFToken": csrf, "Accept": "application/json"})
 
 
-def one_answer(client: httpx.Client, path: str) -> tuple[str, float, float]:
-    """(status and error code, seconds, the Retry-After it asks for or 0)."""
+def one_answer(client: httpx.Client, path: str) -> tuple[str, float, float, httpx.Response]:
+    """(status and error code, seconds, the Retry-After it asks for or 0, the answer)."""
     began = time.perf_counter()
     answer = client.get(path)
     took = time.perf_counter() - began
@@ -156,24 +165,76 @@ def one_answer(client: httpx.Client, path: str) -> tuple[str, float, float]:
             label += f" {answer.json().get('code', '')}".rstrip()
         except ValueError:
             pass
-    return label, took, float(answer.headers.get("Retry-After", 0) or 0)
+    return label, took, float(answer.headers.get("Retry-After", 0) or 0), answer
+
+
+def to_the_board(client: httpx.Client, path: str, stop: threading.Event | None = None,
+                 poll: float = 0.5) -> tuple[str, float, float, str | None, float]:
+    """One leaderboard request followed to its board: (first answer's label, its seconds, its Retry-After, how the
+    board came: None when the first answer was the board or a refusal, else "job <status> then <label>", seconds
+    from the request to the board)."""
+    began = time.perf_counter()
+    label, took, retry, answer = one_answer(client, path)
+    if answer.status_code != 202:
+        return label, took, retry, None, time.perf_counter() - began
+    job_url = answer.json()["job_url"]
+    status = answer.json()["status"]
+    while status not in FINISHED and not (stop is not None and stop.is_set()):
+        time.sleep(poll)
+        status = client.get(job_url).json()["status"]
+    if status not in FINISHED:
+        return label, took, 0.0, "job unfinished at the end", time.perf_counter() - began
+    again, *_ = one_answer(client, path)
+    return label, took, 0.0, f"job {status} then {again}", time.perf_counter() - began
 
 
 def curator_loop(base: str, session: tuple[str, str], seeds, stop: threading.Event, bootstrap: int, timeout: float,
-                 answers: Counter, seconds: dict, lock: threading.Lock) -> None:
+                 answers: Counter, seconds: dict, boards: dict, lock: threading.Lock) -> None:
     with curator_client(base, session, timeout) as client:
         for seed in seeds:
             if stop.is_set():
                 return
             try:
-                label, took, retry = one_answer(client, leaderboard_path(bootstrap, seed))
+                label, took, retry, via, to_board = to_the_board(client, leaderboard_path(bootstrap, seed), stop)
             except httpx.HTTPError as exc:
-                label, took, retry = f"client error {type(exc).__name__}", 0.0, 1.0
+                label, took, retry, via, to_board = f"client error {type(exc).__name__}", 0.0, 1.0, None, 0.0
             with lock:
                 answers[label] += 1
                 seconds.setdefault(label, []).append(took)
+                if via is not None:
+                    boards.setdefault(via, []).append(to_board)
             if retry:
                 stop.wait(retry)
+
+
+def start_worker(db: str, *, tree: Path, concurrency: int) -> subprocess.Popen:
+    """A Celery worker as docker-compose.yml runs it (all queues, no gossip or mingle) serving ``tree``; returns once
+    it answers a ping."""
+    python = tree / ".venv" / "bin" / "python"
+    process = subprocess.Popen(
+        [str(python if python.exists() else sys.executable), "-m", "celery", "-A", "config", "worker",
+         "--loglevel", "warning", "--queues", "celery,imports,judges,analytics,releases", "--concurrency",
+         str(concurrency), "--without-gossip", "--without-mingle"],
+        # Its banner on stderr: stdout is the bench's (--json).
+        cwd=tree, env=_env(db), start_new_session=True, stdout=sys.stderr,
+    )
+    from config.celery import app
+
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if app.control.ping(timeout=1):
+            return process
+        if process.poll() is not None:
+            raise RuntimeError(f"the Celery worker exited with {process.returncode}")
+    stop_process(process)
+    raise RuntimeError("the Celery worker did not answer a ping within 60 s")
+
+
+def stop_process(process: subprocess.Popen) -> None:
+    import signal
+
+    os.killpg(process.pid, signal.SIGTERM)
+    process.wait(timeout=60)
 
 
 def served(phase: dict, rate: float, duration: float) -> dict:
@@ -201,32 +262,43 @@ def main() -> None:
     parser.add_argument("--beside", type=float, default=60, help="seconds of claims beside the curators' fits")
     parser.add_argument("--lead", type=float, default=3, help="seconds the curators start before the claims")
     parser.add_argument("--timeout", type=float, default=600, help="a curator's client timeout")
+    parser.add_argument("--broker", default="redis://127.0.0.1:6379/13",
+                        help="the Celery broker of the web server and the worker (flushed first)")
+    parser.add_argument("--worker-concurrency", type=int, default=4, help="the worker's processes (4 as in compose)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
 
     code_dir = args.code_dir.resolve()
+    import redis
+
+    redis.Redis.from_url(args.broker).flushdb()
+    os.environ["CELERY_BROKER_URL"] = args.broker  # the web server's and the worker's (annotate_load._env)
     rater_sessions, curator_sessions = setup(args.db, pairs=args.pairs, models=args.models, ratings=args.ratings,
                                              claim_pairs=args.claim_pairs, raters=args.raters, curators=args.curators)
     # Seeds never asked before (the cache is Redis's and outlives a run): every request is a fit.
     seed0 = random.SystemRandom().randrange(10**6, 10**9)
+    worker = start_worker(args.db, tree=code_dir, concurrency=args.worker_concurrency)
     web, base = start_gunicorn(args.db, tree=code_dir, workers=3, worker_class="gthread", threads=2)
     result: dict = {"code_dir": str(code_dir), "pairs": args.pairs, "models": args.models, "ratings": args.ratings,
                     "raters": args.raters, "rate": args.rate, "curators": args.curators, "bootstrap": args.bootstrap,
+                    "worker_concurrency": args.worker_concurrency, "cpus": os.cpu_count(),
                     "load_average_before": round(os.getloadavg()[0], 1)}
     try:
         run_phase(base, CLAIMS, rater_sessions, duration=3, rate=args.rate)  # warm every worker process
         with curator_client(base, curator_sessions[0], args.timeout) as client:
-            label, took, _ = one_answer(client, leaderboard_path(args.bootstrap, seed0))
-        result["one_leaderboard_alone"] = {"status": label, "seconds": round(took, 2)}
-        print(f"one leaderboard request alone: {label} in {took:.1f} s", file=sys.stderr)
+            label, took, _, via, to_board = to_the_board(client, leaderboard_path(args.bootstrap, seed0))
+        result["one_leaderboard_alone"] = {"status": label, "seconds": round(took, 2), "board": via,
+                                           "seconds_to_board": round(to_board, 2)}
+        print(f"one leaderboard alone: {label} in {took:.2f} s, {via or 'the board'} after {to_board:.1f} s",
+              file=sys.stderr)
 
         alone = run_phase(base, CLAIMS, rater_sessions, duration=args.alone, rate=args.rate)
         print(f"alone: claim {alone['claim']}", file=sys.stderr)
 
-        stop, lock, answers, seconds = threading.Event(), threading.Lock(), Counter(), {}
+        stop, lock, answers, seconds, boards = threading.Event(), threading.Lock(), Counter(), {}, {}
         curators = [threading.Thread(target=curator_loop, daemon=True, args=(
             base, session, (seed0 + 1 + n * args.curators + i for n in range(10**6)), stop, args.bootstrap,
-            args.timeout, answers, seconds, lock)) for i, session in enumerate(curator_sessions)]
+            args.timeout, answers, seconds, boards, lock)) for i, session in enumerate(curator_sessions)]
         for thread in curators:
             thread.start()
         time.sleep(args.lead)
@@ -243,10 +315,13 @@ def main() -> None:
             "leaderboard_answers_during_claims": during,
             "leaderboard_answers": dict(answers),
             "leaderboard_seconds": {label: percentiles(values) for label, values in seconds.items()},
+            "boards_via_jobs": {via: len(values) for via, values in boards.items()},
+            "seconds_to_board": {via: percentiles(values) for via, values in boards.items()},
             "load_average_after": round(os.getloadavg()[0], 1),
         })
     finally:
         stop_gunicorn(web)
+        stop_process(worker)
     if args.json:
         print(json.dumps(result))
         return

@@ -87,3 +87,13 @@ def prefilter_finish_task(job_id: int, attempt: int) -> dict | None:
     from curation.services.prefilter import prefilter_finish
 
     return job_leased(prefilter_finish, job_id=job_id, shared=True, attempt=attempt)
+
+
+@shared_task(name="curation.leaderboard_fit", queue=Queue.ANALYTICS, acks_late=True, soft_time_limit=1800,
+             time_limit=1860)
+def leaderboard_fit_task(job_id: int) -> None:
+    """Fit the model leaderboard a curator asked for; a finished job is left as it is, so a rerun changes nothing."""
+    from annotation.jobs.services import job_leased
+    from curation.services.leaderboard import leaderboard_fit_job_run
+
+    job_leased(leaderboard_fit_job_run, job_id=job_id)

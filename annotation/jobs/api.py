@@ -20,7 +20,7 @@ class JobOutputSerializer(serializers.ModelSerializer):
                   "error", "params", "created_at", "started_at", "finished_at"]
 
     def get_unit(self, job) -> str:
-        """What progress_done and progress_total count: bytes, verdicts, steps, pairs or rows."""
+        """What progress_done and progress_total count: bytes, verdicts, steps, pairs, rows or resamples."""
         return job_unit(job.kind)
 
     def get_percent(self, job) -> float | None:

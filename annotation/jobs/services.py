@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from annotation.catalogue.models import Campaign
 
 LEASE_LOCK_CLASS = 7011
+ONCE_LOCK_CLASS = 7013
 # A broker that does not answer is reported at once: no retry, never Celery's default of three with growing
 # waits (with the result store's reconnects, a publish to a stopped Redis took 19 s). Each publish opens a
 # connection of its own, so there is no stale pooled connection a retry would replace, and that connection
@@ -47,7 +48,8 @@ class JobNotQueued(ApplicationError):
 
 
 # What each kind of job counts in progress_done / progress_total, so a bar names its own units.
-JOB_UNITS = {"import": "bytes", "prefilter": "verdicts", "agreement": "steps", "consensus": "pairs", "release": "rows"}
+JOB_UNITS = {"import": "bytes", "prefilter": "verdicts", "agreement": "steps", "consensus": "pairs", "release": "rows",
+             "leaderboard_fit": "resamples"}
 
 
 def job_unit(kind: str) -> str:
@@ -59,6 +61,27 @@ def job_create(*, kind: str, campaign: Campaign | None = None, params: dict | No
     return Job.objects.create(
         kind=kind, campaign=campaign, params=params or {}, created_by=created_by, progress_total=total
     )
+
+
+@transaction.atomic
+def job_create_once(*, kind: str, key: str, dispatch: Callable[[Job], None], campaign: Campaign | None = None,
+                    params: dict | None = None, created_by: User | None = None, total: int | None = None) -> Job:
+    """The queued or running job of ``kind`` whose ``params["key"]`` is ``key``, or a new one sent by ``dispatch(job)``.
+
+    Concurrent callers with one key get one job: on PostgreSQL a transaction-level advisory lock on the key
+    serialises them; SQLite's immediate transactions (the embedded default's) serialise every writer already.
+    """
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(%s, hashtext(%s))", [ONCE_LOCK_CLASS, f"{kind}:{key}"])
+    running = (Job.objects.filter(kind=kind, status__in=[Job.Status.QUEUED, Job.Status.RUNNING], params__key=key)
+               .order_by("pk").first())
+    if running is not None:
+        return running
+    job = job_create(kind=kind, campaign=campaign, params={**(params or {}), "key": key}, created_by=created_by,
+                     total=total)
+    dispatch(job)
+    return job
 
 
 def job_dispatch(*, job: Job, task: Task, args: list) -> None:

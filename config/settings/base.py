@@ -290,9 +290,9 @@ CONCORD_JOB_QUEUED_SECONDS = env.int("CONCORD_JOB_QUEUED_SECONDS", default=300)
 CONCORD_JOB_STALL_SECONDS = env.int("CONCORD_JOB_STALL_SECONDS", default=300)
 CONCORD_JOB_MAX_DISPATCHES = env.int("CONCORD_JOB_MAX_DISPATCHES", default=3)
 
-# The model leaderboard on a request path (API, page): fits per web process at once, and the most bootstrap pair
-# draws (resamples × pairs) one request may compute; fitted boards are cached by the data they fitted.
-CONCORD_LEADERBOARD_FITS_PER_PROCESS = env.int("CONCORD_LEADERBOARD_FITS_PER_PROCESS", default=1)
+# The model leaderboard a curator asks for (API, page): the most bootstrap pair draws (resamples × pairs) one request
+# may have a fit job compute; fitted boards are cached by the data they fitted, and fitted by a job, never in the
+# web process.
 CONCORD_LEADERBOARD_BOOTSTRAP_BUDGET = env.int("CONCORD_LEADERBOARD_BOOTSTRAP_BUDGET", default=20_000_000)
 # Pre-filter: pairs per Celery batch task (each task judges its pairs × judges × 2 orders concurrently).
 CONCORD_PREFILTER_BATCH_PAIRS = env.int("CONCORD_PREFILTER_BATCH_PAIRS", default=50)

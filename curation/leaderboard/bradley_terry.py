@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -246,11 +247,13 @@ class Leaderboard:
 
 
 def leaderboard(c: Comparisons, *, bootstrap: int = 200, seed: int = 0, confidence: float = 0.95,
-                position: bool = True) -> Leaderboard | None:
+                position: bool = True, progress: Callable[[int, int], None] | None = None) -> Leaderboard | None:
     """The leaderboard of the comparisons, or None when fewer than two models were compared.
 
     Only the largest component of the comparison graph is ranked; the other components' models are listed in
     ``apart`` (comparisons and score within their own component), never ranked against the ranked ones.
+    ``progress(done, total)`` hears after the point fit and after each bootstrap resample (``total`` is
+    ``bootstrap + 1``); it may raise to abandon the fit.
     """
     if len(c.models) < 2 or len(c) == 0:
         return None
@@ -283,6 +286,8 @@ def leaderboard(c: Comparisons, *, bootstrap: int = 200, seed: int = 0, confiden
     # BLAS threads only contend with each other on problems this small (and with the web server's workers).
     with threadpool_limits(limits=1):
         point = _fit(rows, ones, m, position=position)
+        if progress is not None:
+            progress(1, bootstrap + 1)
         for r in range(bootstrap):
             drawn = np.bincount(rng.integers(0, len(pairs), len(pairs)), minlength=len(pairs)).astype(float)
             weight = drawn[pair_of]
@@ -297,6 +302,8 @@ def leaderboard(c: Comparisons, *, bootstrap: int = 200, seed: int = 0, confiden
             n, p = _pair_table(rows, row_weight, m)
             with np.errstate(invalid="ignore", divide="ignore"):
                 boot_rate[r] = p / n
+            if progress is not None:
+                progress(r + 2, bootstrap + 1)
     strengths, left = _strengths(point), float(point[-1])
     elo = _elo(strengths)
     order = np.argsort(-elo, kind="stable")

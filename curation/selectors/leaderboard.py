@@ -12,17 +12,20 @@ from __future__ import annotations
 import csv
 import hashlib
 import io
-import threading
+from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import timedelta
 
 import numpy as np
 from django.conf import settings
 from django.core.cache import cache
 from django.db.models import F, QuerySet
 from django.db.models.fields.json import KeyTransform
+from django.utils import timezone
 
 from annotation.catalogue.models import Campaign, Pair
 from annotation.catalogue.schemas import preference_question
+from annotation.jobs.models import Job
 from core.errors import ApplicationError
 from curation.agreement.variables import SIDE_A, SIDE_B, variables_of_schema
 from curation.csv_cells import csv_safe
@@ -42,11 +45,8 @@ MAX_BOOTSTRAP = 2000
 # A fitted board is kept under a digest of exactly the comparisons it was fitted on (and the bootstrap and seed), so
 # a cached board is never one of other data: a new rating, exclusion or withdrawal changes the digest.
 CACHE_SECONDS = 24 * 3600
-BUSY_RETRY_SECONDS = 5
-# Fits on the request path, per web process at once (gunicorn's gthread worker has a few threads per process: the
-# others stay free for raters). Built on first use, so a test's settings apply.
-_fits: threading.BoundedSemaphore | None = None
-_fits_lock = threading.Lock()
+# The background job that fits a board a request found in neither the cache nor a finished job.
+FIT_JOB_KIND = "leaderboard_fit"
 
 
 @dataclass(frozen=True)
@@ -122,7 +122,8 @@ def leaderboard_campaigns(*, slugs: list[str] | None = None) -> list[Campaign]:
     return found
 
 
-def _digest(c: Comparisons, *, bootstrap: int, seed: int) -> str:
+def board_key(c: Comparisons, *, bootstrap: int, seed: int) -> str:
+    """The cache key of the board of exactly these comparisons with this bootstrap and seed (a SHA-256 digest)."""
     h = hashlib.sha256(f"{FIT_VERSION}\0{bootstrap}\0{seed}\0{len(c)}\0".encode())
     h.update("\0".join(c.models).encode())
     for part in (c.model_a, c.model_b, c.outcome, c.left, c.pair):
@@ -130,16 +131,14 @@ def _digest(c: Comparisons, *, bootstrap: int, seed: int) -> str:
     return f"leaderboard:v1:{h.hexdigest()}"
 
 
-def _request_fits() -> threading.BoundedSemaphore:
-    global _fits
-    with _fits_lock:
-        if _fits is None:
-            _fits = threading.BoundedSemaphore(settings.CONCORD_LEADERBOARD_FITS_PER_PROCESS)
-        return _fits
+def check_bootstrap(bootstrap: object) -> None:
+    if isinstance(bootstrap, bool) or not isinstance(bootstrap, int) or not 0 <= bootstrap <= MAX_BOOTSTRAP:
+        raise ApplicationError(f"bootstrap must be a whole number from 0 to {MAX_BOOTSTRAP}", code="invalid_bootstrap")
 
 
-def _fit_bounded(c: Comparisons, *, bootstrap: int, seed: int) -> dict | None:
-    """Fit on a request path: within the bootstrap budget, and only while this process has a fit slot free."""
+def check_bootstrap_budget(c: Comparisons, *, bootstrap: int) -> None:
+    """A curator's request may ask for at most ``CONCORD_LEADERBOARD_BOOTSTRAP_BUDGET`` pair draws (resamples ×
+    pairs); beyond it, 400 ``bootstrap_over_budget`` with what is allowed, never a silently smaller bootstrap."""
     pairs = len(np.unique(c.pair))
     budget = settings.CONCORD_LEADERBOARD_BOOTSTRAP_BUDGET
     if bootstrap * pairs > budget:
@@ -149,68 +148,94 @@ def _fit_bounded(c: Comparisons, *, bootstrap: int, seed: int) -> dict | None:
             f"({budget:,} pair draws, CONCORD_LEADERBOARD_BOOTSTRAP_BUDGET); ask for at most {allowed:,}.",
             code="bootstrap_over_budget", extra={"bootstrap_allowed": allowed, "pairs": pairs},
         )
-    fits = _request_fits()
-    if not fits.acquire(blocking=False):
-        raise ApplicationError(
-            "Another leaderboard is being computed by this server process; try again in a few seconds "
-            "(a board computed once is served from the cache until its ratings change).",
-            code="leaderboard_busy", status_code=503, headers={"Retry-After": str(BUSY_RETRY_SECONDS)},
-        )
-    try:
-        board = leaderboard(c, bootstrap=bootstrap, seed=seed)
-    finally:
-        fits.release()
-    return board.as_dict() if board else None
 
 
-def fitted_leaderboard(c: Comparisons, *, bootstrap: int, seed: int, bounded: bool) -> dict | None:
-    """The leaderboard of exactly these comparisons (a dict, None with fewer than two models), from the cache when
-    the same comparisons were fitted with the same bootstrap and seed before.
-
-    ``bounded``: on a request path (the API, the page), the fit is refused with 400 ``bootstrap_over_budget`` beyond
-    ``CONCORD_LEADERBOARD_BOOTSTRAP_BUDGET`` pair draws, and with 503 ``leaderboard_busy`` (``Retry-After``) while
-    this process already runs ``CONCORD_LEADERBOARD_FITS_PER_PROCESS`` fits: a curator's read never holds every
-    thread a rater's claim needs. Background work (a release build) fits without either bound.
-    """
-    key = _digest(c, bootstrap=bootstrap, seed=seed)
+def stored_leaderboard(*, key: str) -> dict | None:
+    """``{"board": …}`` when the board under ``key`` was fitted before (in the cache, or the result of a fit job
+    finished less than a day ago, which a web process without the worker's cache reads); None when it never was."""
     found = cache.get(key)
     if found is not None:
+        return found
+    since = timezone.now() - timedelta(seconds=CACHE_SECONDS)
+    job = (Job.objects.filter(kind=FIT_JOB_KIND, status=Job.Status.SUCCEEDED, result__digest=key, finished_at__gte=since)
+           .order_by("-finished_at").only("result").first())
+    if job is None:
+        return None
+    found = {"board": job.result["board"]}
+    cache.set(key, found, CACHE_SECONDS)
+    return found
+
+
+def fitted_leaderboard(c: Comparisons, *, bootstrap: int, seed: int,
+                       progress: Callable[[int, int], None] | None = None) -> dict | None:
+    """The leaderboard of exactly these comparisons (a dict, None with fewer than two models), fitted here unless
+    the same comparisons were fitted with the same bootstrap and seed before.
+
+    Background work only (a fit job, a release build): a request path never fits (``curation.services.leaderboard``).
+    ``progress(done, total)`` hears per bootstrap resample.
+    """
+    key = board_key(c, bootstrap=bootstrap, seed=seed)
+    found = stored_leaderboard(key=key)
+    if found is not None:
         return found["board"]
-    if bounded:
-        board = _fit_bounded(c, bootstrap=bootstrap, seed=seed)
-    else:
-        fitted = leaderboard(c, bootstrap=bootstrap, seed=seed)
-        board = fitted.as_dict() if fitted else None
+    fitted = leaderboard(c, bootstrap=bootstrap, seed=seed, progress=progress)
+    board = fitted.as_dict() if fitted else None
     cache.set(key, {"board": board}, CACHE_SECONDS)
     return board
 
 
-def model_leaderboard(*, campaigns: list[Campaign], kind: str = "", source: str = "", bootstrap: int = 200,
-                      seed: int = 0, pair_ids: np.ndarray | QuerySet | None = None, bounded: bool = False) -> dict:
-    """The leaderboard of the campaigns' human preferences (optionally of one task kind or source benchmark).
+@dataclass(frozen=True)
+class LeaderboardScope:
+    """The comparisons a leaderboard request fits (its campaigns, task kind and source) and what the page offers."""
 
-    Also lists the task kinds and sources present, so a page can offer the split, and the campaigns
-    whose schema has no preference question. ``leaderboard`` is None with fewer than two models. ``bounded``: a
-    request path's fit (``fitted_leaderboard``).
-    """
-    if not isinstance(bootstrap, int) or not 0 <= bootstrap <= MAX_BOOTSTRAP:
-        raise ApplicationError(f"bootstrap must be a whole number from 0 to {MAX_BOOTSTRAP}", code="invalid_bootstrap")
+    campaigns: list[Campaign]
+    kind: str
+    source: str
+    comparisons: Comparisons
+    kinds: list[str]
+    sources: list[str]
+    without_preference: list[str]
+
+    def report(self, board: dict | None) -> dict:
+        """The JSON of the API and the page around ``board``."""
+        return {
+            "campaigns": [c.slug for c in self.campaigns],
+            "kind": self.kind,
+            "source": self.source,
+            "kinds": self.kinds,
+            "sources": self.sources,
+            "campaigns_without_preference": self.without_preference,
+            "leaderboard": board,
+        }
+
+
+def leaderboard_scope(*, campaigns: list[Campaign], kind: str = "", source: str = "",
+                      pair_ids: np.ndarray | QuerySet | None = None) -> LeaderboardScope:
+    """The campaigns' comparisons of one task kind and source benchmark (all when blank), read in one streamed query
+    per campaign."""
     data = model_comparisons(campaigns=campaigns, pair_ids=pair_ids)
     keep = np.ones(len(data.comparisons), dtype=bool)
     if kind:
         keep &= data.kind == kind
     if source:
         keep &= data.source == source
-    board = fitted_leaderboard(data.comparisons.restrict(keep), bootstrap=bootstrap, seed=seed, bounded=bounded)
-    return {
-        "campaigns": [c.slug for c in campaigns],
-        "kind": kind,
-        "source": source,
-        "kinds": sorted(set(data.kind.tolist())),
-        "sources": sorted(s for s in set(data.source.tolist()) if s),
-        "campaigns_without_preference": data.without_preference,
-        "leaderboard": board,
-    }
+    return LeaderboardScope(campaigns=campaigns, kind=kind, source=source, comparisons=data.comparisons.restrict(keep),
+                            kinds=sorted(set(data.kind.tolist())),
+                            sources=sorted(s for s in set(data.source.tolist()) if s),
+                            without_preference=data.without_preference)
+
+
+def model_leaderboard(*, campaigns: list[Campaign], kind: str = "", source: str = "", bootstrap: int = 200,
+                      seed: int = 0, pair_ids: np.ndarray | QuerySet | None = None) -> dict:
+    """The leaderboard of the campaigns' human preferences (optionally of one task kind or source benchmark), fitted
+    here when not fitted before: for background work and scripts (a request path starts a fit job instead).
+
+    Also lists the task kinds and sources present, so a page can offer the split, and the campaigns
+    whose schema has no preference question. ``leaderboard`` is None with fewer than two models.
+    """
+    check_bootstrap(bootstrap)
+    scope = leaderboard_scope(campaigns=campaigns, kind=kind, source=source, pair_ids=pair_ids)
+    return scope.report(fitted_leaderboard(scope.comparisons, bootstrap=bootstrap, seed=seed))
 
 
 def model_leaderboards_per_kind(*, campaigns: list[Campaign], pair_ids: np.ndarray | QuerySet | None = None,
@@ -219,8 +244,8 @@ def model_leaderboards_per_kind(*, campaigns: list[Campaign], pair_ids: np.ndarr
     compared): models of different kinds answer different prompts and are never ranked together."""
     data = model_comparisons(campaigns=campaigns, pair_ids=pair_ids)
     kinds = sorted({c.kind for c in campaigns if c.slug not in data.without_preference})
-    return {kind: fitted_leaderboard(data.comparisons.restrict(data.kind == kind), bootstrap=bootstrap, seed=seed,
-                                     bounded=False) for kind in kinds}
+    return {kind: fitted_leaderboard(data.comparisons.restrict(data.kind == kind), bootstrap=bootstrap, seed=seed)
+            for kind in kinds}
 
 
 def _ci(interval, digits: int) -> tuple[str, str]:

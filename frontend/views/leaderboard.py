@@ -1,4 +1,8 @@
-"""The model leaderboard page: which model the human raters prefer, with intervals, win rates and a CSV."""
+"""The model leaderboard page: which model the human raters prefer, with intervals, win rates and a CSV.
+
+A board never fitted before is fitted by a background job: the page shows its progress bar and reloads when it is
+done (with eager tasks, the embedded default, the job has run and the page renders the board at once).
+"""
 
 from __future__ import annotations
 
@@ -8,10 +12,12 @@ from django.views.generic import TemplateView
 
 from annotation.catalogue.models import Campaign, TaskKind
 from core.errors import ApplicationError
-from curation.selectors.leaderboard import leaderboard_campaigns, leaderboard_csv, model_leaderboard
+from curation.selectors.leaderboard import leaderboard_campaigns, leaderboard_csv
+from curation.services.leaderboard import LeaderboardAnswer, leaderboard_answer
 from frontend.views.console import SLUG, CuratorRequiredMixin
 
 PAGE_BOOTSTRAP = 200
+FITTING_RETRY_SECONDS = 5
 
 
 def _scope(query) -> dict:
@@ -24,10 +30,10 @@ def _scope(query) -> dict:
     return {"slug": slug, "kind": kind, "source": source}
 
 
-def _report(scope: dict) -> dict:
+def _answer(scope: dict, user) -> LeaderboardAnswer:
     campaigns = leaderboard_campaigns(slugs=[scope["slug"]] if scope["slug"] else None)
-    return model_leaderboard(campaigns=campaigns, kind=scope["kind"], source=scope["source"], bootstrap=PAGE_BOOTSTRAP,
-                             bounded=True)
+    return leaderboard_answer(campaigns=campaigns, kind=scope["kind"], source=scope["source"], bootstrap=PAGE_BOOTSTRAP,
+                              created_by=user)
 
 
 def _refusal(exc: ApplicationError) -> HttpResponse:
@@ -43,9 +49,10 @@ class ModelLeaderboardView(CuratorRequiredMixin, TemplateView):
     def get(self, request, *args, **kwargs):
         try:
             scope = _scope(request.GET)
-            report = _report(scope)
+            answer = _answer(scope, request.user)
         except ApplicationError as exc:
             return _refusal(exc)
+        report = answer.report
         board = report["leaderboard"]
         matrix = []
         if board:
@@ -55,7 +62,7 @@ class ModelLeaderboardView(CuratorRequiredMixin, TemplateView):
                           "n": board["pair_comparisons"]["rows"][i][j], "self": i == j} for j in range(len(names))]
                 matrix.append({"model": name, "cells": cells})
         context = self.get_context_data(
-            scope=scope, report=report, board=board, matrix=matrix, query=request.GET.urlencode(),
+            scope=scope, report=report, board=board, job=answer.job, matrix=matrix, query=request.GET.urlencode(),
             campaigns=Campaign.objects.order_by("slug").only("slug", "name"), kinds=TaskKind.choices,
             chart={"models": board["models"]} if board else None,
         )
@@ -68,9 +75,15 @@ class ModelLeaderboardCsvView(CuratorRequiredMixin, View):
     def get(self, request):
         try:
             scope = _scope(request.GET)
-            report = _report(scope)
+            answer = _answer(scope, request.user)
         except ApplicationError as exc:
             return _refusal(exc)
+        if answer.job is not None:
+            return _refusal(ApplicationError(
+                f"This leaderboard is being fitted in the background (job {answer.job.pk}); the leaderboard page shows "
+                "its progress. Download the CSV once the board is shown.", code="leaderboard_fitting", status_code=503,
+                headers={"Retry-After": str(FITTING_RETRY_SECONDS)}))
+        report = answer.report
         name = "-".join(part for part in ("model-leaderboard", scope["slug"] or "all", scope["kind"]) if part)
         response = HttpResponse(leaderboard_csv(report), content_type="text/csv; charset=utf-8")
         response["Content-Disposition"] = f'attachment; filename="{name}.csv"'

@@ -1,4 +1,5 @@
-// Live progress for background jobs: <div data-job-progress="ID"> polls /api/v1/jobs/ID/.
+// Live progress for background jobs: <div data-job-progress="ID"> polls /api/v1/jobs/ID/; with
+// data-job-done="reload" the page reloads once the job has succeeded (it then shows what the job made).
 // The label names the job's own units (bytes, verdicts, steps, pairs, rows) with the rate and the time left,
 // measured between polls; a failed job shows its reason.
 const BYTE_UNITS = ["B", "KiB", "MiB", "GiB", "TiB"];
@@ -62,4 +63,8 @@ export function watchJob(element, { interval = 700, onDone } = {}) {
   tick();
 }
 
-document.querySelectorAll("[data-job-progress]").forEach((el) => watchJob(el));
+function reloadOnSuccess(job) {
+  if (job.status === "succeeded") window.location.reload();
+}
+
+document.querySelectorAll("[data-job-progress]").forEach((el) => watchJob(el, el.dataset.jobDone === "reload" ? { onDone: reloadOnSuccess } : {}));

@@ -170,3 +170,22 @@ def test_the_method_text_says_what_the_fit_did():
     assert not unknown.position_controlled
     assert "not position-controlled" in unknown.method and "a left-side term" not in unknown.method
     assert unknown.as_dict()["position_controlled"] is False
+
+
+def test_the_fit_reports_its_progress_after_the_point_fit_and_each_resample_and_can_be_stopped():
+    data = comparisons_from_names(model_a=["x", "x", "y", "y"], model_b=["y", "y", "x", "x"],
+                                  outcome=[WIN_A, TIE, WIN_A, WIN_B])
+    heard = []
+    board = leaderboard(data, bootstrap=5, progress=lambda done, total: heard.append((done, total)))
+    assert heard == [(1, 6), (2, 6), (3, 6), (4, 6), (5, 6), (6, 6)]
+    assert board.as_dict() == leaderboard(data, bootstrap=5).as_dict()
+
+    class Stop(Exception):
+        pass
+
+    def stop_at_three(done: int, total: int) -> None:
+        if done == 3:
+            raise Stop
+
+    with pytest.raises(Stop):
+        leaderboard(data, bootstrap=5, progress=stop_at_three)

@@ -88,6 +88,9 @@ def test_the_csv_has_a_row_per_model_and_per_ordered_pair_and_neutralises_formul
     assert ["alpha", "beta", "4", "0.7500"] == [pairs[0][2], pairs[0][3], pairs[0][7], pairs[0][8]]
 
 
+# Transactional: the fit job is sent when the request's transaction commits and, with eager tasks (the embedded
+# default), has run when the request looks again.
+@pytest.mark.django_db(transaction=True)
 def test_the_api_serves_curators_json_and_csv_and_refuses_annotators(client):
     """GET /api/v1/leaderboard/models/: 200 JSON for a curator, CSV beside it, 403 for an annotator, 404 for a typo."""
     make_leaderboard_world()
@@ -107,6 +110,9 @@ def test_the_api_serves_curators_json_and_csv_and_refuses_annotators(client):
     assert client.get(reverse("api-model-leaderboard"), {"bootstrap": 99999}).status_code == 400
 
 
+# Transactional: the fit job is sent when the request's transaction commits and, with eager tasks (the embedded
+# default), has run when the request looks again.
+@pytest.mark.django_db(transaction=True)
 def test_the_console_page_shows_the_ranking_matrix_and_method_and_links_its_csv(client):
     """The page lists the models best first with intervals, the win-rate matrix and the method it used."""
     make_leaderboard_world()
