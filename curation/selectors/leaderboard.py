@@ -159,7 +159,7 @@ def stored_leaderboard(*, key: str) -> dict | None:
     since = timezone.now() - timedelta(seconds=CACHE_SECONDS)
     job = (Job.objects.filter(kind=FIT_JOB_KIND, status=Job.Status.SUCCEEDED, result__digest=key, finished_at__gte=since)
            .order_by("-finished_at").only("result").first())
-    if job is None:
+    if job is None or not isinstance(job.result, dict) or "board" not in job.result:
         return None
     found = {"board": job.result["board"]}
     cache.set(key, found, CACHE_SECONDS)
