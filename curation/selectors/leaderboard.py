@@ -215,6 +215,13 @@ def leaderboard_scope(*, campaigns: list[Campaign], kind: str = "", source: str 
     per campaign."""
     data = model_comparisons(campaigns=campaigns, pair_ids=pair_ids)
     keep = np.ones(len(data.comparisons), dtype=bool)
+    present = sorted(set(data.kind.tolist()))
+    if not kind and len(present) > 1:
+        counts = ", ".join(f"{k}: {int(np.count_nonzero(data.kind == k)):,} ratings" for k in present)
+        raise ApplicationError(
+            f"these campaigns hold preferences of {len(present)} task kinds ({counts}); models of different kinds "
+            "answered different prompts and are never ranked together: choose a kind",
+            code="kind_required", extra={"kinds": present})
     if kind:
         keep &= data.kind == kind
     if source:

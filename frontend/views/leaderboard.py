@@ -6,6 +6,8 @@ done (with eager tasks, the embedded default, the job has run and the page rende
 
 from __future__ import annotations
 
+from urllib.parse import urlencode
+
 from django.http import HttpResponse
 from django.views import View
 from django.views.generic import TemplateView
@@ -36,6 +38,12 @@ def _answer(scope: dict, user) -> LeaderboardAnswer:
                               created_by=user)
 
 
+def _query(scope: dict) -> str:
+    """The scope as the page's query string (the kind the page chose included), for its CSV link."""
+    pairs = (("campaign", scope["slug"]), ("kind", scope["kind"]), ("source", scope["source"]))
+    return urlencode({name: value for name, value in pairs if value})
+
+
 def _refusal(exc: ApplicationError) -> HttpResponse:
     response = HttpResponse(exc.message, status=exc.status_code, content_type="text/plain; charset=utf-8")
     for name, value in exc.headers.items():
@@ -49,7 +57,15 @@ class ModelLeaderboardView(CuratorRequiredMixin, TemplateView):
     def get(self, request, *args, **kwargs):
         try:
             scope = _scope(request.GET)
-            answer = _answer(scope, request.user)
+            try:
+                answer = _answer(scope, request.user)
+            except ApplicationError as exc:
+                if exc.code != "kind_required":
+                    raise
+                # One board per task kind: without a kind chosen, the page shows the first kind's board and links
+                # to the others; it never ranks models of different kinds together.
+                scope = {**scope, "kind": exc.extra["kinds"][0], "kinds_present": exc.extra["kinds"]}
+                answer = _answer(scope, request.user)
         except ApplicationError as exc:
             return _refusal(exc)
         report = answer.report
@@ -62,7 +78,7 @@ class ModelLeaderboardView(CuratorRequiredMixin, TemplateView):
                           "n": board["pair_comparisons"]["rows"][i][j], "self": i == j} for j in range(len(names))]
                 matrix.append({"model": name, "cells": cells})
         context = self.get_context_data(
-            scope=scope, report=report, board=board, job=answer.job, matrix=matrix, query=request.GET.urlencode(),
+            scope=scope, report=report, board=board, job=answer.job, matrix=matrix, query=_query(scope),
             campaigns=Campaign.objects.order_by("slug").only("slug", "name"), kinds=TaskKind.choices,
             chart={"models": board["models"]} if board else None,
         )

@@ -128,3 +128,34 @@ def test_the_console_page_shows_the_ranking_matrix_and_method_and_links_its_csv(
     assert client.get(reverse("console-leaderboard"), {"kind": "nonsense"}).status_code == 400
     empty = client.get(reverse("console-leaderboard"), {"kind": "image-editing"}).content.decode()
     assert 'id="no-leaderboard"' in empty
+
+
+def test_campaigns_of_several_kinds_get_one_board_per_kind_never_one_pooled_board(client):
+    """Over all campaigns, text-to-image models were ranked against image-editing models never compared with them
+    (#1 at 2745 with the interval 2745-2745). The API asks for a kind; the page shows one kind's board and links
+    to the others."""
+    from annotation.catalogue.models import Campaign
+    from annotation.catalogue.services.campaigns import rating_schema_for_preset
+    from annotation.workqueue.models import Annotation
+    from core.errors import ApplicationError
+    from tests.curation.leaderboard.world import make_pair
+
+    make_leaderboard_world()
+    editing = Campaign.objects.create(slug="lb-edit", name="Editing", kind="image-editing",
+                                      rating_schema=rating_schema_for_preset(preset="mmrb2-generation",
+                                                                             kind="image-editing"))
+    rater = UserFactory(username="lb-editor")
+    for i, overall in enumerate((6, 5, 2, 6)):
+        Annotation.objects.create(pair=make_pair(editing, f"e{i}", "imgedit", "edit-x", "edit-y"), annotator=rater,
+                                  source=Annotation.Source.CONCORD, values={"overall": overall}, shown_swapped=i > 1)
+    with pytest.raises(ApplicationError, match=r"2 task kinds \(image-editing: \d+ ratings, text-to-image") as refused:
+        model_leaderboard(campaigns=leaderboard_campaigns(), bootstrap=10)
+    assert refused.value.code == "kind_required" and refused.value.extra["kinds"] == ["image-editing", "text-to-image"]
+    board = model_leaderboard(campaigns=leaderboard_campaigns(), kind="image-editing", bootstrap=10)["leaderboard"]
+    assert board["comparisons"] == model_leaderboard(campaigns=[editing], bootstrap=10)["leaderboard"]["comparisons"]
+    client.force_login(CuratorFactory())
+    answer = client.get(reverse("api-model-leaderboard"))
+    assert answer.status_code == 400 and answer.json()["code"] == "kind_required"
+    page = client.get(reverse("console-leaderboard")).content.decode()
+    assert 'id="one-board-per-kind"' in page and "Showing <strong>image-editing</strong>" in page
+    assert 'kind=text-to-image">text-to-image</a>' in page
