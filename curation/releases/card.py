@@ -171,7 +171,7 @@ def _bibtex_key(name: str, version: str) -> str:
 def card_text(*, name: str, version: str, licence: dict, tasks: dict[str, int], features,
               prompt_sources: dict[str, int], sources: list[SourceDataset], campaigns: list[CampaignFacts],
               policies: dict, human_agreement: dict, agreement_reports: dict, concord_version: str, changelog: dict,
-              media_files: int, year: int, raters: dict) -> str:
+              media_files: int, year: int, raters: dict, pair_set_agreement: dict | None = None) -> str:
     """README.md: the Hugging Face card header and a datasheet, naming what each figure measured."""
     total = sum(tasks.values())
     header = card_header(name=name, license=licence["licence"], tasks=tasks, features=features, sources=sources)
@@ -200,7 +200,8 @@ def card_text(*, name: str, version: str, licence: dict, tasks: dict[str, int], 
         "",
         "## Tasks and sizes",
         "",
-        "| Task (config) | Pairs | Human pairwise agreement, ties excluded (95% CI) | Rater pairs | Measured on |",
+        "| Task (config) | Pairs | Human pairwise agreement over the released pairs, ties excluded (95% CI) | Rater pairs "
+        "| Measured on |",
         "|---|---:|---:|---:|---|",
     ]
     for task in sorted(tasks):
@@ -275,6 +276,21 @@ def card_text(*, name: str, version: str, licence: dict, tasks: dict[str, int], 
                     "pair chose the same side (raters who chose no side left out, as MMRB2 does; "
                     f"{figures.get('measured') or 'ties excluded'}); 95% percentile bootstrap over pairs in the table "
                     "above.")
+    if pair_set_agreement:
+        body += ["", "Each campaign's primary question over two stated pair sets, from the same ratings: every pair "
+                 "raters rated, and the pairs this release holds (consensus kept them, so agreement there is higher "
+                 "by construction). 95% percentile bootstrap over pairs.", "",
+                 "| Campaign | Question | Pair set | Pairs | Ratings | Pairwise agreement, ties excluded "
+                 "| Krippendorff's alpha |",
+                 "|---|---|---|---:|---:|---:|---|"]
+        for slug, rows in sorted(pair_set_agreement.items()):
+            for row in rows:
+                pairwise = row["pairwise_agreement_excluding_ties"]
+                alphas = [f"{level} {value:.3f}{_interval(row['alpha_ci95'].get(level))}"
+                          for level, value in sorted(row["alpha"].items()) if value is not None]
+                body.append(f"| `{slug}` | `{row['question']}` | {row['pair_set']} | {row['pairs']} | {row['ratings']} | "
+                            f"{'n/a' if pairwise is None else f'{pairwise:.2f}%'} | {'; '.join(alphas) or 'undefined'} |")
+        body.append("")
     for slug, entry in sorted(agreement_reports.items()):
         report = entry["report"]
         question = report.get("primary_question")
@@ -283,7 +299,8 @@ def card_text(*, name: str, version: str, licence: dict, tasks: dict[str, int], 
         measured = (report.get("measured") or {}).get("alpha") or {}
         parts = [f"Krippendorff's alpha ({measured.get(level) or level}) {value:.3f}{_interval(intervals.get(level))}"
                  for level, value in sorted(alpha.items()) if value is not None]
-        body.append(f"- Campaign `{slug}`, question `{question}`, report of {entry['computed_at']}: "
+        body.append(f"- Campaign `{slug}`, question `{question}`, its latest agreement report (of {entry['computed_at']}, "
+                    "over every rated pair of the campaign): "
                     + ("; ".join(parts) or "alpha undefined") + ". Full report, per-rater figures keyed by the "
                     "pseudonyms above, in `manifest.json`.")
     body += [

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 from django.conf import settings
@@ -44,6 +45,8 @@ from annotation.workqueue.models import Annotation
 from core.errors import ApplicationError
 from core.text_checks import HostileInput
 from core.web.hostile_input import json_loads_checked
+from curation.agreement.report import variable_agreement
+from curation.agreement.variables import primary_variable
 from curation.leaderboard.card import leaderboard_card_section
 from curation.models import AgreementReport, JudgeEvaluation, Release, ReleaseFile
 from curation.releases import builder, card, licences, privacy, scoring
@@ -51,6 +54,7 @@ from curation.releases.card import changelog_between, changelog_text, parse_vers
 from curation.releases.storage import default_storage_kind, file_sha256, release_storage
 from curation.releases.writers import features
 from curation.selectors.leaderboard import model_leaderboards_per_kind
+from curation.selectors.ratings import pair_facts, rating_table
 from curation.selectors.releases import release_previous
 from curation.services.consensus import ADJUDICATION_POLICY
 
@@ -387,6 +391,7 @@ def _build_and_store(release: Release, staging: Path) -> None:
     )
     reports = _latest_agreement_reports(campaigns, out)
     human = out.human_agreement()
+    pair_sets = pair_set_agreement(campaigns, set(out.release_ids))
     policies = {slug: [entry] for slug, entry in release.params["policies"].items()}
     raters = {"distinct": len(out.raters), "ratings": out.ratings, "anonymous_slot_ratings": out.anonymous_ratings,
               "per_task": {t: len(r) for t, r in sorted(out.raters_per_task.items())}}
@@ -417,7 +422,8 @@ def _build_and_store(release: Release, staging: Path) -> None:
         card.card_text(name=release.name, version=release.version, licence=licence, tasks=dict(out.per_task),
                        features=features(), prompt_sources=dict(out.per_source),
                        sources=[card.SourceDataset(**s) for s in sources], campaigns=facts, policies=policies,
-                       human_agreement=human, agreement_reports=reports, concord_version=version,
+                       human_agreement=human, agreement_reports=reports, pair_set_agreement=pair_sets,
+                       concord_version=version,
                        changelog=log.summary(), media_files=len(out.media), year=timezone.now().year, raters=raters)
         + "\n" + leaderboard_card_section(models, scope="the released pairs"),
         encoding="utf-8",
@@ -446,7 +452,7 @@ def _build_and_store(release: Release, staging: Path) -> None:
                    "per_source": dict(sorted(out.per_source.items())), "media_files": len(out.media),
                    "left_out": out.left_out},
         "raters": raters,
-        "agreement": {"human_pairwise": human, "reports": reports},
+        "agreement": {"human_pairwise": human, "reports": reports, "pair_sets": pair_sets},
         "model_leaderboards": models,
         "changelog": log.summary(),
         "files": [{"path": i.path, "kind": i.kind, "sha256": i.sha256, "size": i.size}
@@ -521,6 +527,40 @@ def _media_source(item: _Item, staging: Path) -> Iterator[tuple[Path, bool]]:
         yield temporary, True
     finally:
         temporary.unlink(missing_ok=True)
+
+
+# Resamples of the release's own agreement figures (all rated pairs, released pairs) per campaign.
+PAIR_SET_BOOTSTRAP = 1000
+
+
+def pair_set_agreement(campaigns: list[Campaign], released: set[int]) -> dict[str, list[dict]]:
+    """Per campaign, the primary question's pairwise agreement (ties excluded) and Krippendorff's alpha over two
+    stated pair sets, from the same ratings: every rated pair of the campaign, and the pairs the release holds.
+
+    The card showed pairwise agreement over the released (consensus-kept) pairs beside alpha over the whole
+    campaign without saying so (70.81 % against 66.17 % for the whole campaign on a noisy one).
+    """
+    out: dict[str, list[dict]] = {}
+    for campaign in campaigns:
+        facts = pair_facts(campaign=campaign)
+        table = rating_table(campaign=campaign, facts=facts)
+        variable = primary_variable(table.variables)
+        if variable is None or len(table.pair) == 0:
+            continue
+        in_release = np.isin(facts.pair_ids[table.pair], np.fromiter(released, dtype=np.int64, count=len(released)))
+        rows = []
+        for name, part in (("all rated pairs", table), ("released pairs", table.restrict(in_release))):
+            figures = variable_agreement(part, variable, bootstrap=PAIR_SET_BOOTSTRAP, seed=0) if len(part.pair) else {}
+            rows.append({
+                "pair_set": name, "question": variable.qid,
+                "pairs": int(len(np.unique(part.pair))), "ratings": int(len(part.pair)),
+                "pairwise_agreement_excluding_ties": figures.get("pairwise_agreement_excluding_ties"),
+                "side_rater_pairs": figures.get("side_rater_pairs"),
+                "alpha": figures.get("alpha") or {}, "alpha_ci95": figures.get("alpha_ci95") or {},
+                "measured": figures.get("measured") or {},
+            })
+        out[campaign.slug] = rows
+    return out
 
 
 def _latest_agreement_reports(campaigns: list[Campaign], out: builder.BuildOutput) -> dict:

@@ -49,3 +49,18 @@ def test_the_cards_reasoning_row_says_its_pairwise_agreement_was_not_measured(re
     assert "preference: nominal" not in row
     t2i = next(line for line in card.splitlines() if line.startswith("| text-to-image |"))
     assert t2i.endswith("overall: nominal on A/B (ties excluded) |")
+
+
+def test_the_cards_agreement_figures_name_their_pair_set_and_show_both(release_data, releases_root):  # noqa: F811
+    """Pairwise agreement came from the released pairs and alpha from the whole campaign, side by side, unsaid."""
+    publish_both()
+    folder = releases_root / "fox-bench" / "1.0.0"
+    card = (folder / "README.md").read_text()
+    rows = [line for line in card.splitlines() if line.startswith("| `t2i-wave` |")]
+    assert [row.split(" | ")[2] for row in rows] == ["all rated pairs", "released pairs"]
+    pairs = [int(row.split(" | ")[3]) for row in rows]
+    assert pairs[0] > pairs[1] > 0, "the campaign holds a dropped pair the release leaves out"
+    assert "Human pairwise agreement over the released pairs" in card
+    sets = json.loads((folder / "manifest.json").read_text())["agreement"]["pair_sets"]["t2i-wave"]
+    assert [s["pair_set"] for s in sets] == ["all rated pairs", "released pairs"]
+    assert sets[1]["pairwise_agreement_excluding_ties"] is not None
