@@ -38,6 +38,17 @@ def test_the_funnel_never_counts_more_done_annotations_than_the_overlap_asks_for
     assert funnel["annotation"]["annotations_required"] == 14
 
 
+def test_one_pairs_extra_ratings_do_not_hide_another_pairs_missing_ones(world):
+    """Two pairs awaiting adjudication, one rated 5 times for 3, one once: 4 of 6 count, not 6 of 6."""
+    extra, short = (make_pair(world.campaign, key, status=Pair.Status.ADJUDICATION, annotations_done=done,
+                              required_annotations=3) for key, done in (("extra", 5), ("short", 1)))
+    before = campaign_funnel(campaign=world.campaign)["annotation"]
+    Pair.objects.filter(pk__in=[extra.pk, short.pk]).update(status=Pair.Status.EXCLUDED)
+    without = campaign_funnel(campaign=world.campaign)["annotation"]
+    assert before["annotations_required"] - without["annotations_required"] == 6
+    assert before["annotations_done"] - without["annotations_done"] == 4
+
+
 def ids(page):
     return [row["external_id"].removeprefix("console-t2i-") for row in page.rows]
 
