@@ -43,7 +43,8 @@ def campaign_funnel(*, campaign: Campaign) -> dict:
         for row in Pair.objects.filter(campaign=campaign)
         .values("status")
         .annotate(pairs=Count("id"), required=Sum("required_annotations"),
-                  done=Sum(Least("annotations_done", "required_annotations")))
+                  done=Sum(Least("annotations_done", "required_annotations")),
+                  below_overlap=Count("id", filter=Q(required_annotations__lt=campaign.overlap)))
         .order_by()
     }
 
@@ -84,6 +85,9 @@ def campaign_funnel(*, campaign: Campaign) -> dict:
             "annotations_required": required,
             "percent": round(100 * done / required, 1) if required else None,
             "overlap": campaign.overlap,
+            # Pairs left asking for fewer by an overlap raised without applying it to them.
+            "below_overlap": sum(by_status.get(s, {}).get("below_overlap", 0) for s in (Pair.Status.QUEUED,
+                                                                                         Pair.Status.COMPLETE)),
         },
         "consensus": {**consensus, "dropped_by_reason": dict(sorted(dropped_by_reason.items()))},
         "excluded": pairs(Pair.Status.EXCLUDED),

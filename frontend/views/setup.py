@@ -166,6 +166,8 @@ def _overlap_outcome(before: int, campaign: Campaign, change: dict | None, appli
     if not change["pairs"]:
         return f" Overlap {before} → {campaign.overlap}; no existing pair asks for another count."
     pairs = f"{change['pairs']} existing pair{'' if change['pairs'] == 1 else 's'}"
+    if applied and before == campaign.overlap:
+        return f" Overlap {campaign.overlap} applied to the {pairs} that asked for fewer."
     if applied:
         return f" Overlap {before} → {campaign.overlap}, applied to the {pairs}."
     return (f" Overlap {before} → {campaign.overlap} for pairs imported from now on; the {pairs} keep their "
@@ -176,8 +178,10 @@ class CampaignSettingsView(CuratorRequiredMixin, View):
     template_name = "frontend/console/campaign_form.html"
 
     def _context(self, campaign: Campaign, form=None) -> dict:
+        behind = campaign_overlap_change(campaign=campaign, overlap=campaign.overlap)
         return {
             **_form_context(campaign, form),
+            "behind": behind if behind["pairs"] else None,
             "campaign": campaign,
             "members": campaign_members(campaign=campaign),
             "candidates": campaign_member_candidates(campaign=campaign),
@@ -196,7 +200,9 @@ class CampaignSettingsView(CuratorRequiredMixin, View):
             if settings.get("preset") == campaign.rating_schema.preset:
                 del settings["preset"]
             overlap_before, change = campaign.overlap, None
-            if settings["overlap"] != campaign.overlap:
+            if settings["overlap"] == campaign.overlap and form.get("apply_to_existing") == "on":
+                change = campaign_overlap_change(campaign=campaign, overlap=campaign.overlap)
+            elif settings["overlap"] != campaign.overlap:
                 change = campaign_overlap_change(campaign=campaign, overlap=settings["overlap"])
                 if change["pairs"] and form.get("overlap_confirmed") != str(settings["overlap"]):
                     # Nothing is saved until the curator says whether the existing pairs follow the new overlap.

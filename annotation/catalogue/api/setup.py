@@ -117,9 +117,10 @@ class CampaignUpdateApi(APIView):
         values["preset"] = values.get("preset") or None
         campaign = get_object_or_404(Campaign, slug=slug)
         before, change = campaign.overlap, None
-        if values.get("overlap", before) != before:
-            change = {**campaign_overlap_change(campaign=campaign, overlap=values["overlap"]), "before": before,
-                      "after": values["overlap"], "applied": values["apply_to_existing"]}
+        if values.get("overlap", before) != before or values["apply_to_existing"]:
+            after = values.get("overlap", before)
+            change = {**campaign_overlap_change(campaign=campaign, overlap=after), "before": before, "after": after,
+                      "applied": values["apply_to_existing"]}
         campaign = campaign_update(campaign=campaign, **values)
         return Response({**CampaignOutputSerializer(campaign).data, "overlap_change": change})
 

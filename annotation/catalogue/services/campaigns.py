@@ -209,7 +209,8 @@ def campaign_update(*, campaign: Campaign, schema_definition: dict | None = None
     The kind is fixed once the campaign exists. A status moves draft → active ⇄ paused → archived. A new overlap
     is for pairs imported from now on; with ``apply_to_existing`` the pairs already there follow it too
     (``pair_status.pairs_overlap_apply``: a complete pair asked for more goes back to the queue, a queued one
-    asked for no more than it holds is complete).
+    asked for no more than it holds is complete); with the overlap unchanged, that brings the pairs asking for
+    fewer (left behind by an earlier change) up to it.
     """
     unknown = sorted(set(changes) - set(EDITABLE))
     if unknown:
@@ -242,7 +243,7 @@ def campaign_update(*, campaign: Campaign, schema_definition: dict | None = None
     campaign.name = (campaign.name or campaign.slug)[:200]
     campaign.max_overlap = max(campaign.max_overlap, campaign.overlap)
     campaign.save()
-    if apply_to_existing and campaign.overlap != overlap_before:
+    if apply_to_existing:
         pairs_overlap_apply(campaign=campaign, before=overlap_before, after=campaign.overlap)
     return campaign
 

@@ -172,4 +172,7 @@ def test_a_new_overlap_applies_to_the_existing_pairs_only_when_asked_and_says_ho
     assert (applied["overlap"], applied["overlap_change"]["pairs"], applied["overlap_change"]["applied"]) == (4, 3, True)
     assert {p.required_annotations for p in Pair.objects.filter(pk__in=[p.pk for p in pairs])} == {4}
     same = curator.post("/api/v1/campaigns/follow/update/", {"overlap": 4, "apply_to_existing": True}, format="json")
-    assert same.json()["overlap_change"] is None
+    assert same.json()["overlap_change"] == {"before": 4, "after": 4, "pairs": 0, "requeued": 0, "completed": 0,
+                                             "applied": True}
+    assert curator.post("/api/v1/campaigns/follow/update/", {"name": "Follow"}, format="json").json()[
+        "overlap_change"] is None

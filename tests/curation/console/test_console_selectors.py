@@ -25,6 +25,7 @@ def test_the_funnel_counts_every_stage_of_the_campaign(world):
     assert funnel["prefilter"] == {"required": True, "pending": 1, "dropped_easy": 1, "kept": 5}
     assert funnel["annotation"] == {
         "pairs": 5, "complete": 2, "annotations_done": 9, "annotations_required": 15, "percent": 60.0, "overlap": 3,
+        "below_overlap": 0,
     }
     assert funnel["consensus"] == {"kept": 1, "dropped": 0, "disputed": 1, "dropped_by_reason": {}}
     assert funnel["excluded"] == 1

@@ -287,3 +287,13 @@ def test_a_new_overlap_kept_for_new_pairs_says_the_existing_ones_keep_their_coun
     again = curator.post(url, {**form, "overlap": "5"})
     assert again.status_code == 200 and "Apply to the 2 existing pairs" in again.content.decode(), \
         "a confirmation for 4 is no answer for 5"
+
+    overview = curator.get(reverse("console-campaign", args=["keep"])).content.decode()
+    assert "2 pairs ask for fewer ratings than the overlap of 4" in overview
+    settings_page = curator.get(url).content.decode()
+    assert "Apply the overlap of 4 to the 2 existing pairs that ask for fewer (2 complete ones go back" in settings_page
+    applied = curator.post(url, {**form, "apply_to_existing": "on"}, follow=True).content.decode()
+    assert "Overlap 4 applied to the 2 existing pairs that asked for fewer." in applied
+    assert set(Pair.objects.filter(pk__in=[p.pk for p in pairs]).values_list("status", "required_annotations")) == {
+        ("queued", 4)}
+    assert 'data-testid="below-overlap"' not in curator.get(reverse("console-campaign", args=["keep"])).content.decode()
