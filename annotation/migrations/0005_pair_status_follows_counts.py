@@ -19,6 +19,10 @@ class Migration(migrations.Migration):
         migrations.RunPython(complete_stranded_pairs, migrations.RunPython.noop, elidable=True),
         migrations.AddConstraint(
             model_name='pair',
-            constraint=models.CheckConstraint(condition=models.Q(('status', 'queued'), _negated=True) | models.Q(('annotations_done__lt', models.F('required_annotations'))), name='pair_queued_misses_a_rating'),
+            constraint=models.CheckConstraint(
+                condition=models.Q(('status', 'queued'), _negated=True)
+                | models.Q(('annotations_done__lt', models.F('required_annotations'))),
+                name='pair_queued_misses_a_rating',
+            ),
         ),
     ]
