@@ -121,7 +121,10 @@ def fill(pairs: int) -> Campaign:
             [campaign.pk],
         )
         cur.execute(
-            """UPDATE annotation_pair p SET annotations_done = 3 WHERE campaign_id = %s AND id %% 3 = 0""", [campaign.pk]
+            # A queued pair holding its three ratings is complete (the pair_queued_misses_a_rating constraint).
+            """UPDATE annotation_pair p SET annotations_done = 3,
+                   status = CASE WHEN status = 'queued' THEN 'complete' ELSE status END
+               WHERE campaign_id = %s AND id %% 3 = 0""", [campaign.pk]
         )
         cur.execute(
             """INSERT INTO curation_consensusrecord (pair_id, policy, params, decision, chosen, reason, details, decided_at,

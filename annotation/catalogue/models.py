@@ -214,6 +214,12 @@ class Pair(models.Model):
                 | Q(active_claims=0),
                 name="pair_claims_within_overlap",
             ),
+            # A queued pair holding all its ratings could never be claimed, nor ever complete: it would be stranded.
+            # Statuses follow the counts in annotation.catalogue.services.pair_status.
+            models.CheckConstraint(
+                condition=~Q(status="queued") | Q(annotations_done__lt=F("required_annotations")),
+                name="pair_queued_misses_a_rating",
+            ),
         ]
         indexes = [
             models.Index(fields=["campaign", "status", "-priority", "id"], name="pair_queue_idx"),

@@ -5,8 +5,12 @@ from __future__ import annotations
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING
 
+from django.db.models import Count, F, Q
+from django.db.models.lookups import GreaterThanOrEqual, LessThan
+
 from annotation.catalogue import renditions
-from annotation.catalogue.models import Campaign, Media
+from annotation.catalogue.models import Campaign, Media, Pair
+from annotation.catalogue.services.pair_status import overlap_target, pairs_to_follow_overlap
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -56,3 +60,14 @@ def campaign_member_candidates(*, campaign: Campaign, limit: int = 500) -> list[
 
     return list(get_user_model().objects.exclude(campaigns=campaign).order_by("username")
                 .values_list("username", flat=True)[:limit])
+
+
+def campaign_overlap_change(*, campaign: Campaign, overlap: int) -> dict[str, int]:
+    """What applying ``overlap`` to the campaign's existing pairs would change: ``pairs`` (whose required count
+    changes), ``requeued`` (complete ones that go back to the queue), ``completed`` (queued ones that complete)."""
+    target = overlap_target(before=campaign.overlap, after=overlap)
+    return pairs_to_follow_overlap(campaign=campaign, before=campaign.overlap, after=overlap).aggregate(
+        pairs=Count("pk"),
+        requeued=Count("pk", filter=Q(status=Pair.Status.COMPLETE) & Q(LessThan(F("annotations_done"), target))),
+        completed=Count("pk", filter=Q(status=Pair.Status.QUEUED) & Q(GreaterThanOrEqual(F("annotations_done"), target))),
+    )

@@ -14,6 +14,7 @@ from annotation.catalogue import content, self_identification
 from annotation.catalogue import records as rows
 from annotation.catalogue.models import Campaign, Media, Pair, Prompt, Response
 from annotation.catalogue.services import bulk
+from annotation.catalogue.services.pair_status import status_in_annotation
 from annotation.workqueue.models import Annotation
 from core.errors import ApplicationError
 
@@ -36,7 +37,7 @@ class BatchOutcome:
 
 def initial_status(*, campaign: Campaign, annotations: int) -> str:
     """Where a new pair enters the pipeline: complete when already rated enough, else queued or pre-filtered."""
-    if annotations >= campaign.overlap:
+    if status_in_annotation(done=annotations, required=campaign.overlap) == Pair.Status.COMPLETE:
         return Pair.Status.COMPLETE
     return Pair.Status.PENDING if campaign.requires_prefilter else Pair.Status.QUEUED
 

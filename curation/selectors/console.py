@@ -11,7 +11,7 @@ from datetime import datetime, timedelta
 from pathlib import PurePosixPath
 
 from django.db.models import Count, F, Field, FloatField, Func, OuterRef, Q, Subquery, Sum, Value
-from django.db.models.functions import Cast, Greatest, NullIf
+from django.db.models.functions import Cast, Greatest, Least, NullIf
 from django.utils import timezone
 
 from annotation.catalogue.models import Campaign, Media, Pair, Prompt
@@ -37,11 +37,14 @@ def campaign_funnel(*, campaign: Campaign) -> dict:
     Pre-filter "kept" counts pairs that left the pre-filter stage for annotation; pairs a curator
     excluded are reported on their own so the stages still add up to "imported".
     """
+    # A pair's ratings beyond its required count make up for no other pair's missing ones.
     by_status = {
         row["status"]: row
         for row in Pair.objects.filter(campaign=campaign)
         .values("status")
-        .annotate(pairs=Count("id"), required=Sum("required_annotations"), done=Sum("annotations_done"))
+        .annotate(pairs=Count("id"), required=Sum("required_annotations"),
+                  done=Sum(Least("annotations_done", "required_annotations")),
+                  below_overlap=Count("id", filter=Q(required_annotations__lt=campaign.overlap)))
         .order_by()
     }
 
@@ -50,7 +53,7 @@ def campaign_funnel(*, campaign: Campaign) -> dict:
 
     imported = pairs(*Pair.Status.values)
     required = sum(by_status.get(s, {}).get("required") or 0 for s in ANNOTATION_STATUSES)
-    done = sum(min(by_status.get(s, {}).get("done") or 0, by_status.get(s, {}).get("required") or 0) for s in ANNOTATION_STATUSES)
+    done = sum(by_status.get(s, {}).get("done") or 0 for s in ANNOTATION_STATUSES)
     consensus_rows = list(
         ConsensusRecord.objects.filter(pair__campaign=campaign).values("decision", "reason").annotate(n=Count("id")).order_by()
     )
@@ -82,6 +85,9 @@ def campaign_funnel(*, campaign: Campaign) -> dict:
             "annotations_required": required,
             "percent": round(100 * done / required, 1) if required else None,
             "overlap": campaign.overlap,
+            # Pairs left asking for fewer by an overlap raised without applying it to them.
+            "below_overlap": sum(by_status.get(s, {}).get("below_overlap", 0) for s in (Pair.Status.QUEUED,
+                                                                                         Pair.Status.COMPLETE)),
         },
         "consensus": {**consensus, "dropped_by_reason": dict(sorted(dropped_by_reason.items()))},
         "excluded": pairs(Pair.Status.EXCLUDED),
@@ -565,7 +571,8 @@ def campaigns_with_progress() -> list[Campaign]:
             pairs_count=Count("pairs"),
             in_annotation=Count("pairs", filter=in_annotation),
             complete=Count("pairs", filter=Q(pairs__status=Pair.Status.COMPLETE)),
-            annotations_done=Sum("pairs__annotations_done", filter=in_annotation, default=0),
+            annotations_done=Sum(Least("pairs__annotations_done", "pairs__required_annotations"), filter=in_annotation,
+                                 default=0),
             annotations_required=Sum("pairs__required_annotations", filter=in_annotation, default=0),
         )
     )

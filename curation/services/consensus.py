@@ -9,10 +9,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 from django.db import transaction
-from django.db.models import F
+from django.db.models import Value
 
 from annotation.catalogue import schemas
 from annotation.catalogue.models import Campaign, Pair
+from annotation.catalogue.services.pair_status import ADJUDICATED, status_entering_annotation
 from annotation.jobs.models import Job
 from annotation.jobs.services import (
     JobCancelled,
@@ -196,9 +197,12 @@ def _write(*, campaign, decisions, facts, ready, policy, params, dispute, progre
             chosen[d.chosen] += 1
         elif d.decision == DISPUTED and dispute != "drop":
             decision = ConsensusRecord.Decision.DISPUTED
-            if dispute == "escalate" and required_of[d.pair_id] < campaign.max_overlap:
-                escalate.setdefault(required_of[d.pair_id], []).append(d.pair_id)
-                details["escalated_to"] = required_of[d.pair_id] + 1
+            # One more rating than the pair holds, or asked for if more: a pair rated beyond its overlap
+            # (imported ratings) would otherwise be asked for ratings it already has.
+            target = max(required_of[d.pair_id], basis_of[d.pair_id]) + 1
+            if dispute == "escalate" and target <= campaign.max_overlap:
+                escalate.setdefault((required_of[d.pair_id], target), []).append(d.pair_id)
+                details["escalated_to"] = target
             else:
                 adjudicate.append(d.pair_id)
                 details["queued_for_adjudication"] = True
@@ -221,12 +225,13 @@ def _write(*, campaign, decisions, facts, ready, policy, params, dispute, progre
         if progress:
             progress(start + len(records[start:start + WRITE_BATCH]), len(records))
     escalated = 0
-    for required, pair_ids in escalate.items():
+    for (required, target), pair_ids in escalate.items():
         # Guarded by the value read, so two concurrent runs raise a pair's overlap once.
         escalated += Pair.objects.filter(pk__in=pair_ids, required_annotations=required).update(
-            required_annotations=F("required_annotations") + 1, status=Pair.Status.QUEUED, status_reason="disputed")
+            required_annotations=target, status=status_entering_annotation(required=Value(target)),
+            status_reason="disputed")
     Pair.objects.filter(pk__in=adjudicate).update(status=Pair.Status.ADJUDICATION, status_reason="disputed")
-    Pair.objects.filter(pk__in=settled_from_queue).update(status=Pair.Status.COMPLETE, status_reason="")
+    Pair.objects.filter(pk__in=settled_from_queue).update(status=status_entering_annotation(), status_reason="")
     kept = sum(chosen.values())
     criteria = {}
     if any(d.criteria for d in decisions):
@@ -338,6 +343,6 @@ def pair_adjudicate(*, pair_id: int, curator: User, chosen: str | None, note: st
         },
     )
     pair.status = Pair.Status.COMPLETE
-    pair.status_reason = "adjudicated"
+    pair.status_reason = ADJUDICATED
     pair.save(update_fields=["status", "status_reason"])
     return record

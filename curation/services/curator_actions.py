@@ -14,6 +14,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from annotation.catalogue.models import Pair
+from annotation.catalogue.services.pair_status import status_in_annotation
 from core.errors import ApplicationError
 from curation.services.consensus import consensus_invalidate
 
@@ -37,10 +38,6 @@ def _reason(*, actor, verb: str, note: str) -> str:
         raise ApplicationError(f"the note is {len(note)} characters; keep it under {MAX_NOTE}", code="note_too_long")
     who = getattr(actor, "username", "") or "curator"
     return (f"{verb} by {who}" + (f": {note}" if note else ""))[: Pair._meta.get_field("status_reason").max_length]
-
-
-def _status_after_annotation(pair: Pair) -> str:
-    return Pair.Status.COMPLETE if pair.annotations_done >= pair.required_annotations else Pair.Status.QUEUED
 
 
 @transaction.atomic
@@ -69,7 +66,7 @@ def pair_extend_overlap(*, pair_id: int, by: int = 1, actor: User | None = None,
             status_code=409,
         )
     pair.required_annotations = target
-    pair.status = Pair.Status.QUEUED
+    pair.status = status_in_annotation(done=pair.annotations_done, required=target)
     pair.status_reason = _reason(actor=actor, verb=f"overlap raised to {target}", note=note)
     pair.save(update_fields=["required_annotations", "status", "status_reason"])
     consensus_invalidate(pair_id=pair.pk, reason="overlap_extended")
@@ -163,7 +160,7 @@ def pair_restore(*, pair_id: int, actor: User | None = None, note: str = "") -> 
             status_code=409,
         )
     verb = "restored after the pre-filter dropped it" if pair.status == Pair.Status.DROPPED_EASY else "restored"
-    pair.status = _status_after_annotation(pair)
+    pair.status = status_in_annotation(done=pair.annotations_done, required=pair.required_annotations)
     pair.status_reason = _reason(actor=actor, verb=verb, note=note)
     pair.save(update_fields=["status", "status_reason"])
     consensus_invalidate(pair_id=pair.pk, reason="restored")

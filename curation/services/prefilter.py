@@ -26,6 +26,7 @@ from django.utils import timezone
 
 from annotation.catalogue.content import MEDIA_TYPES, iter_media
 from annotation.catalogue.models import Campaign, Media, Pair
+from annotation.catalogue.services.pair_status import status_in_annotation
 from annotation.jobs.models import JOB_COMPLETED, Job
 from annotation.jobs.services import job_create, job_dispatch, job_fail, job_lease, job_succeed
 from annotation.workqueue.models import Assignment
@@ -449,7 +450,8 @@ def _decide_and_apply(*, job: Job, rule: rules.Rule) -> dict:
         votes = [rules.Vote(judge=r[1], order=r[2], label=r[3], score=r[4], failed=bool(r[6])) for r in rows]
         decision = rules.decide(rule, votes, planned=expected)
         pair = candidates[pk]
-        status = Pair.Status.DROPPED_EASY if decision.easy else Pair.Status.QUEUED
+        status = Pair.Status.DROPPED_EASY if decision.easy else status_in_annotation(
+            done=pair.annotations_done, required=pair.required_annotations)
         dropped += decision.easy
         kept += not decision.easy
         if (pair.status, pair.status_reason) != (status, decision.reason):
@@ -558,7 +560,7 @@ def pair_restore(*, pair: Pair, user: User) -> Pair:
             code="pair_not_dropped",
             status_code=409,
         )
-    pair.status = Pair.Status.QUEUED
+    pair.status = status_in_annotation(done=pair.annotations_done, required=pair.required_annotations)
     pair.status_reason = f"restored by {getattr(user, 'username', None) or 'a curator'} after the pre-filter"[:200]
     pair.save(update_fields=["status", "status_reason"])
     return pair

@@ -28,7 +28,7 @@ from annotation.accounts.services.accounts import (
 )
 from annotation.catalogue import schemas
 from annotation.catalogue.models import Campaign, Pair, TaskKind
-from annotation.catalogue.selectors import campaign_member_candidates, campaign_members
+from annotation.catalogue.selectors import campaign_member_candidates, campaign_members, campaign_overlap_change
 from annotation.catalogue.services.campaigns import (
     DEFAULT_PRESET_BY_KIND,
     STATUS_MOVES,
@@ -160,12 +160,28 @@ class CampaignCreateView(CuratorRequiredMixin, View):
         return HttpResponseRedirect(reverse("console-campaign-settings", args=[campaign.slug]))
 
 
+def _overlap_outcome(before: int, campaign: Campaign, change: dict | None, applied: bool) -> str:
+    if change is None:
+        return ""
+    if not change["pairs"]:
+        return f" Overlap {before} → {campaign.overlap}; no existing pair asks for another count."
+    pairs = f"{change['pairs']} existing pair{'' if change['pairs'] == 1 else 's'}"
+    if applied and before == campaign.overlap:
+        return f" Overlap {campaign.overlap} applied to the {pairs} that asked for fewer."
+    if applied:
+        return f" Overlap {before} → {campaign.overlap}, applied to the {pairs}."
+    return (f" Overlap {before} → {campaign.overlap} for pairs imported from now on; the {pairs} keep their "
+            f"counts.")
+
+
 class CampaignSettingsView(CuratorRequiredMixin, View):
     template_name = "frontend/console/campaign_form.html"
 
     def _context(self, campaign: Campaign, form=None) -> dict:
+        behind = campaign_overlap_change(campaign=campaign, overlap=campaign.overlap)
         return {
             **_form_context(campaign, form),
+            "behind": behind if behind["pairs"] else None,
             "campaign": campaign,
             "members": campaign_members(campaign=campaign),
             "candidates": campaign_member_candidates(campaign=campaign),
@@ -183,12 +199,24 @@ class CampaignSettingsView(CuratorRequiredMixin, View):
                 del settings["schema_definition"]
             if settings.get("preset") == campaign.rating_schema.preset:
                 del settings["preset"]
-            campaign = campaign_update(campaign=campaign, status=form.get("status") or None, **settings)
+            overlap_before, change = campaign.overlap, None
+            if settings["overlap"] == campaign.overlap and form.get("apply_to_existing") == "on":
+                change = campaign_overlap_change(campaign=campaign, overlap=campaign.overlap)
+            elif settings["overlap"] != campaign.overlap:
+                change = campaign_overlap_change(campaign=campaign, overlap=settings["overlap"])
+                if change["pairs"] and form.get("overlap_confirmed") != str(settings["overlap"]):
+                    # Nothing is saved until the curator says whether the existing pairs follow the new overlap.
+                    context = {**self._context(campaign, form), "overlap_change": {**change, "to": settings["overlap"]}}
+                    return TemplateResponse(request, self.template_name, context)
+            applied = form.get("apply_to_existing") == "on"
+            campaign = campaign_update(campaign=campaign, status=form.get("status") or None,
+                                       apply_to_existing=applied, **settings)
         except ApplicationError as exc:
             context = {**self._context(campaign, form), "error": exc.message}
             return TemplateResponse(request, self.template_name, context, status=400)
+        outcome = _overlap_outcome(overlap_before, campaign, change, applied)
         messages.success(request, f"Campaign {campaign.slug} saved ({campaign.get_status_display().lower()}, "
-                                  f"schema {campaign.rating_schema}).")
+                                  f"schema {campaign.rating_schema}).{outcome}")
         return HttpResponseRedirect(reverse("console-campaign-settings", args=[campaign.slug]))
 
 

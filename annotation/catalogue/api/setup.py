@@ -19,6 +19,7 @@ from annotation.accounts.services.accounts import (
     user_set_role,
 )
 from annotation.catalogue.models import Campaign
+from annotation.catalogue.selectors import campaign_overlap_change
 from annotation.catalogue.services.campaigns import campaign_create, campaign_members_change, campaign_update
 from core.api.permissions import IsCurator
 from core.errors import ApplicationError
@@ -85,20 +86,43 @@ class CampaignCreateApi(APIView):
 
 
 class CampaignUpdateApi(APIView):
+    """Change a campaign's settings. A new overlap is for pairs imported from now on, unless ``apply_to_existing``;
+    ``overlap_change`` says how many existing pairs it changed, or would have changed (``applied`` false)."""
+
     permission_classes = [IsCurator]
 
     @extend_schema_serializer(component_name="CampaignUpdateInput")
     class InputSerializer(_CampaignSettings):
-        pass
+        apply_to_existing = serializers.BooleanField(
+            required=False, default=False,
+            help_text="A new overlap applies to the pairs already imported too (not to those a curator adjudicates).")
 
-    @extend_schema(request=InputSerializer, responses=CampaignOutputSerializer)
+    @extend_schema_serializer(component_name="CampaignUpdateOutput")
+    class OutputSerializer(CampaignOutputSerializer):
+        class OverlapChangeSerializer(serializers.Serializer):
+            before = serializers.IntegerField()
+            after = serializers.IntegerField()
+            pairs = serializers.IntegerField(help_text="Existing pairs whose required count the new overlap changes.")
+            requeued = serializers.IntegerField(help_text="Of those, complete pairs that go back to the queue.")
+            completed = serializers.IntegerField(help_text="Of those, queued pairs that become complete.")
+            applied = serializers.BooleanField()
+
+        overlap_change = OverlapChangeSerializer(allow_null=True)
+
+    @extend_schema(request=InputSerializer, responses=OutputSerializer)
     def post(self, request, slug: str):
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         values = dict(data.validated_data)
         values["preset"] = values.get("preset") or None
-        campaign = campaign_update(campaign=get_object_or_404(Campaign, slug=slug), **values)
-        return Response(CampaignOutputSerializer(campaign).data)
+        campaign = get_object_or_404(Campaign, slug=slug)
+        before, change = campaign.overlap, None
+        if values.get("overlap", before) != before or values["apply_to_existing"]:
+            after = values.get("overlap", before)
+            change = {**campaign_overlap_change(campaign=campaign, overlap=after), "before": before, "after": after,
+                      "applied": values["apply_to_existing"]}
+        campaign = campaign_update(campaign=campaign, **values)
+        return Response({**CampaignOutputSerializer(campaign).data, "overlap_change": change})
 
 
 class CampaignMembersApi(APIView):

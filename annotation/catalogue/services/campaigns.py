@@ -13,6 +13,7 @@ from django.db import transaction
 from annotation.catalogue import schemas
 from annotation.catalogue.models import Campaign, Pair, RatingSchema, TaskKind
 from annotation.catalogue.playback import PLAYED_KINDS, sides_played
+from annotation.catalogue.services.pair_status import pairs_overlap_apply
 from core.errors import ApplicationError
 
 if TYPE_CHECKING:
@@ -201,15 +202,21 @@ EDITABLE = ("name", "overlap", "gold_rate", "lease_minutes", "instructions", "re
 
 @transaction.atomic
 def campaign_update(*, campaign: Campaign, schema_definition: dict | None = None, preset: str | None = None,
-                    prefilter_rule: dict | None = None, status: str | None = None, **changes: Any) -> Campaign:
+                    prefilter_rule: dict | None = None, status: str | None = None, apply_to_existing: bool = False,
+                    **changes: Any) -> Campaign:
     """Change a campaign's settings. A new schema is a new version, allowed until the first claim or rating.
 
-    The kind is fixed once the campaign exists. A status moves draft → active ⇄ paused → archived.
+    The kind is fixed once the campaign exists. A status moves draft → active ⇄ paused → archived. A new overlap
+    is for pairs imported from now on; with ``apply_to_existing`` the pairs already there follow it too
+    (``pair_status.pairs_overlap_apply``: a complete pair asked for more goes back to the queue, a queued one
+    asked for no more than it holds is complete); with the overlap unchanged, that brings the pairs asking for
+    fewer (left behind by an earlier change) up to it.
     """
     unknown = sorted(set(changes) - set(EDITABLE))
     if unknown:
         raise ApplicationError(f"cannot change {', '.join(unknown)} of a campaign", code="not_editable")
     campaign = Campaign.objects.select_for_update().get(pk=campaign.pk)
+    overlap_before = campaign.overlap
     values = {field: changes.get(field, getattr(campaign, field)) for field in EDITABLE}
     _check_settings(overlap=values["overlap"], gold_rate=values["gold_rate"], lease_minutes=values["lease_minutes"])
     _check_full_playback(campaign.kind, values["requires_full_playback"])
@@ -236,6 +243,8 @@ def campaign_update(*, campaign: Campaign, schema_definition: dict | None = None
     campaign.name = (campaign.name or campaign.slug)[:200]
     campaign.max_overlap = max(campaign.max_overlap, campaign.overlap)
     campaign.save()
+    if apply_to_existing:
+        pairs_overlap_apply(campaign=campaign, before=overlap_before, after=campaign.overlap)
     return campaign
 
 

@@ -6,6 +6,7 @@ from django.core.checks import Tags
 from django.core.management.base import BaseCommand
 
 from annotation.catalogue.models import Campaign
+from annotation.catalogue.selectors import campaign_overlap_change
 from annotation.catalogue.services.campaigns import campaign_update
 from annotation.management.commands.create_campaign import campaign_summary, read_text, schema_and_rule
 from core.cli import emit, refuse
@@ -25,6 +26,8 @@ class Command(BaseCommand):
         parser.add_argument("--schema", help="A rating schema preset.")
         parser.add_argument("--schema-file", type=Path, help="A custom rating schema as JSON.")
         parser.add_argument("--overlap", type=int)
+        parser.add_argument("--apply-to-existing", action="store_true",
+                            help="The new overlap applies to the pairs already imported too (else only to new ones).")
         parser.add_argument("--gold-rate", type=float)
         parser.add_argument("--lease-minutes", type=int)
         parser.add_argument("--prefilter", choices=("on", "off"), help="Whether new pairs wait for the pre-filter.")
@@ -35,7 +38,7 @@ class Command(BaseCommand):
         parser.add_argument("--json", action="store_true", dest="as_json", help="Print one JSON object on stdout.")
 
     def handle(self, *args, slug, status, name, schema, schema_file, overlap, gold_rate, lease_minutes, prefilter,
-               prefilter_rule, instructions, as_json, full_playback=None, **options):
+               prefilter_rule, instructions, as_json, full_playback=None, apply_to_existing=False, **options):
         try:
             campaign = Campaign.objects.filter(slug=slug).first()
             if campaign is None:
@@ -47,10 +50,19 @@ class Command(BaseCommand):
                 ("requires_prefilter", None if prefilter is None else prefilter == "on"),
                 ("requires_full_playback", None if full_playback is None else full_playback == "on"),
             ) if value is not None}
+            before, change = campaign.overlap, None
+            if overlap is not None and overlap != before:
+                change = campaign_overlap_change(campaign=campaign, overlap=overlap)
             campaign = campaign_update(campaign=campaign, status=status, preset=schema, schema_definition=definition,
-                                       prefilter_rule=rule, **changes)
+                                       prefilter_rule=rule, apply_to_existing=apply_to_existing, **changes)
         except ApplicationError as exc:
             raise refuse(self, exc, as_json=as_json) from exc
         payload = campaign_summary(campaign)
+        said = ""
+        if change is not None:
+            payload["overlap_change"] = {**change, "before": before, "after": campaign.overlap,
+                                         "applied": apply_to_existing}
+            said = (f" Applied to {change['pairs']} existing pairs." if apply_to_existing else
+                    f" {change['pairs']} existing pairs keep their counts (--apply-to-existing changes them).")
         emit(self, payload, f"Saved campaign {campaign.slug} ({campaign.status}, schema {payload['schema']}, "
-                            f"overlap {campaign.overlap}).", as_json=as_json)
+                            f"overlap {campaign.overlap}).{said}", as_json=as_json)

@@ -25,12 +25,13 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, NamedTuple
 
 from django.db import IntegrityError, connection, transaction
-from django.db.models import Case, Count, Exists, F, OuterRef, Q, Subquery, Value, When
+from django.db.models import Count, Exists, F, OuterRef, Q, Subquery
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from annotation.catalogue import schemas
 from annotation.catalogue.models import PAIR_CLAIMABLE, PAIR_SLOTS_TAKEN, Campaign, Pair
+from annotation.catalogue.services.pair_status import status_following_counts
 from annotation.workqueue import selectors, sql
 from annotation.workqueue.models import Annotation, Assignment, AssignmentEvent
 from annotation.workqueue.playback import media_played_canonical, refuse_short_playback
@@ -353,8 +354,9 @@ def pair_counters_recount(*, pair_ids: list[int]) -> None:
     live = (Assignment.objects.filter(pair_id=OuterRef("pk"), status=Assignment.Status.ACTIVE)
             .values("pair_id").annotate(n=Count("pk")).values("n"))
     stored = Annotation.objects.filter(pair_id=OuterRef("pk")).values("pair_id").annotate(n=Count("pk")).values("n")
+    done = Coalesce(Subquery(stored), 0)
     Pair.objects.filter(pk__in=ids).update(
-        active_claims=Coalesce(Subquery(live), 0), annotations_done=Coalesce(Subquery(stored), 0)
+        active_claims=Coalesce(Subquery(live), 0), annotations_done=done, status=status_following_counts(done=done)
     )
 
 
@@ -668,10 +670,7 @@ def _store_portable(*, held: _Held, annotator, fields: dict, was_expired: bool, 
     counted = Pair.objects.filter(PAIR_CLAIMABLE if was_expired else Q(), pk=held.pair_id).update(
         annotations_done=done,
         active_claims=F("active_claims") - (0 if was_expired else 1),
-        status=Case(
-            When(Q(status=Pair.Status.QUEUED) & Q(required_annotations__lte=done), then=Value(Pair.Status.COMPLETE)),
-            default=F("status"),
-        ),
+        status=status_following_counts(done=done),
     )
     if counted != 1:
         return None

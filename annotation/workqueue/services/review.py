@@ -17,7 +17,6 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from django.db import transaction
-from django.db.models import F
 from django.utils import timezone
 
 from annotation.catalogue import schemas
@@ -120,10 +119,8 @@ def annotation_withdraw(*, assignment_id: int, annotator: User, now: datetime | 
     annotation.delete()
     assignment.status = Assignment.Status.WITHDRAWN
     assignment.save(update_fields=["status"])
+    # The recount puts a pair complete only by its overlap back in the queue for the slot this frees
+    # (annotation.catalogue.services.pair_status); a curator's or the pipeline's statuses stay.
     pair_counters_recount(pair_ids=[pair.pk])
-    # A pair complete only by its overlap goes back to the queue for the slot this frees; other statuses (excluded,
-    # awaiting adjudication, pre-filter) are a curator's or the pipeline's, and stay.
-    Pair.objects.filter(pk=pair.pk, status=Pair.Status.COMPLETE, annotations_done__lt=F("required_annotations")).update(
-        status=Pair.Status.QUEUED)
     _event(assignment, AssignmentEvent.Kind.WITHDRAW, now, annotation=annotation_id)
     return assignment

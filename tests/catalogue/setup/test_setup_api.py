@@ -5,8 +5,8 @@ from rest_framework.test import APIClient
 
 from annotation.accounts.models import AccountEvent, Invitation, Role, User
 from annotation.accounts.services.accounts import user_create
-from annotation.catalogue.models import Campaign
-from tests.factories import CampaignFactory, CuratorFactory, UserFactory
+from annotation.catalogue.models import Campaign, Pair
+from tests.factories import CampaignFactory, CuratorFactory, PairFactory, UserFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -158,3 +158,21 @@ def test_the_schema_is_fixed_once_a_campaign_has_ratings(curator):
     campaign.refresh_from_db()
     assert (campaign.rating_schema_id, campaign.overlap) == (schema_before, 3)
     assert curator.post("/api/v1/campaigns/rated/update/", {"overlap": 4}, format="json").json()["overlap"] == 4
+
+
+def test_a_new_overlap_applies_to_the_existing_pairs_only_when_asked_and_says_how_many_it_changes(curator):
+    campaign = CampaignFactory(slug="follow", overlap=3)
+    pairs = [PairFactory(campaign=campaign) for _ in range(3)]
+    kept = curator.post("/api/v1/campaigns/follow/update/", {"overlap": 2}, format="json").json()
+    assert kept["overlap_change"] == {"before": 3, "after": 2, "pairs": 3, "requeued": 0, "completed": 0,
+                                      "applied": False}
+    assert set(Pair.objects.filter(campaign=campaign).values_list("required_annotations", flat=True)) == {3}
+    applied = curator.post("/api/v1/campaigns/follow/update/", {"overlap": 4, "apply_to_existing": True},
+                           format="json").json()
+    assert (applied["overlap"], applied["overlap_change"]["pairs"], applied["overlap_change"]["applied"]) == (4, 3, True)
+    assert {p.required_annotations for p in Pair.objects.filter(pk__in=[p.pk for p in pairs])} == {4}
+    same = curator.post("/api/v1/campaigns/follow/update/", {"overlap": 4, "apply_to_existing": True}, format="json")
+    assert same.json()["overlap_change"] == {"before": 4, "after": 4, "pairs": 0, "requeued": 0, "completed": 0,
+                                             "applied": True}
+    assert curator.post("/api/v1/campaigns/follow/update/", {"name": "Follow"}, format="json").json()[
+        "overlap_change"] is None

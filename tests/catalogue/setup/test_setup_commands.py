@@ -11,9 +11,9 @@ from django.utils import timezone
 
 from annotation.accounts.models import AccountEvent, Invitation, User
 from annotation.accounts.services.accounts import invitation_accept
-from annotation.catalogue.models import Campaign, RatingSchema
+from annotation.catalogue.models import Campaign, Pair, RatingSchema
 from core.errors import ApplicationError
-from tests.factories import CampaignFactory, UserFactory
+from tests.factories import CampaignFactory, PairFactory, UserFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -200,6 +200,17 @@ def test_edit_campaign_changes_only_what_is_given_and_moves_the_status():
     campaign = Campaign.objects.select_related("rating_schema").get(slug="edit-me")
     assert (campaign.status, campaign.overlap, campaign.lease_minutes) == ("active", 2, 45)
     assert campaign.requires_prefilter and campaign.rating_schema.preset == "ab-tie" and out["schema"].startswith("ab-tie")
+
+
+def test_edit_campaign_applies_a_new_overlap_to_the_existing_pairs_only_when_asked():
+    run("create_campaign", "more-raters", "--task", "text-to-image", "--overlap", "2")
+    campaign = Campaign.objects.get(slug="more-raters")
+    pairs = [PairFactory(campaign=campaign) for _ in range(2)]
+    assert "2 existing pairs keep their counts" in run("edit_campaign", "more-raters", "--overlap", "3")
+    assert {p.required_annotations for p in Pair.objects.filter(pk__in=[p.pk for p in pairs])} == {2}
+    out = json.loads(run("edit_campaign", "more-raters", "--overlap", "4", "--apply-to-existing", "--json"))
+    assert out["overlap_change"] == {"before": 3, "after": 4, "pairs": 2, "requeued": 0, "completed": 0, "applied": True}
+    assert {p.required_annotations for p in Pair.objects.filter(pk__in=[p.pk for p in pairs])} == {4}
 
 
 @pytest.mark.parametrize(("args", "message"), [

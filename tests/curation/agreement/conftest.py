@@ -21,7 +21,8 @@ def make_campaign(*, preset="mmrb2-generation", kind="text-to-image", **fields):
 
 def add_pairs(campaign, ratings_by_pair: list[list], *, source="testbench", qid="overall", rater_prefix="rater",
               extra_values=None, status=Pair.Status.COMPLETE) -> list[Pair]:
-    """One pair per entry, each rating stored as an imported annotation ``{qid: value}`` (None = not answered)."""
+    """One pair per entry, each rating stored as an imported annotation ``{qid: value}`` (None = not answered) and
+    counted in its ``annotations_done``."""
     prompt = PromptFactory(campaign=campaign, source=source)
     pairs = [PairFactory(campaign=campaign, prompt=prompt, status=status) for _ in ratings_by_pair]
     rows = []
@@ -33,7 +34,9 @@ def add_pairs(campaign, ratings_by_pair: list[list], *, source="testbench", qid=
             rows.append(Annotation(pair=pair, source=Annotation.Source.IMPORTED, rater_label=f"{rater_prefix}-{j}",
                                    values=values))
     Annotation.objects.bulk_create(rows)
-    Pair.objects.filter(pk__in=[p.pk for p in pairs]).update(annotations_done=3)
+    for count in {len(ratings) for ratings in ratings_by_pair}:
+        Pair.objects.filter(pk__in=[p.pk for p, r in zip(pairs, ratings_by_pair, strict=True) if len(r) == count]).update(
+            annotations_done=count)
     return pairs
 
 

@@ -8,6 +8,7 @@ from django.core.management import CommandError, call_command
 
 from annotation.catalogue.models import Pair
 from annotation.jobs.models import Job
+from annotation.workqueue.services.assignments import assignment_claim
 from core.errors import ApplicationError
 from curation.models import ConsensusRecord
 from curation.services.consensus import consensus_apply, consensus_job_create, pair_adjudicate
@@ -93,6 +94,30 @@ def test_escalation_raises_the_overlap_until_the_campaign_maximum_then_adjudicat
     summary = consensus_apply(campaign=campaign)
     disputed.refresh_from_db()
     assert (summary["adjudication"], disputed.status, disputed.required_annotations) == (1, Pair.Status.ADJUDICATION, 4)
+
+
+def test_a_disputed_pair_rated_beyond_its_overlap_is_escalated_to_one_rating_more_than_it_holds():
+    """Three imported ratings on an overlap of 2: escalating to 3 left it queued with nothing to claim."""
+    campaign = make_campaign(consensus_policy="mmrb2-generation", overlap=2, max_overlap=4,
+                             consensus_params={"on_dispute": "escalate"})
+    (disputed,) = add_pairs(campaign, [[6, 1, 5]])
+    rater = UserFactory()
+    campaign.members.add(rater)
+    assert consensus_apply(campaign=campaign)["escalated"] == 1
+    disputed.refresh_from_db()
+    assert (disputed.status, disputed.required_annotations, disputed.annotations_done) == (Pair.Status.QUEUED, 4, 3)
+    assert ConsensusRecord.objects.get(pair=disputed).details["escalated_to"] == 4
+    assert assignment_claim(campaign=campaign, annotator=rater).pair_id == disputed.pk
+
+
+def test_a_pair_rated_to_the_maximum_is_adjudicated_not_escalated():
+    campaign = make_campaign(consensus_policy="mmrb2-generation", overlap=2, max_overlap=3,
+                             consensus_params={"on_dispute": "escalate"})
+    (disputed,) = add_pairs(campaign, [[6, 1, 5]])
+    summary = consensus_apply(campaign=campaign)
+    disputed.refresh_from_db()
+    assert (summary["escalated"], summary["adjudication"]) == (0, 1)
+    assert (disputed.status, disputed.required_annotations) == (Pair.Status.ADJUDICATION, 2)
 
 
 def add_fourth(pair, value):

@@ -25,6 +25,7 @@ def test_the_funnel_counts_every_stage_of_the_campaign(world):
     assert funnel["prefilter"] == {"required": True, "pending": 1, "dropped_easy": 1, "kept": 5}
     assert funnel["annotation"] == {
         "pairs": 5, "complete": 2, "annotations_done": 9, "annotations_required": 15, "percent": 60.0, "overlap": 3,
+        "below_overlap": 0,
     }
     assert funnel["consensus"] == {"kept": 1, "dropped": 0, "disputed": 1, "dropped_by_reason": {}}
     assert funnel["excluded"] == 1
@@ -36,6 +37,17 @@ def test_the_funnel_never_counts_more_done_annotations_than_the_overlap_asks_for
     funnel = campaign_funnel(campaign=world.campaign)
     assert funnel["annotation"]["annotations_done"] == 8
     assert funnel["annotation"]["annotations_required"] == 14
+
+
+def test_one_pairs_extra_ratings_do_not_hide_another_pairs_missing_ones(world):
+    """Two pairs awaiting adjudication, one rated 5 times for 3, one once: 4 of 6 count, not 6 of 6."""
+    extra, short = (make_pair(world.campaign, key, status=Pair.Status.ADJUDICATION, annotations_done=done,
+                              required_annotations=3) for key, done in (("extra", 5), ("short", 1)))
+    before = campaign_funnel(campaign=world.campaign)["annotation"]
+    Pair.objects.filter(pk__in=[extra.pk, short.pk]).update(status=Pair.Status.EXCLUDED)
+    without = campaign_funnel(campaign=world.campaign)["annotation"]
+    assert before["annotations_required"] - without["annotations_required"] == 6
+    assert before["annotations_done"] - without["annotations_done"] == 4
 
 
 def ids(page):

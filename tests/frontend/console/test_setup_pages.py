@@ -7,12 +7,12 @@ import pytest
 from django.urls import reverse
 
 from annotation.accounts.models import AccountEvent, Invitation, Role, User
-from annotation.catalogue.models import Campaign
+from annotation.catalogue.models import Campaign, Pair
 from curation.models import Judge
 from tests.curation.judge_server import JudgeServer, votes_script
 from tests.curation.prefilter_support import campaign as prefilter_campaign
 from tests.curation.prefilter_support import marked_pair
-from tests.factories import CampaignFactory, CuratorFactory, UserFactory
+from tests.factories import AnnotationFactory, CampaignFactory, CuratorFactory, PairFactory, UserFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -239,3 +239,61 @@ def test_the_people_page_takes_the_same_queries_for_3_or_30_accounts(client):
         page = client.get(reverse("console-people"))
     assert page.content.decode().count("data-person=") == 30
     assert len(many.captured_queries) == len(few.captured_queries)
+
+
+def _rated_pairs(campaign, n: int, done: int) -> list:
+    pairs = [PairFactory(campaign=campaign, status=Pair.Status.EXCLUDED) for _ in range(n)]
+    for pair in pairs:
+        for _ in range(done):
+            AnnotationFactory(pair=pair)
+    Pair.objects.filter(pk__in=[p.pk for p in pairs]).update(annotations_done=done, status=Pair.Status.COMPLETE)
+    return pairs
+
+
+def test_a_new_overlap_asks_whether_the_existing_pairs_follow_it_and_says_how_many(curator):
+    """Overlap 3 → 4 on 8 pairs rated 3 times: the page asks before saving, then applies it to the 8 pairs."""
+    campaign = CampaignFactory(slug="raise", overlap=3)
+    pairs = _rated_pairs(campaign, 8, 3)
+    url = reverse("console-campaign-settings", args=["raise"])
+    form = {"status": "active", "overlap": "4", "lease_minutes": "30", "gold_rate": "0", "schema_source": "preset"}
+    asked = curator.post(url, form)
+    page = asked.content.decode()
+    assert asked.status_code == 200 and 'data-testid="overlap-change"' in page
+    assert "Apply to the 8 existing pairs" in page and "8 complete pairs go back to the queue." in page
+    assert 'name="overlap_confirmed" value="4"' in page
+    campaign.refresh_from_db()
+    assert campaign.overlap == 3, "nothing is saved before the curator answers"
+
+    saved = curator.post(url, {**form, "overlap_confirmed": "4", "apply_to_existing": "on"}, follow=True)
+    assert "Overlap 3 → 4, applied to the 8 existing pairs." in saved.content.decode()
+    assert set(Pair.objects.filter(pk__in=[p.pk for p in pairs]).values_list("status", "required_annotations")) == {
+        ("queued", 4)}
+    overview = curator.get(reverse("console-campaign", args=["raise"])).content.decode()
+    assert "24 / 32 annotations" in overview and "0 of 8 pairs complete" in overview
+
+
+def test_a_new_overlap_kept_for_new_pairs_says_the_existing_ones_keep_their_counts(curator):
+    campaign = CampaignFactory(slug="keep", overlap=3)
+    pairs = _rated_pairs(campaign, 2, 3)
+    url = reverse("console-campaign-settings", args=["keep"])
+    form = {"status": "active", "overlap": "4", "lease_minutes": "30", "gold_rate": "0", "schema_source": "preset",
+            "overlap_confirmed": "4"}
+    saved = curator.post(url, form, follow=True)
+    assert "Overlap 3 → 4 for pairs imported from now on; the 2 existing pairs keep their counts." in saved.content.decode()
+    campaign.refresh_from_db()
+    assert campaign.overlap == 4
+    assert set(Pair.objects.filter(pk__in=[p.pk for p in pairs]).values_list("status", "required_annotations")) == {
+        ("complete", 3)}
+    again = curator.post(url, {**form, "overlap": "5"})
+    assert again.status_code == 200 and "Apply to the 2 existing pairs" in again.content.decode(), \
+        "a confirmation for 4 is no answer for 5"
+
+    overview = curator.get(reverse("console-campaign", args=["keep"])).content.decode()
+    assert "2 pairs ask for fewer ratings than the overlap of 4" in overview
+    settings_page = curator.get(url).content.decode()
+    assert "Apply the overlap of 4 to the 2 existing pairs that ask for fewer (2 complete ones go back" in settings_page
+    applied = curator.post(url, {**form, "apply_to_existing": "on"}, follow=True).content.decode()
+    assert "Overlap 4 applied to the 2 existing pairs that asked for fewer." in applied
+    assert set(Pair.objects.filter(pk__in=[p.pk for p in pairs]).values_list("status", "required_annotations")) == {
+        ("queued", 4)}
+    assert 'data-testid="below-overlap"' not in curator.get(reverse("console-campaign", args=["keep"])).content.decode()
