@@ -43,15 +43,22 @@ FEW_COMPARISONS = 50
 WIN_A, WIN_B, TIE = 1.0, 0.0, 0.5
 MAX_ITER = 1000
 # Part of every cached board's key: a change to what a fit computes changes it.
-FIT_VERSION = "bt-2: components apart, method from the fit"
+FIT_VERSION = "bt-3: Davidson ties where ratings hold ties, simultaneous intervals"
 
 
-def method_text(*, position: bool) -> str:
+TIES = ("auto", "davidson", "half")
+
+
+def method_text(*, position: bool, ties: str = "half", models: int = 0) -> str:
     """What the fit did, in words: the page, the card and the CSV print this."""
     control = ("position-controlled (a left-side term; the ratings are net of it)" if position else
                "not position-controlled (no rating knows which side was shown on the left)")
-    return (f"Bradley-Terry maximum likelihood (logistic regression, scikit-learn), ties as half wins, {control}, "
-            "Elo scale (400 points = 10:1 odds, mean 1000), percentile bootstrap over pairs")
+    model = ("Bradley-Terry maximum likelihood with Davidson's tie model (a tie is its own outcome, its rate "
+             "fitted)" if ties == "davidson" else
+             "Bradley-Terry maximum likelihood (logistic regression, scikit-learn), ties as half wins")
+    joint = f"; simultaneous 95% intervals (Bonferroni over the {models} models)" if models > 1 else ""
+    return (f"{model}, {control}, Elo scale (400 points = 10:1 odds, mean 1000), percentile bootstrap over pairs: "
+            f"per-model 95% intervals{joint}")
 
 
 def components(c: Comparisons) -> list[list[int]]:
@@ -171,9 +178,50 @@ def _fit(rows: _Collapsed, weights: np.ndarray, n_models: int, *, position: bool
     return model.coef_[0]
 
 
-def _strengths(coef: np.ndarray) -> np.ndarray:
-    """Natural-log strengths with mean 0 (only their differences are identified)."""
-    return coef[:-1] - coef[:-1].mean()
+def _davidson_objective(params: np.ndarray, rows: _Collapsed, w_a, w_b, w_t, m: int, position: bool):
+    """Minus the Davidson (1970) log-likelihood of the weighted rows and its gradient.
+
+    P(A) = π_A / D, P(B) = π_B / D, P(tie) = ν √(π_A π_B) / D with D = π_A + π_B + ν √(π_A π_B), log π = strength
+    (± half the left-side term for the response shown left), ν = exp(λ). A penalty on the strengths' sum fixes
+    their level (only differences are identified) without moving the differences.
+    """
+    theta, delta, lam = params[:m], (params[m] if position else 0.0), params[-1]
+    half = 0.5 * delta * rows.left
+    sa, sb = theta[rows.a] + half, theta[rows.b] - half
+    st = lam + 0.5 * (sa + sb)
+    top = np.maximum(np.maximum(sa, sb), st)
+    log_d = top + np.log(np.exp(sa - top) + np.exp(sb - top) + np.exp(st - top))
+    p_a, p_b, p_t = np.exp(sa - log_d), np.exp(sb - log_d), np.exp(st - log_d)
+    total = w_a + w_b + w_t
+    loglik = float(np.sum(w_a * (sa - log_d) + w_b * (sb - log_d) + w_t * (st - log_d)))
+    d_sa = w_a + 0.5 * w_t - total * (p_a + 0.5 * p_t)
+    d_sb = w_b + 0.5 * w_t - total * (p_b + 0.5 * p_t)
+    grad = np.zeros_like(params)
+    np.add.at(grad, rows.a, d_sa)
+    np.add.at(grad, rows.b, d_sb)
+    level = theta.sum()
+    grad[:m] -= level  # the penalty ½ (Σ θ)²
+    if position:
+        grad[m] = float(np.sum(0.5 * rows.left * (d_sa - d_sb)))
+    grad[-1] = float(np.sum(w_t - total * p_t))
+    return -(loglik - 0.5 * level * level), -grad
+
+
+def _fit_davidson(rows: _Collapsed, weights: np.ndarray, m: int, *, position: bool,
+                  start: np.ndarray | None = None) -> np.ndarray:
+    """The Davidson model's maximum likelihood: (natural-log strengths, the left-side term, log ν)."""
+    from scipy.optimize import minimize
+
+    w_a = weights * (rows.outcome == WIN_A)
+    w_b = weights * (rows.outcome == WIN_B)
+    w_t = weights * (rows.outcome == TIE)
+    x0 = np.zeros(m + 2) if start is None else start.copy()
+    if start is None:
+        share = w_t.sum() / max(weights.sum(), 1e-12)
+        x0[-1] = math.log(max(share, 1e-3) / max(1 - share, 1e-3)) + math.log(2)
+    result = minimize(_davidson_objective, x0, args=(rows, w_a, w_b, w_t, m, position), jac=True, method="L-BFGS-B",
+                      options={"maxiter": MAX_ITER, "gtol": 1e-8})
+    return result.x
 
 
 def _elo(strengths: np.ndarray) -> np.ndarray:
@@ -208,6 +256,7 @@ class Leaderboard:
     models: list[str]
     rating: list[float]
     rating_ci95: list[list[float] | None]
+    rating_ci_simultaneous: list[list[float] | None]
     comparisons: list[int]
     wins: list[float]
     left_advantage: float
@@ -219,6 +268,8 @@ class Leaderboard:
     bootstrap: int
     seed: int
     position_controlled: bool
+    ties: str
+    tie_rate_parameter: float | None
     method: str
     apart: list[dict] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
@@ -228,7 +279,11 @@ class Leaderboard:
         return {
             "method": self.method,
             "position_controlled": self.position_controlled,
-            "ties": "half wins",
+            "ties": "davidson" if self.ties == "davidson" else "half wins",
+            "tie_rate_parameter": self.tie_rate_parameter,
+            "intervals": {"per_model": "95% percentile bootstrap, each model on its own",
+                          "simultaneous": f"95% for all {len(self.models)} models at once (Bonferroni: "
+                                          f"{100 - 5 / max(len(self.models), 1):.2f}% each)"},
             "comparisons": self.total_comparisons,
             "bootstrap": self.bootstrap,
             "seed": self.seed,
@@ -236,6 +291,7 @@ class Leaderboard:
             "left_advantage_ci95": self.left_advantage_ci95,
             "models": [
                 {"rank": i + 1, "model": name, "rating": self.rating[i], "rating_ci95": self.rating_ci95[i],
+                 "rating_ci_simultaneous": self.rating_ci_simultaneous[i],
                  "comparisons": self.comparisons[i], "score": self.wins[i] / self.comparisons[i] if self.comparisons[i] else None}
                 for i, name in enumerate(self.models)
             ],
@@ -247,8 +303,14 @@ class Leaderboard:
 
 
 def leaderboard(c: Comparisons, *, bootstrap: int = 200, seed: int = 0, confidence: float = 0.95,
-                position: bool = True, progress: Callable[[int, int], None] | None = None) -> Leaderboard | None:
+                position: bool = True, ties: str = "auto",
+                progress: Callable[[int, int], None] | None = None) -> Leaderboard | None:
     """The leaderboard of the comparisons, or None when fewer than two models were compared.
+
+    ``ties``: ``half`` counts a tie as half a win for each side (FastChat's arena); ``davidson`` fits Davidson's tie
+    model, where a tie is its own outcome (half wins shrink the ratings towards the mean as the tie rate grows, so
+    boards of campaigns with different tie rates were not comparable); ``auto`` (the default) is Davidson where
+    any rating is a tie and plain Bradley–Terry otherwise.
 
     Only the largest component of the comparison graph is ranked; the other components' models are listed in
     ``apart`` (comparisons and score within their own component), never ranked against the ranked ones.
@@ -272,6 +334,10 @@ def leaderboard(c: Comparisons, *, bootstrap: int = 200, seed: int = 0, confiden
                               "score": wins / n if n else None,
                               "compared_with": sorted(c.models[j] for j in group if j != i)})
         c = c.restrict(main[c.model_a])
+    if ties not in TIES:
+        raise ValueError(f"ties must be one of {', '.join(TIES)}")
+    if ties == "auto":
+        ties = "davidson" if bool(np.any(c.outcome == TIE)) else "half"
     m = len(c.models)
     rows = _collapse(c)
     ones = np.bincount(rows.row, minlength=len(rows.a)).astype(float)
@@ -284,8 +350,16 @@ def leaderboard(c: Comparisons, *, bootstrap: int = 200, seed: int = 0, confiden
     boot_left = np.full(bootstrap, np.nan)
     boot_rate = np.full((bootstrap, m, m), np.nan)
     # BLAS threads only contend with each other on problems this small (and with the web server's workers).
+    def fit(weights, start=None):
+        if ties == "davidson":
+            return _fit_davidson(rows, weights, m, position=position, start=start)
+        return _fit(rows, weights, m, position=position, start=start)
+
+    def strengths_and_left(coef):
+        return (coef[:m] - coef[:m].mean(), float(coef[m]) if position or ties == "half" else 0.0)
+
     with threadpool_limits(limits=1):
-        point = _fit(rows, ones, m, position=position)
+        point = fit(ones)
         if progress is not None:
             progress(1, bootstrap + 1)
         for r in range(bootstrap):
@@ -295,16 +369,16 @@ def leaderboard(c: Comparisons, *, bootstrap: int = 200, seed: int = 0, confiden
             present = np.zeros(m, dtype=bool)
             present[rows.a[row_weight > 0]] = True
             present[rows.b[row_weight > 0]] = True
-            coef = _fit(rows, row_weight, m, position=position, start=point)
+            coef = fit(row_weight, start=point)
             # A model absent from a resample has no rating there; its interval comes from the others.
-            boot_ratings[r] = np.where(present, _elo(_strengths(coef)), np.nan)
-            boot_left[r] = coef[-1]
+            boot_strengths, boot_left[r] = strengths_and_left(coef)
+            boot_ratings[r] = np.where(present, _elo(boot_strengths), np.nan)
             n, p = _pair_table(rows, row_weight, m)
             with np.errstate(invalid="ignore", divide="ignore"):
                 boot_rate[r] = p / n
             if progress is not None:
                 progress(r + 2, bootstrap + 1)
-    strengths, left = _strengths(point), float(point[-1])
+    strengths, left = strengths_and_left(point)
     elo = _elo(strengths)
     order = np.argsort(-elo, kind="stable")
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -327,6 +401,7 @@ def leaderboard(c: Comparisons, *, bootstrap: int = 200, seed: int = 0, confiden
         models=[c.models[i] for i in order],
         rating=[float(elo[i]) for i in order],
         rating_ci95=[_interval(boot_ratings[:, i], confidence) for i in order],
+        rating_ci_simultaneous=[_interval(boot_ratings[:, i], 1 - (1 - confidence) / m) for i in order],
         comparisons=[int(count[i].sum()) for i in order],
         wins=[float(points[i].sum()) for i in order],
         left_advantage=float(SCALE * left / math.log(BASE)),
@@ -339,7 +414,9 @@ def leaderboard(c: Comparisons, *, bootstrap: int = 200, seed: int = 0, confiden
         bootstrap=bootstrap,
         seed=seed,
         position_controlled=position,
-        method=method_text(position=position),
+        ties=ties,
+        tie_rate_parameter=float(math.exp(point[-1])) if ties == "davidson" else None,
+        method=method_text(position=position, ties=ties, models=m),
         apart=apart,
         notes=notes,
     )

@@ -30,14 +30,14 @@ def _board_lines(board: dict | None, *, scope: str) -> list[str]:
     lines = [
         f"Method: {board['method']}; {board['comparisons']} human ratings in {scope}, {board['bootstrap']} resamples.",
         "",
-        "| Rank | Model | Rating | 95% interval | Comparisons | Score (ties ½) |",
-        "|---:|---|---:|---|---:|---:|",
+        "| Rank | Model | Rating | 95% interval | Simultaneous 95% interval | Comparisons | Score (ties ½) |",
+        "|---:|---|---:|---|---|---:|---:|",
     ]
     for entry in board["models"]:
         score = "n/a" if entry["score"] is None else f"{100 * entry['score']:.1f}%"
         model = entry["model"].replace("|", "\\|")
         lines.append(f"| {entry['rank']} | {model} | {entry['rating']:.0f} | {_interval(entry['rating_ci95'])} "
-                     f"| {entry['comparisons']} | {score} |")
+                     f"| {_interval(entry.get('rating_ci_simultaneous'))} | {entry['comparisons']} | {score} |")
     if board.get("apart"):
         lines += ["", "Never compared with the models ranked above (another part of the comparison graph), so not "
                   "ranked against them:", "", "| Model | Compared only with | Comparisons | Score (ties ½) |",

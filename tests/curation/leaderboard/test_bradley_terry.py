@@ -63,7 +63,7 @@ def test_the_fit_equals_fastchats_published_bradley_terry_on_a_fixed_input():
     outcome = {"model_a": WIN_A, "model_b": WIN_B, "tie": TIE}
     board = leaderboard(comparisons_from_names(model_a=list(frame.model_a), model_b=list(frame.model_b),
                                                outcome=[outcome[w] for w in frame.winner]),
-                        bootstrap=0, position=False)
+                        bootstrap=0, position=False, ties="half")
     ours = dict(zip(board.models, board.rating, strict=True))
     centred = reference - reference.mean() + 1000
     assert board.models == list(reference.index)
@@ -93,7 +93,7 @@ def test_position_control_does_not_credit_a_model_for_being_shown_on_the_left():
 def test_a_tie_counts_as_half_a_win_for_each_side():
     """One win each way and two ties: equal ratings, each model scores one half, the win rate is one half."""
     board = leaderboard(comparisons_from_names(model_a=["x", "x", "y", "y"], model_b=["y", "y", "x", "x"],
-                                               outcome=[WIN_A, TIE, WIN_A, TIE]), bootstrap=20)
+                                               outcome=[WIN_A, TIE, WIN_A, TIE]), bootstrap=20, ties="half")
     assert board.rating == pytest.approx([1000, 1000], abs=1e-3)
     assert board.win_rate[0][1] == pytest.approx(0.5)
     assert board.as_dict()["models"][0]["score"] == pytest.approx(0.5)
@@ -189,3 +189,31 @@ def test_the_fit_reports_its_progress_after_the_point_fit_and_each_resample_and_
 
     with pytest.raises(Stop):
         leaderboard(data, bootstrap=5, progress=stop_at_three)
+
+
+def test_ties_as_half_wins_shrink_the_ratings_and_davidsons_model_does_not():
+    """With 30 % ties independent of strength, half wins pull every rating towards the mean (the extremes' intervals
+    missed the truth); Davidson's model, the default where ratings hold ties, recovers the strengths."""
+    data = comparisons_from_names(**simulated(pairs=3000, ratings_per_pair=1, tie_rate=0.3, seed=11))
+    truth = np.array(list(TRUE_STRENGTH.values()))
+    truth = 1000 + 400 * (truth - truth.mean()) / np.log(10)
+    expected = dict(zip(TRUE_STRENGTH, truth, strict=True))
+    error = {}
+    for ties in ("half", "davidson"):
+        board = leaderboard(data, bootstrap=0, ties=ties)
+        error[ties] = max(abs(r - expected[name]) for name, r in zip(board.models, board.rating, strict=True))
+    assert error["davidson"] < 35 < error["half"], error
+    default = leaderboard(data, bootstrap=20)
+    assert default.ties == "davidson" and "Davidson's tie model" in default.method
+    assert 0 < default.tie_rate_parameter
+    assert leaderboard(comparisons_from_names(**simulated(pairs=200, tie_rate=0.0)), bootstrap=0).ties == "half"
+
+
+def test_simultaneous_intervals_cover_every_model_at_once_and_the_board_says_which_is_which():
+    board = leaderboard(comparisons_from_names(**simulated(pairs=400)), bootstrap=60)
+    for single, joint in zip(board.rating_ci95, board.rating_ci_simultaneous, strict=True):
+        assert joint[0] <= single[0] and single[1] <= joint[1]
+    described = board.as_dict()
+    assert described["intervals"]["simultaneous"].startswith("95% for all 6 models at once (Bonferroni")
+    assert "simultaneous 95% intervals (Bonferroni over the 6 models)" in board.method
+    assert described["models"][0]["rating_ci_simultaneous"] == board.rating_ci_simultaneous[0]
