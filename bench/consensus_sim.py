@@ -108,8 +108,9 @@ def coverage(ratings, model_a, model_b, *, bootstrap: int, seed: int) -> dict:
     truth = STRENGTH[ranked] - STRENGTH[ranked].mean()
     truth = 1000 + 400 * truth / np.log(10)
     inside = [ci is not None and ci[0] <= t <= ci[1] for ci, t in zip(board.rating_ci95, truth, strict=True)]
-    return {"per_model": float(np.mean(inside)), "joint": bool(all(inside)), "ranked": len(ranked),
-            "apart": len(board.apart)}
+    jointly = [ci is not None and ci[0] <= t <= ci[1] for ci, t in zip(board.rating_ci_simultaneous, truth, strict=True)]
+    return {"per_model": float(np.mean(inside)), "joint": bool(all(inside)), "joint_simultaneous": bool(all(jointly)),
+            "ranked": len(ranked), "apart": len(board.apart), "ties": board.ties}
 
 
 def main() -> None:
@@ -139,6 +140,9 @@ def main() -> None:
                              for field in ("kept", "kept_accuracy", "accuracy_all")} for key, runs in figures.items()}
             summary["leaderboard"] = {"per_model_coverage": float(np.mean([c["per_model"] for c in covered])),
                                       "joint_coverage": float(np.mean([c["joint"] for c in covered])),
+                                      "joint_coverage_simultaneous": float(np.mean([c["joint_simultaneous"]
+                                                                                    for c in covered])),
+                                      "tie_model": covered[0]["ties"],
                                       "models_ranked": float(np.mean([c["ranked"] for c in covered])),
                                       "models_apart": float(np.mean([c["apart"] for c in covered]))}
             out["settings"][scenario] = summary
@@ -146,9 +150,10 @@ def main() -> None:
                 print(f"\n{scenario} ({args.campaigns} campaigns of {args.pairs} pairs)")
                 for key, value in summary.items():
                     if key == "leaderboard":
-                        print(f"  leaderboard: 95% intervals cover the truth per model {value['per_model_coverage']:.0%}, "
-                              f"all models at once {value['joint_coverage']:.0%}; {value['models_ranked']:.1f} ranked, "
-                              f"{value['models_apart']:.1f} listed apart")
+                        print(f"  leaderboard ({value['tie_model']} ties): per-model 95% intervals cover the truth "
+                              f"{value['per_model_coverage']:.0%} of the time, all at once {value['joint_coverage']:.0%}; "
+                              f"simultaneous intervals cover all at once {value['joint_coverage_simultaneous']:.0%}; "
+                              f"{value['models_ranked']:.1f} ranked, {value['models_apart']:.1f} listed apart")
                     else:
                         print(f"  {key:<50} kept {value['kept']:.1%}  accuracy of kept {value['kept_accuracy']:.3f}"
                               f"  right over all pairs {value['accuracy_all']:.3f}")

@@ -45,6 +45,8 @@ def start_consensus(curator, campaign):
 
 
 def start_prefilter(curator, campaign):
+    # A run needs a pair it could judge (a campaign with none is refused, 409 nothing_to_prefilter).
+    campaign.pairs.filter(pk=campaign.pairs.order_by("pk").first().pk).update(status="pending", annotations_done=0)
     judge_create(name="local", backend="python", settings={"callable": "tests.curation.judge_callables.prefer_marked_side"})
     return curator.post(reverse("api-prefilter-start", args=[campaign.slug]), {}, format="json")
 

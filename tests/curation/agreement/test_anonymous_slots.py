@@ -92,7 +92,7 @@ def test_a_concord_rater_may_not_claim_the_anonymous_prefix(tmp_path):
         {"rater": "anonymous:x:1", "values": {"overall": 6}}])])
     code, summary = run_import_json(path, "--campaign", "c", "--format", "concord", "--task", "text-to-image",
                                     "--with-annotations")
-    assert code == 2 and summary["errors"][0]["message"] == (
+    assert code == 1 and summary["errors"][0]["message"] == (  # nothing imported: the import failed
         "annotations[0].rater: the prefix 'anonymous:' is reserved for ratings without a stable rater; "
         "leave rater out instead")
     assert not Annotation.objects.exists()
