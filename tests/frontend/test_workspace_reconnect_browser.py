@@ -9,6 +9,7 @@ backend) that many times, and the app's own fault handling answers them.
 """
 
 import os
+import time
 
 import pytest
 from django.db import OperationalError
@@ -17,6 +18,7 @@ from playwright.sync_api import expect
 from annotation.catalogue import schemas
 from annotation.workqueue.api import assignments as assignments_api
 from annotation.workqueue.models import Annotation, Assignment
+from core.errors import ApplicationError
 from tests.browser import chromium, log_in
 from tests.factories import UserFactory
 from tests.frontend.workspace_pairs import add_pair, make_pair
@@ -25,8 +27,8 @@ os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 TIMEOUT_MS = 30_000
 # The text-to-image preset answered in full (as tests/frontend/test_next_pair_browser.py rates); the first key saves a
 # draft, the Ctrl+Enter in the middle shows what is missing.
-FIRST = "3"
-REST = ["2", "2", "1", "Control+Enter", "5", "Enter", "text:A follows the prompt.", "Escape", "j", "y"]
+FIRST, DURING = "3", "2"
+REST = ["2", "1", "Control+Enter", "5", "Enter", "text:A follows the prompt.", "Escape", "j", "y"]
 ANSWERS = {"text_faithfulness": {"A": 3, "B": 2}, "image_quality": {"A": 2, "B": 1}, "overall": 5,
            "rationale": "A follows the prompt.", "prompt_valid": True}
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -38,16 +40,18 @@ def browser():
         yield browser
 
 
-def database_away(monkeypatch, name: str, times: int) -> dict:
-    """The API module's ``name`` raises OperationalError on its first ``times`` calls, then works; counts the calls."""
+def database_away(monkeypatch, name: str, times: int, *, slow_s: float = 0, error=None) -> dict:
+    """The API module's ``name`` raises OperationalError (or ``error()``) on its first ``times`` calls, then works
+    (after ``slow_s`` seconds); counts the calls."""
     real = getattr(assignments_api, name)
     calls = {"failed": 0, "served": 0}
 
     def flaky(*args, **kwargs):
         if calls["failed"] < times:
             calls["failed"] += 1
-            raise OperationalError("terminating connection due to administrator command")
+            raise error() if error else OperationalError("terminating connection due to administrator command")
         calls["served"] += 1
+        time.sleep(slow_s)
         return real(*args, **kwargs)
 
     monkeypatch.setattr(assignments_api, name, flaky)
@@ -66,7 +70,7 @@ def test_the_workspace_reconnects_and_submits_once_when_the_database_returns(liv
     rater = UserFactory(username="rater-reconnect")
     first = make_pair("text-to-image", annotators=[rater], seed=31)
     second = add_pair(first.campaign, seed=32, priority=-1)
-    drafts = database_away(monkeypatch, "assignment_save_draft", 1)
+    drafts = database_away(monkeypatch, "assignment_save_draft", 1, slow_s=1.5)
     submits = database_away(monkeypatch, "submit_response", 2)
     claims = database_away(monkeypatch, "claim_response", 2)
 
@@ -85,14 +89,23 @@ def test_the_workspace_reconnects_and_submits_once_when_the_database_returns(liv
     assignment = Assignment.objects.get(annotator=rater, pair=first)
     status = page.get_by_role("status").filter(has_text="Reconnecting")
 
-    # The first draft meets the lost database: the status line says so, the answer stays, the draft is sent again.
+    # The first draft meets the lost database: the status line says so, the answer stays, the draft is sent again;
+    # an answer given while that try is on its way is saved after it.
     page.keyboard.press(FIRST)
     expect(status).to_be_visible()
     expect(status).to_have_attribute("aria-live", "polite")
+    deadline = time.monotonic() + 10
+    while not drafts["served"] and time.monotonic() < deadline:
+        time.sleep(0.05)
+    page.keyboard.press(DURING)
     expect(page.locator("[data-save-state]")).to_have_attribute("data-state", "saved")
-    assert drafts == {"failed": 1, "served": 1}
+    deadline = time.monotonic() + 10
+    while drafts["served"] < 2 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    expect(page.locator("[data-save-state]")).to_have_attribute("data-state", "saved")
+    assert drafts == {"failed": 1, "served": 2}
     assignment.refresh_from_db()
-    assert assignment.draft == {"text_faithfulness": {"A": 3}}
+    assert assignment.draft == {"text_faithfulness": {"A": 3, "B": 2}}
 
     # The submit: twice a 503, then stored once under the one key, and the form kept its values throughout.
     press(page, REST)
@@ -122,4 +135,37 @@ def test_the_workspace_reconnects_and_submits_once_when_the_database_returns(liv
     assert page.url == f"{live_server.url}/work/assignments/{claimed.pk}/"
     expect(page.locator("[data-save-state]")).not_to_have_attribute("data-state", "reconnecting")
     assert [code for url, code in answered if "/claim/" in url] == [503, 503, 200]
+    context.close()
+
+
+def test_a_refused_submit_while_a_draft_waits_to_reconnect_leaves_drafts_saving(live_server, browser, monkeypatch):
+    """A refusal (4xx) is shown and not sent again; the draft try that was waiting gave way to the submit, and the
+    next change is saved as usual."""
+    rater = UserFactory(username="rater-refused")
+    pair = make_pair("text-to-image", annotators=[rater], seed=33)
+    drafts = database_away(monkeypatch, "assignment_save_draft", 1)
+    refused = database_away(monkeypatch, "submit_response", 1,
+                            error=lambda: ApplicationError("Not this time.", code="invalid_answer"))
+    context = browser.new_context(viewport={"width": 1280, "height": 720})
+    context.set_default_timeout(TIMEOUT_MS)
+    page = context.new_page()
+    log_in(page, live_server.url, rater.username)
+    page.goto(f"{live_server.url}/work/campaigns/{pair.campaign.slug}/")
+    page.keyboard.press("Enter")
+    page.wait_for_selector("body[data-workspace-ready]")
+    if page.locator("#instructions").is_visible():
+        page.keyboard.press("Escape")
+    page.keyboard.press(FIRST)
+    expect(page.locator("[data-save-state]")).to_have_attribute("data-state", "reconnecting")
+    press(page, [DURING, *REST])
+    page.keyboard.press("Control+Enter")  # sent before the draft's next try (Retry-After: 3 s)
+    expect(page.locator("[data-save-state]")).to_have_text("Not this time.")
+    assert refused == {"failed": 1, "served": 0}, "a refusal is not sent again"
+    assert not Annotation.objects.filter(pair=pair).exists()
+
+    page.keyboard.press("n")  # the last question's other answer: a change like any
+    expect(page.locator("[data-save-state]")).to_have_attribute("data-state", "saved")
+    assert drafts["served"] >= 1
+    assignment = Assignment.objects.get(pair=pair, annotator=rater)
+    assert assignment.draft["prompt_valid"] is False
     context.close()

@@ -159,9 +159,11 @@ function mount(config, { claim = null } = {}) {
       result = { ok: false, status: 0, data: { message: error.message } };
     }
     if (result.ok) {
-      draftTries = 0;
       showLease(result.data?.expires_at);
       if (phase === "rating") setSaveState(`Draft saved ${new Date().toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" })}`, "saved");
+      // Answers changed while a try was on its way were left to it: they go now.
+      if (draftTries && dirty) saveTimer = setTimeout(() => saveDraft(), config.autosave_ms || 700);
+      draftTries = 0;
       return;
     }
     dirty = true;
@@ -202,6 +204,7 @@ function mount(config, { claim = null } = {}) {
     }
     phase = "submitting";
     clearTimeout(saveTimer);
+    draftTries = 0; // the submit carries the answers; a refused one leaves the drafts to the next change
     submitButton.disabled = true;
     setSaveState("Submitting…", "saving");
     await claimed;
