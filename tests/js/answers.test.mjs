@@ -120,13 +120,23 @@ describe("refusalErrors", () => {
 describe("draftFailure", () => {
   test("a refused draft (4xx) says why and is not sent again", () => {
     assert.deepEqual(draftFailure({ status: 409, data: { message: "The lease ended." } }),
-      { message: "Draft not saved: The lease ended.", retryMs: 0 });
-    assert.deepEqual(draftFailure({ status: 404, data: null }), { message: "Draft not saved: status 404", retryMs: 0 });
+      { message: "Draft not saved: The lease ended.", state: "error", retryMs: 0 });
+    assert.deepEqual(draftFailure({ status: 404, data: null }), { message: "Draft not saved: status 404", state: "error", retryMs: 0 });
   });
 
-  test("a draft lost on the way (network, 5xx) is tried again", () => {
-    assert.deepEqual(draftFailure({ status: 0, data: { message: "Failed to fetch" } }),
-      { message: "Draft not saved (Failed to fetch); retrying", retryMs: DRAFT_RETRY_MS });
-    assert.deepEqual(draftFailure({ status: 503, data: null }), { message: "Draft not saved (status 503); retrying", retryMs: 3000 });
+  test("while the server cannot answer (network, 503) the page reconnects, waiting longer each time", () => {
+    const lost = draftFailure({ status: 0, data: { message: "Failed to fetch" } });
+    assert.equal(lost.message, "Reconnecting… your answer is kept");
+    assert.equal(lost.state, "reconnecting");
+    assert.ok(lost.retryMs >= 800 && lost.retryMs <= 1200, lost.retryMs);
+    const later = draftFailure({ status: 503, data: null, retryAfter: 3 }, 4);
+    assert.equal(later.state, "reconnecting");
+    assert.ok(later.retryMs >= 6400 && later.retryMs <= 9600, later.retryMs);
+    assert.ok(draftFailure({ status: 503, data: null, retryAfter: 3 }, 1).retryMs >= 3000, "never before Retry-After");
+  });
+
+  test("a server error (500) is tried again at the old pace, said as an error", () => {
+    assert.deepEqual(draftFailure({ status: 500, data: null }),
+      { message: "Draft not saved (status 500); retrying", state: "error", retryMs: DRAFT_RETRY_MS });
   });
 });

@@ -1,6 +1,7 @@
 // The rating form's answers as data (form.js reads them from the page and shows the errors): one question's answer
 // from what its rows hold, the client-side check of what the server will check, a refusal's errors by field, and
 // what a draft that did not save says and whether it is tried again. Nothing here touches the page.
+import { RECONNECTING, delayMs, retryable } from "./retry.js";
 
 // One question's answer, or undefined when it has none yet. `question` is what the form reads of it:
 // { type, scope, text, rows }, each row { picked, side, criterion, fixed } (picked: the chosen option's value or null;
@@ -57,11 +58,15 @@ export function refusalErrors(result) {
   return result.data?.extra?.fields || { __all__: result.data?.message || `Refused (status ${result.status}).` };
 }
 
-// A draft the server did not store: the line the page shows, and after how long it is sent again (0: never).
+// A draft the server did not store after `attempt` tries: the line the page shows, its state, and after how long it is
+// sent again (0: never). While the server cannot answer (retry.js) the waits grow from 1 s to 15 s.
 export const DRAFT_RETRY_MS = 3000;
-export function draftFailure(result) {
+export function draftFailure(result, attempt = 1) {
   const reason = result.data?.message || `status ${result.status}`;
+  if (retryable(result)) {
+    return { message: RECONNECTING, state: "reconnecting", retryMs: delayMs(attempt, result.retryAfter) };
+  }
   // Refused (the lease ended, the pair was closed): retrying cannot help; the answers stay on screen.
-  if (result.status >= 400 && result.status < 500) return { message: `Draft not saved: ${reason}`, retryMs: 0 };
-  return { message: `Draft not saved (${reason}); retrying`, retryMs: DRAFT_RETRY_MS };
+  if (result.status >= 400 && result.status < 500) return { message: `Draft not saved: ${reason}`, state: "error", retryMs: 0 };
+  return { message: `Draft not saved (${reason}); retrying`, state: "error", retryMs: DRAFT_RETRY_MS };
 }

@@ -10,6 +10,7 @@ import { RatingForm, bindAnswerKeys } from "./form.js";
 import { QuestionMap } from "./panel.js";
 import { VisibleTimer } from "./media.js";
 import { prepareNext } from "./next.js";
+import { RECONNECTING, withRetry } from "./retry.js";
 import { mergeCoverage, namedSides, shortSides } from "./sync.js";
 import { wireViewing } from "./viewing.js";
 
@@ -74,9 +75,18 @@ function mount(config, { claim = null } = {}) {
   // Drafts: saved a moment after each change, and once more when the page is hidden or left.
   let saveTimer = null;
   let dirty = false;
+  let draftTries = 0; // failed tries of the draft being sent again (0: none pending)
   function setSaveState(text, state) {
     saveState.textContent = text;
     saveState.dataset.state = state;
+  }
+  // While the server cannot answer (core/db_faults.py's 503, the network): the line says so, the answers stay.
+  const reconnecting = (what) => ({
+    sleep, signal,
+    onWait: ({ waitMs }) => setSaveState(`${RECONNECTING}; ${what} again in ${Math.ceil(waitMs / 1000)} s`, "reconnecting"),
+  });
+  function reconnected() {
+    if (saveState.dataset.state === "reconnecting") setSaveState("Connected again; answers save as you go", "clean");
   }
 
   // The lease is renewed by the work; show the rater until when the pair stays theirs.
@@ -94,12 +104,13 @@ function mount(config, { claim = null } = {}) {
   // drafts, submit and skip wait for it.
   const claimed = config.assignment ? Promise.resolve() : confirmClaim(claim || send("POST", config.urls.claim));
   async function confirmClaim(request) {
-    let result;
-    try {
-      result = await request;
-    } catch (error) {
-      result = { ok: false, status: 0, data: { message: error.message } };
-    }
+    // The claim already sent first, then the same claim again while the server cannot answer (it resumes the pair).
+    let first = request;
+    const result = await withRetry(() => {
+      const sent = first || send("POST", config.urls.claim);
+      first = null;
+      return sent;
+    }, reconnecting("claiming"));
     if (signal.aborted) return LEAVING;
     if (result.status === 204) {
       location.assign(config.urls.queue); // nothing is left: the queue says so
@@ -109,6 +120,7 @@ function mount(config, { claim = null } = {}) {
       post(config.urls.next); // the server claims once more and shows the pair, or the queue with the reason
       return LEAVING;
     }
+    reconnected();
     if (result.data.pair_key !== config.pair_key) {
       location.replace(withId(config.assignment_urls, result.data.assignment).page); // another pair: its own page
       return LEAVING;
@@ -139,7 +151,7 @@ function mount(config, { claim = null } = {}) {
     if (!dirty || phase !== "rating") return;
     await claimed;
     dirty = false;
-    setSaveState("Saving…", "saving");
+    if (!draftTries) setSaveState("Saving…", "saving");
     let result;
     try {
       result = await send("PUT", config.urls.draft, { values: form.values() }, { keepalive });
@@ -149,16 +161,22 @@ function mount(config, { claim = null } = {}) {
     if (result.ok) {
       showLease(result.data?.expires_at);
       if (phase === "rating") setSaveState(`Draft saved ${new Date().toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" })}`, "saved");
+      // Answers changed while a try was on its way were left to it: they go now.
+      if (draftTries && dirty) saveTimer = setTimeout(() => saveDraft(), config.autosave_ms || 700);
+      draftTries = 0;
       return;
     }
     dirty = true;
-    const failure = draftFailure(result);
-    setSaveState(failure.message, "error");
+    draftTries += 1;
+    const failure = draftFailure(result, draftTries);
+    setSaveState(failure.message, failure.state);
     if (failure.retryMs) saveTimer = setTimeout(() => saveDraft(), failure.retryMs);
+    else draftTries = 0;
   }
 
   form.onChange = () => {
     dirty = true;
+    if (draftTries) return; // a try is pending: it sends the answers as they are then
     setSaveState("Unsaved changes", "dirty");
     clearTimeout(saveTimer);
     saveTimer = setTimeout(() => saveDraft(), config.autosave_ms || 700);
@@ -166,7 +184,8 @@ function mount(config, { claim = null } = {}) {
   document.addEventListener("visibilitychange", () => { if (document.visibilityState === "hidden") saveDraft({ keepalive: true }); }, { signal });
   window.addEventListener("pagehide", () => saveDraft({ keepalive: true }), { signal });
 
-  // Submit: validated here first, sent with the one key, retried on network errors, never twice at once.
+  // Submit: validated here first, sent with the one key, tried again with it while the server cannot answer (for up
+  // to GIVE_UP_MS), never twice at once.
   async function submit() {
     if (phase !== "rating") return;
     const errors = form.validate();
@@ -185,34 +204,26 @@ function mount(config, { claim = null } = {}) {
     }
     phase = "submitting";
     clearTimeout(saveTimer);
+    draftTries = 0; // the submit carries the answers; a refused one leaves the drafts to the next change
     submitButton.disabled = true;
     setSaveState("Submitting…", "saving");
     await claimed;
-    const body = { values: form.values(), time_on_item_ms: timer.elapsedMs(), idempotency_key: submitKey(), media_played: mediaPlayed() };
-    for (let attempt = 1; ; attempt += 1) {
-      let result;
-      try {
-        result = await send("POST", config.urls.submit, body);
-      } catch (error) {
-        result = { ok: false, status: 0, data: { message: error.message } };
-      }
-      if (result.ok) return done();
-      if (result.status >= 400 && result.status < 500) {
-        phase = "rating";
-        submitButton.disabled = false;
-        form.showErrors(refusalErrors(result));
-        setSaveState(result.data?.message || "Not submitted", "error");
-        return;
-      }
-      if (attempt >= 4) {
-        phase = "rating";
-        submitButton.disabled = false;
-        setSaveState("Could not reach the server; your answers are kept. Press Ctrl+Enter to try again.", "error");
-        return;
-      }
-      setSaveState(`Server unreachable, retrying (${attempt})…`, "error");
-      await sleep(800 * attempt);
+    const key = submitKey();
+    const body = { values: form.values(), time_on_item_ms: timer.elapsedMs(), idempotency_key: key, media_played: mediaPlayed() };
+    const result = await withRetry(
+      () => send("POST", config.urls.submit, body, { headers: { "Idempotency-Key": key } }), reconnecting("submitting"),
+    );
+    if (signal.aborted) return;
+    if (result.ok) return done();
+    phase = "rating";
+    submitButton.disabled = false;
+    if (result.status >= 400 && result.status < 500 && !result.gaveUp) {
+      form.showErrors(refusalErrors(result));
+      setSaveState(result.data?.message || "Not submitted", "error");
+      return;
     }
+    const why = result.gaveUp ? "Could not reach the server" : `Not submitted (status ${result.status})`;
+    setSaveState(`${why}; your answers are kept. Press Ctrl+Enter to try again.`, "error");
   }
 
   function done() {
