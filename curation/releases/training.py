@@ -126,9 +126,9 @@ def split_side(text: str, images: list[dict]) -> Side | None:
 def pair_margin(human_annotations: str | None, agreement: float | None) -> float:
     """How strongly the humans preferred the chosen side.
 
-    MMRB2's generation ratings (a list of overall values on 1..6): ``|mean − 3.5|``, from 0 to 2.5. Otherwise (a
-    reasoning pair's per-response grades, choice labels): ``2·agreement − 1``, the net share of side-taking raters
-    on the chosen side, from 0 (split) to 1 (unanimous); 0 where no rater took a side.
+    MMRB2's generation ratings (a list of overall values on 1..6): ``|mean − 3.5|``, from 0 to 2.5. Otherwise
+    (choice or criteria labels): ``2·agreement − 1``, the net share of side-taking raters on the chosen side, from
+    0 (split) to 1 (unanimous); 0 where no rater took a side (a reasoning pair's per-response grades take none).
     """
     values = json.loads(human_annotations) if human_annotations else None
     if isinstance(values, list) and values and all(isinstance(v, (int, float)) and not isinstance(v, bool)
