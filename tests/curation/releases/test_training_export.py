@@ -67,6 +67,8 @@ def test_each_format_loads_with_datasets_with_exactly_its_documented_columns(pub
     assert Path(result["folder"]) == folder.resolve()
     assert (result["pairs"], result["per_task"], result["left_out"]) == (
         4, {"reasoning": 1, "text-to-image": 3}, {"tie": 1})
+    extra = 1 if format == "llamafactory" else 0  # dataset_info.json
+    assert result["files"] == 3 + 3 + extra, "train.jsonl, README.md, manifest.json and the three images"
     data = load(folder)
     assert set(data.column_names) == DOCUMENTED[format] and data.num_rows == 4
     for row in data:
