@@ -60,6 +60,7 @@ READ_COLUMNS = ["id", "task", "prompt_text", "prompt_images", "prompt_audio", "p
                 "response_a_text", "response_a_images", "response_a_audio", "response_a_files",
                 "response_b_text", "response_b_images", "response_b_audio", "response_b_files",
                 "chosen", "human_annotations", "agreement"]
+ROWS_PER_READ = 256  # a shard's rows are read a batch at a time: its embedded images never sit in memory at once
 PLACEHOLDER = re.compile(r"<(image|audio|video|model3d)_(\d+)>")
 
 
@@ -147,7 +148,9 @@ def read_examples(folder: Path, *, min_agreement: float | None) -> tuple[list[Ex
     if not shards:
         raise TrainingExportError(f"{folder}: no data/<task>/*.parquet: not a Concord release folder")
     for shard in shards:
-        for row in pq.read_table(shard, columns=READ_COLUMNS).to_pylist():
+        rows = (row for batch in pq.ParquetFile(shard).iter_batches(batch_size=ROWS_PER_READ, columns=READ_COLUMNS)
+                for row in batch.to_pylist())
+        for row in rows:
             if row["chosen"] not in ("A", "B"):
                 left_out["tie"] += 1
                 continue
