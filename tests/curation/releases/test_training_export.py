@@ -196,3 +196,13 @@ def test_a_downloaded_release_folder_exports_without_the_database(published, tmp
     shutil.copytree(published, copy)
     result = export("--folder", str(copy), "--format", "swift", "--out", str(tmp_path / "swift"))
     assert result["pairs"] == 4
+
+
+def test_a_release_on_s3_is_named_for_download_and_a_share_outside_0_1_is_refused(published):
+    from curation.models import Release
+
+    with pytest.raises(CommandError, match="between 0 and 1"):
+        export("--release", "fox-bench@1.0.0", "--format", "trl", "--min-agreement", "75")
+    Release.objects.filter(name="fox-bench").update(storage=Release.Storage.S3)
+    with pytest.raises(CommandError, match="is on S3: fetch it with its download links"):
+        export("--release", "fox-bench@1.0.0", "--format", "trl")
