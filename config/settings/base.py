@@ -349,7 +349,9 @@ LOGGING = {
     "disable_existing_loggers": False,
     "filters": {"client_errors_on_one_line": {"()": "core.web.errors.ClientErrorsOnOneLine"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "filters": ["client_errors_on_one_line"]}},
-    "loggers": {"django.request": {"filters": ["client_errors_on_one_line"]},
+    # "django" without Django's own console handler (DEBUG only), which printed every line a second time.
+    "loggers": {"django": {"handlers": [], "level": env("DJANGO_LOG_LEVEL", default="WARNING")},
+                "django.request": {"filters": ["client_errors_on_one_line"]},
                 "django.security": {"filters": ["client_errors_on_one_line"]}},
     "root": {"handlers": ["console"], "level": env("DJANGO_LOG_LEVEL", default="WARNING")},
 }
