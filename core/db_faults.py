@@ -7,8 +7,8 @@ that something is broken for good. Three doors lead here, one for each way such 
 
 - DRF views: ``core.api.exceptions.exception_handler`` calls ``api_fault_response`` first;
 - plain views (the work queue's door, sign-in, pages): ``DatabaseFaultMiddleware.process_exception``;
-- middleware (the session read with its user, the session written after sign-in): ``server_error``, the
-  ``handler500`` Django calls with the exception being handled.
+- middleware (the session read with its user, the session written after sign-in): ``server_error``, which the
+  ``handler500`` Django calls with the exception being handled (``frontend.views.errors.server_error``) asks first.
 
 Celery tasks that run a job take ``DATABASE_FAULT_RETRY``: a lost database is retried, not a failed job.
 
@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import logging
 import sys
+from collections.abc import Callable
 from html import escape
 
 from django.db import DatabaseError
@@ -124,12 +125,14 @@ class DatabaseFaultMiddleware:
         return fault_response(request, exception) if is_database_fault(exception) else None
 
 
-def server_error(request: HttpRequest) -> HttpResponse:
+def server_error(request: HttpRequest, *, otherwise: Callable[[HttpRequest], HttpResponse] | None = None) -> HttpResponse:
     """handler500: the 503 when the exception being handled (raised by a middleware) is a database fault, else
-    Django's own 500 page."""
+    ``otherwise(request)`` (the project's 500 page: ``frontend.views.errors.server_error``) or Django's own."""
     exc = sys.exc_info()[1]
     if is_database_fault(exc):
         return fault_response(request, exc)
+    if otherwise is not None:
+        return otherwise(request)
     from django.views import defaults
 
     return defaults.server_error(request)

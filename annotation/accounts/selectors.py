@@ -29,4 +29,5 @@ def accounts_list(*, limit: int = 1000) -> QuerySet[User]:
     """Accounts by username, with what the people page shows."""
     from django.contrib.auth import get_user_model
 
-    return get_user_model().objects.order_by("username").only("username", "email", "role", "password", "last_login")[:limit]
+    fields = ("username", "email", "role", "password", "last_login", "is_active")
+    return get_user_model().objects.order_by("username").only(*fields)[:limit]

@@ -38,6 +38,8 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     # A view's lost database connection answers 503 with Retry-After, every header below still set on it.
     "core.db_faults.DatabaseFaultMiddleware",
+    # With DEBUG on, a 404 is still Concord's page, not Django's debug page listing every URL (CONCORD_DEBUG_404).
+    "core.web.errors.StyledNotFoundMiddleware",
     "core.web.csp.ContentSecurityPolicyMiddleware",
     "core.web.uploads.UploadSizeLimitMiddleware",
     "core.web.hostile_input.HostileInputMiddleware",
@@ -155,6 +157,8 @@ CONCORD_BASE_URL = env("CONCORD_BASE_URL", default="http://127.0.0.1:8000")
 CONCORD_RELEASES_LICENSE = env("CONCORD_RELEASES_LICENSE", default="cc-by-4.0")
 # Origins the Content-Security-Policy (core.web.csp) also allows media from, beyond Concord and its S3 endpoints.
 CONCORD_CSP_EXTRA_ORIGINS = env.list("CONCORD_CSP_EXTRA_ORIGINS", default=[])
+# With DEBUG on, a 404 is Concord's page (core.web.errors); true shows Django's debug page, with every URL pattern.
+CONCORD_DEBUG_404 = env.bool("CONCORD_DEBUG_404", default=False)
 # Pseudonymous rater ids in releases are an HMAC of the user id under this secret, the same in every release.
 CONCORD_RATER_ID_SECRET = env("CONCORD_RATER_ID_SECRET", default=SECRET_KEY)
 CONCORD_MAX_PREDICTIONS_BYTES = env.int("CONCORD_MAX_PREDICTIONS_BYTES", default=200 * 1024 * 1024)
@@ -325,6 +329,8 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # Swagger UI's validator badge is an image from validator.swagger.io: off, nothing leaves Concord.
+    "SWAGGER_UI_SETTINGS": {"deepLinking": True, "validatorUrl": None},
     # The schema and its docs describe every endpoint; only signed-in users may read them.
     "SERVE_PERMISSIONS": ["rest_framework.permissions.IsAuthenticated"],
     # Several models have a "status" field; each choice set gets its own component name.
@@ -335,10 +341,18 @@ SPECTACULAR_SETTINGS = {
     "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "core.api.schema.error_responses"],
 }
 
+# A refused request (403, 400) is one line in the log, without the traceback Django attaches; a 500 keeps its
+# traceback. The filter sits on the loggers (what every handler, a test's caplog included, then sees) and on the
+# handler (for django.security's per-error child loggers, which a parent's filter does not reach).
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "filters": {"client_errors_on_one_line": {"()": "core.web.errors.ClientErrorsOnOneLine"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "filters": ["client_errors_on_one_line"]}},
+    # "django" without Django's own console handler (DEBUG only), which printed every line a second time.
+    "loggers": {"django": {"handlers": [], "level": env("DJANGO_LOG_LEVEL", default="WARNING")},
+                "django.request": {"filters": ["client_errors_on_one_line"]},
+                "django.security": {"filters": ["client_errors_on_one_line"]}},
     "root": {"handlers": ["console"], "level": env("DJANGO_LOG_LEVEL", default="WARNING")},
 }
 

@@ -48,17 +48,6 @@ def application_error_body(exc: ApplicationError) -> dict:
     return body
 
 
-def api_not_found(request, exception):
-    """handler404: under /api/ a URL no route matches (an id that is not a number, say) answers in the API's error
-    shape, as the schema documents; elsewhere Django's page."""
-    from django.http import JsonResponse
-    from django.views import defaults
-
-    if request.path_info.startswith("/api/"):
-        return JsonResponse({"code": "not_found", "message": "No such resource."}, status=404)
-    return defaults.page_not_found(request, exception)
-
-
 def exception_handler(exc, context):
     fault = api_fault_response(exc)
     if fault is not None:

@@ -24,6 +24,7 @@ from annotation.accounts.services.accounts import (
     invitation_reissue,
     user_create,
     user_invite,
+    user_reactivate,
     user_set_role,
 )
 from annotation.catalogue import schemas
@@ -36,6 +37,7 @@ from annotation.catalogue.services.campaigns import (
     campaign_members_change,
     campaign_update,
 )
+from annotation.workqueue.services.accounts import account_deactivate
 from core.errors import ApplicationError
 from core.text_checks import HostileInput, json_loads
 from curation.judges import egress, keys, registry
@@ -315,8 +317,10 @@ class PeopleView(CuratorRequiredMixin, View):
 
 
 class PersonActionView(CuratorRequiredMixin, View):
-    """POST ``invite`` (a fresh link; earlier ones stop working; for an account in use, admins only) or ``role``
-    (admins only). A refused link is the people page with the reason, with the refusal's status."""
+    """POST ``invite`` (a fresh link; earlier ones stop working; for an account in use, admins only), ``role``
+    (admins only), ``deactivate`` (sessions ended, leases released) or ``reactivate`` (curators for annotators,
+    admins for anyone, nobody for themselves). A refused link is the people page with the reason, with the
+    refusal's status."""
 
     def post(self, request, user_id: int, action: str):
         person = get_object_or_404(get_user_model(), pk=user_id)
@@ -337,6 +341,14 @@ class PersonActionView(CuratorRequiredMixin, View):
                     raise ApplicationError("you cannot change your own role", code="own_role")
                 user_set_role(user=person, role=request.POST.get("role", ""))
                 messages.success(request, f"{person.username} is now {person.role}.")
+            elif action == "deactivate":
+                done = account_deactivate(user=person, actor=request.user)
+                leases = done.leases_released
+                messages.success(request, f"{person.username} is deactivated: signed out everywhere, cannot sign in"
+                                          f"{'' if not leases else f', {leases} open pair(s) given back to the queue'}.")
+            elif action == "reactivate":
+                user_reactivate(user=person, actor=request.user)
+                messages.success(request, f"{person.username} can sign in again.")
             else:
                 raise Http404("no such action")
         except ApplicationError as exc:

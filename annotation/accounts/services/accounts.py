@@ -15,7 +15,7 @@ from django.core.validators import validate_email
 from django.db import transaction
 from django.utils import timezone
 
-from annotation.accounts.models import AccountEvent, Invitation, Role
+from annotation.accounts.models import AccountEvent, Invitation, Role, UserSession
 from annotation.accounts.selectors import account_by_any_spelling
 from annotation.accounts.usernames import username_normalize
 from core.errors import ApplicationError
@@ -60,6 +60,7 @@ def user_create(*, username: str, password: str | None = None, role: str = Role.
             validate_email(email)
         except ValidationError as exc:
             raise ApplicationError(f"{email!r} is not an e-mail address", code="invalid_email") from exc
+        email_check_unused(email=email)
     model = get_user_model()
     taken = account_by_any_spelling(username=username)
     if taken is not None:
@@ -74,6 +75,18 @@ def user_create(*, username: str, password: str | None = None, role: str = Role.
         user.set_password(_checked_password(password, user) if check_strength else password)
     user.save()
     return user
+
+
+def email_check_unused(*, email: str, exclude: User | None = None) -> None:
+    """Refuse an e-mail address another account already has, under any capitalisation."""
+    others = get_user_model().objects.filter(email__iexact=email)
+    if exclude is not None:
+        others = others.exclude(pk=exclude.pk)
+    holder = others.order_by("pk").only("username", "email").first()
+    if holder is not None:
+        spelled = "" if holder.email == email else f" (as {holder.email})"
+        raise ApplicationError(f"the e-mail address {email} is already {holder.username}'s{spelled}; each account "
+                               "needs its own", code="email_taken", status_code=409)
 
 
 def account_role_check(*, actor: User, role: str) -> None:
@@ -200,4 +213,34 @@ def user_set_role(*, user: User, role: str) -> User:
     user.role = role
     user.is_staff = user.is_superuser = role == Role.ADMIN
     user.save(update_fields=["role", "is_staff", "is_superuser"])
+    return user
+
+
+def _account_change_check(*, user: User, actor: User | None, verb: str) -> None:
+    if actor is None:
+        return
+    if actor.pk == user.pk:
+        raise ApplicationError(f"you cannot {verb} your own account", code="own_account", status_code=403)
+    if user.role != Role.ANNOTATOR and not actor.is_admin_role:
+        raise ApplicationError(f"only admins {verb} curator and admin accounts", code="admin_only", status_code=403)
+
+
+@transaction.atomic
+def user_deactivate(*, user: User, actor: User | None) -> User:
+    """Stop ``user`` signing in and end their sessions now, keeping everything they did; ``actor`` None is the
+    command line. Curators deactivate annotators, admins anyone, nobody themselves. The work queue's
+    ``account_deactivate`` also gives back their leases: call that one."""
+    _account_change_check(user=user, actor=actor, verb="deactivate")
+    user.is_active = False
+    user.save(update_fields=["is_active"])
+    UserSession.objects.filter(user=user).delete()
+    return user
+
+
+@transaction.atomic
+def user_reactivate(*, user: User, actor: User | None) -> User:
+    """Let a deactivated ``user`` sign in again with the password they had."""
+    _account_change_check(user=user, actor=actor, verb="reactivate")
+    user.is_active = True
+    user.save(update_fields=["is_active"])
     return user

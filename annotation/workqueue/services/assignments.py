@@ -316,8 +316,9 @@ def _lock_due(*, campaign_id: int | None, now: datetime, limit: int, wait: bool 
     return list(locking.values_list("pk", flat=True)[:limit])
 
 
-def _expire_locked(*, ids: list[int], now: datetime) -> int:
-    """Expire the given active assignments and return their slots. Precondition: their rows are locked."""
+def _expire_locked(*, ids: list[int], now: datetime, **detail) -> int:
+    """Expire the given active assignments and return their slots; ``detail`` joins each event's. Precondition:
+    their rows are locked."""
     if not ids:
         return 0
     locked = Assignment.objects.filter(pk__in=ids, status=Assignment.Status.ACTIVE)
@@ -331,7 +332,7 @@ def _expire_locked(*, ids: list[int], now: datetime) -> int:
             annotator_id=row.annotator_id,
             kind=AssignmentEvent.Kind.EXPIRE,
             at=now,
-            detail={"expired_at": row.expires_at.isoformat()},
+            detail={"expired_at": row.expires_at.isoformat(), **detail},
         )
         for row in rows
     )
@@ -370,6 +371,16 @@ def assignments_expire(*, now: datetime | None = None) -> int:
         total += expired
         if expired < EXPIRY_BATCH:
             return total
+
+
+@transaction.atomic
+def assignments_release(*, annotator: User, reason: str, now: datetime | None = None) -> int:
+    """End every live lease of ``annotator`` now, before its time (their account was deactivated, say): each is
+    expired, its slot goes to someone else, its event says ``released`` with the reason. Returns how many."""
+    now = now or timezone.now()
+    live = Assignment.objects.filter(annotator=annotator, status=Assignment.Status.ACTIVE).order_by("pk")
+    ids = list(live.select_for_update().values_list("pk", flat=True))
+    return _expire_locked(ids=ids, now=now, released=reason)
 
 
 def _locked_own(assignment: Assignment, annotator) -> Assignment:
