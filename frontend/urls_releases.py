@@ -7,5 +7,6 @@ from frontend.views import releases
 urlpatterns = [
     path("releases/", releases.ReleaseListView.as_view(), name="release-list"),
     path("releases/download/<str:token>/", releases.ReleaseDownloadView.as_view(), name="release-download"),
+    path("releases/archive/<str:token>/", releases.ReleaseArchiveDownloadView.as_view(), name="release-archive-download"),
     path("releases/<slug:name>/<str:version>/", releases.ReleaseLeaderboardView.as_view(), name="release-leaderboard"),
 ]

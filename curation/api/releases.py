@@ -16,9 +16,11 @@ from core.api.schema import JOB_NOT_QUEUED
 from core.errors import ApplicationError
 from core.web.hostile_input import StrictFormParser, StrictJSONParser, StrictMultiPartParser
 from curation.models import JudgeEvaluation
+from curation.releases.archive import streaming_response
 from curation.selectors.releases import release_get, release_leaderboard, release_list
 from curation.services.releases import (
     judge_evaluate,
+    release_archive,
     release_discard,
     release_download_links,
     release_publish_async,
@@ -35,6 +37,9 @@ class ReleaseOutputSerializer(serializers.Serializer):
     pairs = serializers.IntegerField(source="pairs_count")
     files = serializers.IntegerField(source="files_count")
     manifest_sha256 = serializers.CharField()
+    archive = serializers.SerializerMethodField(
+        help_text="The whole release as one zip: name, sha256 and size recorded at publication (not in the manifest, "
+                  "which the archive contains); null before publication.")
     location = serializers.CharField()
     error = serializers.CharField()
     attempts = serializers.IntegerField()
@@ -45,6 +50,13 @@ class ReleaseOutputSerializer(serializers.Serializer):
 
     def get_campaigns(self, release) -> list[str]:
         return [c.slug for c in release.campaigns.all()]
+
+    def get_archive(self, release) -> dict | None:
+        recorded = (release.summary or {}).get("archive")
+        if not recorded:
+            return None
+        return {key: recorded.get(key) for key in ("name", "sha256", "size", "format")} | {
+            "url": reverse("api-release-archive", kwargs={"name": release.name, "version": release.version})}
 
     def get_page(self, release) -> str:
         return reverse("release-leaderboard", kwargs={"name": release.name, "version": release.version})
@@ -116,7 +128,8 @@ class ReleaseVerifyApi(APIView):
 
 
 class ReleaseDownloadApi(APIView):
-    """Presigned (S3) or signed (local) links to the release's files; ``?media=1`` includes media files."""
+    """Presigned (S3) or signed (local) links to the release's files; ``?media=1`` includes media files. ``archive``
+    is a signed Concord link to the whole release as one zip (streamed by Concord from either storage)."""
 
     permission_classes = [IsCurator]
 
@@ -125,10 +138,22 @@ class ReleaseDownloadApi(APIView):
         release = release_get(name=name, version=version, published=True)
         include_media = request.query_params.get("media") in ("1", "true", "yes")
         links = release_download_links(release=release, include_media=include_media)
-        for link in links["files"]:
+        for link in [*links["files"], links["archive"]]:
             if link["url"].startswith("/"):
                 link["url"] = request.build_absolute_uri(link["url"])
         return Response(links)
+
+
+class ReleaseArchiveApi(APIView):
+    """The whole release as one zip (every file at its path under ``NAME-VERSION/``), streamed; its sha256 is the
+    release's ``archive.sha256`` (also sent as ``X-Archive-SHA256`` and ``Repr-Digest``)."""
+
+    permission_classes = [IsCurator]
+
+    @extend_schema(responses={(200, "application/zip"): OpenApiTypes.BINARY})
+    def get(self, request, name: str, version: str):
+        whole = release_archive(release=release_get(name=name, version=version, published=True))
+        return streaming_response(name=whole.name, sha256=whole.sha256, size=whole.size, chunks=whole.chunks)
 
 
 def _predictions_field(request, field: str) -> tuple[bytes | None, str]:

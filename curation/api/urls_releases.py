@@ -10,6 +10,7 @@ urlpatterns = [
     path("releases/<slug:name>/<str:version>/discard/", releases.ReleaseDiscardApi.as_view(), name="api-release-discard"),
     path("releases/<slug:name>/<str:version>/verify/", releases.ReleaseVerifyApi.as_view(), name="api-release-verify"),
     path("releases/<slug:name>/<str:version>/download/", releases.ReleaseDownloadApi.as_view(), name="api-release-download"),
+    path("releases/<slug:name>/<str:version>/archive/", releases.ReleaseArchiveApi.as_view(), name="api-release-archive"),
     path("releases/<slug:name>/<str:version>/evaluations/", releases.ReleaseEvaluationApi.as_view(),
          name="api-release-evaluations"),
     path("releases/<slug:name>/<str:version>/leaderboard/", releases.ReleaseLeaderboardApi.as_view(),

@@ -32,7 +32,7 @@ from core.errors import ApplicationError
 from curation.models import ConsensusRecord
 from curation.releases import rows
 from curation.releases.omni_export import OmniWriter
-from curation.releases.writers import MediaUnreadable, SplitWriter
+from curation.releases.writers import MediaUnreadable, RowUntyped, SplitWriter, config_shape
 
 BATCH = 2_000
 MEDIA_CACHE_BYTES = 64 * 1024 * 1024
@@ -68,6 +68,7 @@ class BuildOutput:
     origins: dict[str, Counter] = field(default_factory=lambda: defaultdict(Counter))
     concord_raters: dict[str, set] = field(default_factory=lambda: defaultdict(set))
     release_ids: dict[int, str] = field(default_factory=dict)
+    features: dict[str, object] = field(default_factory=dict)  # per task (config): its ``datasets`` features
 
     @property
     def pairs(self) -> int:
@@ -181,6 +182,10 @@ def build(*, campaigns: list[Campaign], staging: Path, progress: Callable[[int],
     Precondition: ``staging`` is an empty folder on local disk; the campaigns' rating schemas are loaded.
     """
     by_id = {c.pk: c for c in campaigns}
+    definitions: dict[str, list[dict]] = defaultdict(list)
+    for campaign in campaigns:
+        definitions[campaign.kind].append(campaign.rating_schema.definition)
+    shapes = {kind: config_shape(found) for kind, found in definitions.items()}
     secret = settings.CONCORD_RATER_ID_SECRET
     out = BuildOutput(left_out=left_out(list(by_id)))
     writers: dict[str, SplitWriter] = {}
@@ -231,7 +236,8 @@ def build(*, campaigns: list[Campaign], staging: Path, progress: Callable[[int],
             writer = writers.get(campaign.kind)
             if writer is None:
                 writer = writers[campaign.kind] = SplitWriter(staging, campaign.kind, media_name=media_names.__getitem__,
-                                                              media_bytes=media_bytes)
+                                                              media_bytes=media_bytes, shape=shapes[campaign.kind])
+                out.features[campaign.kind] = writer.features
             for item_id, criteria, chosen in items:
                 source = rows.PairSource(
                     pair_id=item_id, task=campaign.kind, campaign=campaign.slug, prompt_source=pair.source,
@@ -245,6 +251,8 @@ def build(*, campaigns: list[Campaign], staging: Path, progress: Callable[[int],
                     writer.add(row, mmrb2 if chosen in ("A", "B") else None)
                 except MediaUnreadable as exc:
                     raise ApplicationError(f"pair {pair.external_id!r}: {exc}", code="release_media_unreadable") from exc
+                except RowUntyped as exc:
+                    raise ApplicationError(f"pair {pair.external_id!r}: {exc}", code="release_row_untyped") from exc
                 omni.add(kind=campaign.kind, pair_id=item_id, prompt=pair.prompt_content, model_a=pair.model_a,
                          content_a=pair.content_a, model_b=pair.model_b, content_b=pair.content_b,
                          criteria=criteria, chosen=chosen, media_path=lambda d: out.media[d].path)

@@ -140,8 +140,13 @@ def config_patterns(tasks) -> list[dict]:
             for task in sorted(tasks)]
 
 
-def card_header(*, name: str, license: str, tasks: dict[str, int], features, sources: list[SourceDataset]) -> str:
-    """The YAML between the ``---`` lines, built with the Hub's own card classes so the Hub reads it back."""
+def card_header(*, name: str, license: str, tasks: dict[str, int], features: dict, sources: list[SourceDataset],
+                split_bytes: dict[str, int]) -> str:
+    """The YAML between the ``---`` lines, built with the Hub's own card classes so the Hub reads it back.
+
+    ``features`` and ``split_bytes`` are per task (config): its features, and the bytes of its split's Parquet files
+    (``num_bytes``, ``dataset_size`` and ``download_size``: the files are the dataset as it is stored and fetched).
+    """
     from datasets import DatasetInfo, SplitDict, SplitInfo
     from datasets.info import DatasetInfosDict
     from huggingface_hub import DatasetCardData
@@ -156,8 +161,10 @@ def card_header(*, name: str, license: str, tasks: dict[str, int], features, sou
         configs=config_patterns(tasks),
     )
     infos = DatasetInfosDict({
-        task: DatasetInfo(config_name=task, features=features,
-                          splits=SplitDict({SPLIT: SplitInfo(name=SPLIT, num_examples=tasks[task])}))
+        task: DatasetInfo(config_name=task, features=features[task],
+                          splits=SplitDict({SPLIT: SplitInfo(name=SPLIT, num_bytes=split_bytes[task],
+                                                             num_examples=tasks[task])}),
+                          download_size=split_bytes[task], dataset_size=split_bytes[task])
         for task in sorted(tasks)
     })
     infos.to_dataset_card_data(card)
@@ -168,13 +175,24 @@ def _bibtex_key(name: str, version: str) -> str:
     return re.sub(r"[^a-z0-9]", "", f"{name}{version}".lower())
 
 
-def card_text(*, name: str, version: str, licence: dict, tasks: dict[str, int], features,
+def json_columns(features) -> list[str]:
+    """The schema-shaped columns a config keeps as JSON strings (its campaigns' rating schemas give them two shapes)."""
+    from datasets import Value
+
+    found = [name for name in ("human_annotations",) if features[name] == Value("string")]
+    if features["ratings"].feature["values"] == Value("string"):
+        found.insert(0, "ratings.values")
+    return found
+
+
+def card_text(*, name: str, version: str, licence: dict, tasks: dict[str, int], features: dict, split_bytes: dict[str, int],
               prompt_sources: dict[str, int], sources: list[SourceDataset], campaigns: list[CampaignFacts],
               policies: dict, human_agreement: dict, agreement_reports: dict, concord_version: str, changelog: dict,
               media_files: int, year: int, raters: dict, pair_set_agreement: dict | None = None) -> str:
     """README.md: the Hugging Face card header and a datasheet, naming what each figure measured."""
     total = sum(tasks.values())
-    header = card_header(name=name, license=licence["licence"], tasks=tasks, features=features, sources=sources)
+    header = card_header(name=name, license=licence["licence"], tasks=tasks, features=features, sources=sources,
+                         split_bytes=split_bytes)
     body = [
         "",
         f"# {name} {version}",
@@ -219,8 +237,19 @@ def card_text(*, name: str, version: str, licence: dict, tasks: dict[str, int], 
         "",
         "- `data/<task>/test-NNNNN-of-MMMMM.parquet`: the `datasets` configs, one row per pair; typed columns "
         "(`prompt_text`, `prompt_images`, `response_a_model`, `response_a_text`, `response_a_images`, ..., `chosen`, "
-        "`ratings` with each rater's pseudonym, origin, side and answers). `prompt_metadata`, rating `values` and "
-        "`human_annotations` are JSON strings (their shape differs between sources and rating schemas).",
+        "`ratings` with each rater's pseudonym, origin, side and answers). Typed where the shape is fixed: "
+        "`ratings[].values` is a struct of the rating schema's questions, `human_annotations` MMRB2's (a list of "
+        "integers for generation, `{response_a_ratings, response_b_ratings}` lists of letters for reasoning). "
+        "`prompt_metadata` and `ratings[].media_played` are JSON strings: their shape differs between sources "
+        "and pairs.",
+    ]
+    for task in sorted(tasks):
+        untyped = json_columns(features[task])
+        if untyped:
+            body.append(f"  In `{task}`, {', '.join(f'`{c}`' for c in untyped)} "
+                        f"{'is a JSON string' if len(untyped) == 1 else 'are JSON strings'}: its campaigns' rating "
+                        "schemas (or, for a criteria question, its rows) give them more than one shape.")
+    body += [
         "- `data/<task>.jsonl`: the same pairs with content as Concord's typed blocks and media as `media/` paths.",
     ]
     mmrb2 = [f"`mmrb2/{MMRB2_FILES[t]}.json`" for t in sorted(tasks) if t in MMRB2_FILES]
@@ -230,6 +259,9 @@ def card_text(*, name: str, version: str, licence: dict, tasks: dict[str, int], 
     body += [
         f"- `media/`: {media_files} files, each stored once under the sha256 of its bytes.",
         "- `manifest.json`: every file with its sha256 and size, counts, policy, agreement reports; written last.",
+        f"- The whole release as one file: `{name}-{version}.zip` (every file under `{name}-{version}/`, stored "
+        "uncompressed), downloaded from Concord; its sha256 is recorded beside the manifest (Concord's release "
+        "record and API), not in it, since the archive holds the manifest.",
         "- `CHANGELOG.md`: pairs added, removed and with a changed chosen side against the previous version.",
         "",
         "## Datasheet",

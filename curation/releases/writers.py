@@ -11,7 +11,6 @@ and audio from the embedded bytes. Pure Python: no Django import.
 
 from __future__ import annotations
 
-import functools
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -20,7 +19,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from annotation.catalogue import content
+from annotation.catalogue import content, schemas
 
 ROW_GROUP = 1_000
 ROW_GROUP_BYTES = 64 * 1024 * 1024
@@ -34,11 +33,98 @@ EMBEDDED = {"image": "images", "audio": "audio"}
 AS_FILES = ("video", "model3d")
 
 
-@functools.cache
-def features():
-    """The ``datasets`` features of every config (imported on first use: ``datasets`` costs a second to import,
-    and every web and Celery process imports this module)."""
+class RowUntyped(Exception):
+    """A rating's answers or a pair's ``human_annotations`` do not fit the typed column of their config; the
+    message names the question and the value."""
+
+
+@dataclass(frozen=True)
+class Shape:
+    """The columns whose shape is the rating schema's, for one config: a ``datasets`` feature where every
+    campaign of the config gives them one shape, None where they differ (then the column is a JSON string).
+
+    ``values`` is the struct of ``ratings[].values`` (question id to answer); ``annotations`` is
+    ``human_annotations``'s type.
+    """
+
+    values: object | None = None
+    annotations: object | None = None
+
+
+def _answer_feature(question: dict):
+    """The feature of one question's answer, or None when its options mix types (no one typed column fits)."""
+    from datasets import List, Value
+
+    kind = question["type"]
+    if kind == "criteria":
+        labels = [o.get("value") for o in question.get("options", [])]
+        if not all(isinstance(label, str) for label in labels):
+            return None
+        return List({"criterion": Value("string"), "label": Value("string")})
+    if kind == "scale":
+        one = Value("int64")
+    elif kind == "boolean":
+        one = Value("bool")
+    elif kind == "text":
+        one = Value("string")
+    else:  # choice
+        options = [o.get("value") for o in question.get("options", [])]
+        if all(isinstance(v, str) for v in options):
+            one = Value("string")
+        elif all(isinstance(v, int) and not isinstance(v, bool) for v in options):
+            one = Value("int64")
+        else:
+            return None
+    return {"A": one, "B": one} if question.get("scope") == "response" else one
+
+
+def _values_feature(definition: dict):
+    """The struct of one schema's answers: every question's id with its answer's feature (None if one has none)."""
+    fields = {}
+    for question in definition.get("questions", []):
+        feature = _answer_feature(question)
+        if feature is None:
+            return None
+        fields[question["id"]] = feature
+    return fields
+
+
+def _annotations_feature(definition: dict):
+    """``human_annotations``'s type under one schema, mirroring ``rows.human_annotations``: integers for an
+    oriented scale (MMRB2 generation), two lists of letters for a per-response scale (MMRB2 reasoning), the answers
+    for an oriented choice; None for a criteria question (a row of one criterion holds its labels, a pair naming
+    no criterion each rating's list of labels: two shapes in one config)."""
+    from datasets import List, Value
+
+    question = schemas.preference_question(definition)
+    if question is not None:
+        answer = _answer_feature(question)
+        return None if answer is None else List(answer)
+    for q in definition.get("questions", []):
+        if q["type"] == "scale" and q.get("scope") == "response":
+            return {"response_a_ratings": List(Value("string")), "response_b_ratings": List(Value("string"))}
+        if q["type"] == "criteria":
+            return None
+    return List(Value("string"))  # always empty: the schema asks no preference
+
+
+def _agreed(shapes: list):
+    return shapes[0] if shapes and all(s is not None and s == shapes[0] for s in shapes) else None
+
+
+def config_shape(definitions: list[dict]) -> Shape:
+    """The shape of one config's schema-shaped columns, from the rating schemas of its campaigns: typed where they
+    agree (the same questions with the same answer types), JSON strings where they do not."""
+    return Shape(values=_agreed([_values_feature(d) for d in definitions]),
+                 annotations=_agreed([_annotations_feature(d) for d in definitions]))
+
+
+def features(shape: Shape | None = None):
+    """The ``datasets`` features of a config (``datasets`` is imported on first use: it costs a second to import,
+    and every web and Celery process imports this module). Without a shape, the schema-shaped columns are JSON."""
     from datasets import Audio, Features, Image, List, Value
+
+    shape = shape or Shape()
 
     def side(prefix: str) -> dict:
         return {
@@ -63,15 +149,52 @@ def features():
         "chosen": Value("string"),
         "criteria": List(Value("string")),
         "ratings": List({"rater": Value("string"), "source": Value("string"), "side": Value("string"),
-                         "values": Value("string"), "media_played": Value("string")}),
-        "human_annotations": Value("string"),
+                         "values": shape.values if shape.values is not None else Value("string"),
+                         "media_played": Value("string")}),
+        "human_annotations": shape.annotations if shape.annotations is not None else Value("string"),
         "agreement": Value("float64"),
     })
 
 
-def parquet_schema() -> pa.Schema:
+def parquet_schema(shape: Shape | None = None) -> pa.Schema:
     """The Arrow schema, with the features in its ``huggingface`` metadata (what ``load_dataset`` reads back)."""
-    return features().arrow_schema
+    return features(shape).arrow_schema
+
+
+def _fits(value, feature) -> bool:
+    """Whether ``value`` is of ``feature``'s type (None always is: a null)."""
+    from datasets import List, Value
+
+    if value is None:
+        return True
+    if isinstance(feature, dict):
+        return isinstance(value, dict) and set(value) <= set(feature) and all(
+            _fits(v, feature[k]) for k, v in value.items())
+    if isinstance(feature, List):
+        return isinstance(value, list) and all(_fits(v, feature.feature) for v in value)
+    if isinstance(feature, Value):
+        if feature.dtype == "int64":
+            return isinstance(value, int) and not isinstance(value, bool)
+        if feature.dtype == "bool":
+            return isinstance(value, bool)
+        return isinstance(value, str)
+    return False
+
+
+def _typed(value, feature, what: str):
+    """``value`` as its typed column holds it (``feature`` None: a JSON string); RowUntyped when it does not fit."""
+    if feature is None:
+        return _json(value)
+    if isinstance(feature, dict) and isinstance(value, dict):
+        for key in value:
+            if key not in feature:
+                raise RowUntyped(f"{what} has {key!r}, which its rating schema does not ask")
+            if not _fits(value[key], feature[key]):
+                raise RowUntyped(f"{what}: {key} = {value[key]!r} is not of its question's type")
+        return value
+    if not _fits(value, feature):
+        raise RowUntyped(f"{what} = {value!r} is not of its column's type")
+    return value
 
 
 class MediaUnreadable(Exception):
@@ -117,8 +240,11 @@ def _json(value) -> str:
     return _encoder.encode(value)
 
 
-def parquet_columns(row: dict, media_name: Callable[[str], str], media_bytes: Callable[[str], bytes]) -> tuple[dict, int]:
-    """One JSONL row in the typed Parquet layout, and the bytes of media it embeds."""
+def parquet_columns(row: dict, media_name: Callable[[str], str], media_bytes: Callable[[str], bytes],
+                    shape: Shape | None = None) -> tuple[dict, int]:
+    """One JSONL row in the typed Parquet layout of a config of ``shape``, and the bytes of media it embeds;
+    RowUntyped when a rating's answers do not fit the config's typed columns."""
+    shape = shape or Shape()
     columns = {
         "id": row["id"],
         "task": row["task"],
@@ -130,10 +256,11 @@ def parquet_columns(row: dict, media_name: Callable[[str], str], media_bytes: Ca
         "response_b_model": row["response_b"]["model_name"],
         "chosen": row["chosen"],
         "criteria": row["criteria"],
-        "ratings": [{"rater": r["rater"], "source": r["source"], "side": r["side"], "values": _json(r["values"]),
+        "ratings": [{"rater": r["rater"], "source": r["source"], "side": r["side"],
+                     "values": _typed(r["values"], shape.values, f"rating by {r['rater']}"),
                      "media_played": None if r.get("media_played") is None else _json(r["media_played"])}
                     for r in row["ratings"]],
-        "human_annotations": _json(row["human_annotations"]),
+        "human_annotations": _typed(row["human_annotations"], shape.annotations, "human_annotations"),
         "agreement": row["agreement"],
     }
     size = 0
@@ -154,8 +281,11 @@ class SplitWriter:
     """
 
     def __init__(self, staging: Path, task: str, *, media_name: Callable[[str], str], media_bytes: Callable[[str], bytes],
-                 shard_bytes: int = SHARD_BYTES):
+                 shard_bytes: int = SHARD_BYTES, shape: Shape | None = None):
         self.task = task
+        self.shape = shape or Shape()
+        self.features = features(self.shape)
+        self.schema = self.features.arrow_schema
         self.staging = staging
         self.media_name = media_name
         self.media_bytes = media_bytes
@@ -182,7 +312,7 @@ class SplitWriter:
         if self._mmrb2 is not None and mmrb2 is not None:
             self._mmrb2.write(("\n" if self.mmrb2_count == 0 else ",\n") + json.dumps(mmrb2, ensure_ascii=False))
             self.mmrb2_count += 1
-        columns, size = parquet_columns(row, self.media_name, self.media_bytes)
+        columns, size = parquet_columns(row, self.media_name, self.media_bytes, self.shape)
         self._rows.append(columns)
         self._group_bytes += size
         self.count += 1
@@ -195,8 +325,8 @@ class SplitWriter:
         if self._parquet is None:
             path = self.staging / "data" / self.task / f"{SPLIT}-{len(self._shards):05d}.parquet"
             self._shards.append(path)
-            self._parquet = pq.ParquetWriter(path, parquet_schema(), compression="zstd")
-        self._parquet.write_table(pa.Table.from_pylist(self._rows, schema=parquet_schema()))
+            self._parquet = pq.ParquetWriter(path, self.schema, compression="zstd")
+        self._parquet.write_table(pa.Table.from_pylist(self._rows, schema=self.schema))
         self._rows, self._group_bytes = [], 0
         if self._shards[-1].stat().st_size >= self.shard_bytes:
             self._parquet.close()

@@ -28,6 +28,7 @@ from django.conf import settings
 from django.core.files.storage import default_storage
 from django.db import connection, transaction
 from django.db.models import Count, F
+from django.urls import reverse
 from django.utils import timezone
 
 from annotation.catalogue.models import Campaign, SourceDataset
@@ -49,10 +50,9 @@ from curation.agreement.report import variable_agreement
 from curation.agreement.variables import primary_variable
 from curation.leaderboard.card import leaderboard_card_section
 from curation.models import AgreementReport, JudgeEvaluation, Release, ReleaseFile
-from curation.releases import builder, card, licences, privacy, scoring
+from curation.releases import archive, builder, card, licences, privacy, scoring
 from curation.releases.card import changelog_between, changelog_text, parse_version
 from curation.releases.storage import default_storage_kind, file_sha256, release_storage
-from curation.releases.writers import features
 from curation.selectors.leaderboard import model_leaderboards_per_kind
 from curation.selectors.ratings import pair_facts, rating_table
 from curation.selectors.releases import release_previous
@@ -420,7 +420,8 @@ def _build_and_store(release: Release, staging: Path) -> None:
     models = release_model_leaderboards(campaigns=campaigns, pair_ids=list(out.release_ids))
     (staging / "README.md").write_text(
         card.card_text(name=release.name, version=release.version, licence=licence, tasks=dict(out.per_task),
-                       features=features(), prompt_sources=dict(out.per_source),
+                       features=out.features, split_bytes=_split_bytes(staging, out.features),
+                       prompt_sources=dict(out.per_source),
                        sources=[card.SourceDataset(**s) for s in sources], campaigns=facts, policies=policies,
                        human_agreement=human, agreement_reports=reports, pair_set_agreement=pair_sets,
                        concord_version=version,
@@ -464,7 +465,11 @@ def _build_and_store(release: Release, staging: Path) -> None:
         raise ApplicationError(f"the manifest would name a rater ({leaks[0]!r}); nothing was published",
                                code="release_identity_leak")
     store.put_bytes(f"{prefix}/{MANIFEST}", data, content_type="application/json")
+    entries = [archive.Entry(i.path, i.size) for i in items] + [archive.Entry(MANIFEST, len(data))]
+    archive_sha256, archive_size = archive.archive_digest(_archive_chunks(store, release, entries))
     summary = {key: manifest[key] for key in ("counts", "raters", "changelog")}
+    summary["archive"] = {"name": archive.archive_name(release.name, release.version), "format": archive.FORMAT,
+                          "sha256": archive_sha256, "size": archive_size, "manifest_size": len(data)}
     summary["per_task"] = manifest["counts"]["per_task"]
     summary["human_agreement"] = human
     with transaction.atomic():
@@ -478,6 +483,17 @@ def _build_and_store(release: Release, staging: Path) -> None:
             files_count=len(items) + 1, location=store.location(prefix), published_at=timezone.now(), error="",
             summary=summary,
         )
+
+
+def _split_bytes(staging: Path, tasks) -> dict[str, int]:
+    """The bytes of each task's Parquet files, as staged (the card's ``num_bytes``)."""
+    return {task: sum(path.stat().st_size for path in (staging / "data" / task).glob("*.parquet")) for task in tasks}
+
+
+def _archive_chunks(store, release: Release, entries: list[archive.Entry]) -> Iterator[bytes]:
+    prefix = f"{release.name}/{release.version}"
+    return archive.archive_chunks(root=f"{release.name}-{release.version}", entries=entries,
+                                  read_chunks=lambda path: store.read_chunks(f"{prefix}/{path}"))
 
 
 def _store_all(store, prefix: str, items: list[_Item], staging: Path, job_id: int | None) -> None:
@@ -735,7 +751,8 @@ def release_verify(*, release: Release, progress: Callable[[int, int], None] | N
 
 
 def release_download_links(*, release: Release, include_media: bool = False, expires: int | None = None) -> dict:
-    """Presigned (S3) or signed (local) links to a published release's files, manifest first."""
+    """Presigned (S3) or signed (local) links to a published release's files, manifest first, and a signed Concord link
+    to the whole release as one zip (``archive``, with the sha256 and size recorded at publication)."""
     if release.status != Release.Status.PUBLISHED:
         raise ApplicationError(f"{release} is {release.status}; only a published release can be downloaded",
                                code="release_not_published", status_code=409)
@@ -749,7 +766,40 @@ def release_download_links(*, release: Release, include_media: bool = False, exp
               "url": store.url(f"{prefix}/{MANIFEST}", expires=expires)}]
     links += [{"path": f.path, "sha256": f.sha256, "size": f.size, "url": store.url(f"{prefix}/{f.path}", expires=expires)}
               for f in files]
-    return {"release": str(release), "expires_in": expires, "files": links}
+    recorded = (release.summary or {}).get("archive") or {}
+    token = archive.sign_archive(name=release.name, version=release.version, expires=expires)
+    whole = {"name": archive.archive_name(release.name, release.version), "sha256": recorded.get("sha256", ""),
+             "size": recorded.get("size"), "format": recorded.get("format", archive.FORMAT),
+             "url": reverse("release-archive-download", kwargs={"token": token})}
+    return {"release": str(release), "expires_in": expires, "archive": whole, "files": links}
+
+
+@dataclass(frozen=True)
+class ReleaseArchive:
+    """The release as one zip, to stream: its name, the sha256 and size recorded at publication (empty and None for a
+    release published before archives were recorded), and its bytes, read from storage as they are sent."""
+
+    name: str
+    sha256: str
+    size: int | None
+    chunks: Iterator[bytes]
+
+
+def release_archive(*, release: Release) -> ReleaseArchive:
+    """Every file of a published release, manifest included, as one streamed zip under ``NAME-VERSION/``; its bytes
+    are those whose sha256 was recorded at publication (``archive``'s fixed layout)."""
+    if release.status != Release.Status.PUBLISHED:
+        raise ApplicationError(f"{release} is {release.status}; only a published release can be downloaded",
+                               code="release_not_published", status_code=409)
+    store = release_storage(release.storage)
+    recorded = (release.summary or {}).get("archive") or {}
+    manifest_size = recorded.get("manifest_size")
+    if manifest_size is None:
+        manifest_size = len(store.read_bytes(f"{release.name}/{release.version}/{MANIFEST}"))
+    entries = [archive.Entry(path, size) for path, size in release.files.values_list("path", "size")]
+    entries.append(archive.Entry(MANIFEST, manifest_size))
+    return ReleaseArchive(name=archive.archive_name(release.name, release.version), sha256=recorded.get("sha256", ""),
+                          size=recorded.get("size"), chunks=_archive_chunks(store, release, entries))
 
 
 def release_gold(*, release: Release) -> list[scoring.GoldPair]:

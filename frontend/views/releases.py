@@ -10,9 +10,10 @@ from django.views.generic import TemplateView
 from annotation.catalogue.models import Campaign
 from core.errors import ApplicationError
 from curation.models import JudgeEvaluation, Release, ReleaseFile
+from curation.releases.archive import streaming_response, unsign_archive
 from curation.releases.storage import release_storage, unsign_download
 from curation.selectors.releases import release_get, release_leaderboard, release_list
-from curation.services.releases import MANIFEST, judge_evaluate, release_download_links
+from curation.services.releases import MANIFEST, judge_evaluate, release_archive, release_download_links
 
 
 class CuratorOnly(LoginRequiredMixin, UserPassesTestMixin):
@@ -33,7 +34,8 @@ def _downloads(request, release: Release) -> dict:
     the same links made absolute for the page's download script."""
     links = release_download_links(release=release, include_media=True)
     media_paths = set(release.files.filter(kind=ReleaseFile.Kind.MEDIA).values_list("path", flat=True))
-    return {"expires_in": links["expires_in"], "folder": f"{release.name}/{release.version}",
+    whole = {**links["archive"], "url": request.build_absolute_uri(links["archive"]["url"])}
+    return {"expires_in": links["expires_in"], "folder": f"{release.name}/{release.version}", "archive": whole,
             "files": [link for link in links["files"] if link["path"] not in media_paths],
             "media": [link for link in links["files"] if link["path"] in media_paths],
             "script": [{"path": link["path"], "url": request.build_absolute_uri(link["url"])} for link in links["files"]]}
@@ -102,3 +104,18 @@ class ReleaseDownloadView(View):
         response = FileResponse(open(local, "rb"), as_attachment=True, filename=local.name)
         response["X-Content-Type-Options"] = "nosniff"
         return response
+
+
+class ReleaseArchiveDownloadView(View):
+    """A signed, expiring link to the whole release as one zip, streamed by Concord from its storage (local or S3)."""
+
+    def get(self, request, token: str):
+        try:
+            name, version = unsign_archive(token)
+        except (signing.BadSignature, KeyError, TypeError) as exc:
+            raise Http404("this download link is invalid or has expired") from exc
+        release = Release.objects.filter(name=name, version=version, status=Release.Status.PUBLISHED).first()
+        if release is None:
+            raise Http404("no such published release")
+        whole = release_archive(release=release)
+        return streaming_response(name=whole.name, sha256=whole.sha256, size=whole.size, chunks=whole.chunks)

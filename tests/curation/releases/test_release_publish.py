@@ -5,8 +5,10 @@ import json
 from io import StringIO
 from pathlib import Path
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from datasets import Features
 from django.core.files.storage import default_storage
 from django.core.management import CommandError, call_command
 
@@ -89,10 +91,12 @@ def test_parquet_rows_are_typed_with_placeholders_and_embedded_images(release_da
     assert (row["response_a_model"], row["response_b_model"], row["chosen"]) == ("imagen4", "gpt-image", "B")
     assert json.loads(row["prompt_metadata"]) == {"id": "t2i-2", "category": "animals"}
     assert row["criteria"] == ["faithful to the prompt"]
-    assert json.loads(row["human_annotations"]) == [1, 2, 5]
+    assert row["human_annotations"] == [1, 2, 5], "MMRB2 generation: a typed list of integers, not JSON"
     assert row["agreement"] == pytest.approx(2 / 3)
-    assert [(r["source"], r["side"], json.loads(r["values"])["overall"]) for r in row["ratings"]] == [
+    assert [(r["source"], r["side"], r["values"]["overall"]) for r in row["ratings"]] == [
         ("concord", "B", 1), ("concord", "B", 2), ("imported", "A", 5)]
+    assert row["ratings"][0]["values"]["text_faithfulness"] == {"A": 2, "B": 3}
+    assert table.schema.field("human_annotations").type == pa.list_(pa.int64())
     jsonl = [json.loads(line) for line in (folder / "data" / "text-to-image.jsonl").read_text().splitlines()]
     assert jsonl[1]["response_b"]["content"] == pair.response_b.content and jsonl[1]["id"] == "t2i-2"
     assert jsonl[1]["media"] == [f"media/{green.sha256}.png", f"media/{blue.sha256}.png"]
@@ -118,8 +122,11 @@ def test_each_task_loads_with_datasets_load_dataset_as_decoded_images_and_typed_
     assert trace["response_a_text"].startswith("Crop the shoes.\n[tool call] python(")
     assert trace["response_a_text"].endswith("<image_0>\nImage A")
     assert trace["response_a_images"][0].convert("RGB").getpixel((0, 0)) == (0, 255, 0)
-    assert json.loads(trace["human_annotations"]) == {"response_a_ratings": ["A", "B", "A"],
-                                                      "response_b_ratings": ["C", "C", "C"]}
+    assert trace["human_annotations"] == {"response_a_ratings": ["A", "B", "A"], "response_b_ratings": ["C", "C", "C"]}
+    assert [r["values"]["correctness"] for r in trace["ratings"]] == [{"A": 1, "B": 3}, {"A": 2, "B": 3}, {"A": 1, "B": 3}]
+    assert [r["values"]["overall"] for r in row["ratings"]] == [1, 2, 5], "rating answers load as typed values"
+    assert row["human_annotations"] == [1, 2, 5]
+    assert isinstance(row["prompt_metadata"], str), "prompt_metadata stays JSON: its shape differs between sources"
 
 
 def test_raters_appear_only_as_stable_pseudonyms(release_data, releases_root, settings):
@@ -175,10 +182,25 @@ def test_the_dataset_card_has_a_hugging_face_header_and_a_datasheet(release_data
     assert set(header["task_categories"]) == {"text-to-image", "visual-question-answering"}
     assert "reward-modeling" in header["tags"]
     info = {entry["config_name"]: entry for entry in header["dataset_info"]}
-    assert info["text-to-image"]["splits"] == [{"name": "test", "num_bytes": 0, "num_examples": 3}]
+    folder = releases_root / "fox-bench" / "1.0.0"
+    for task, rows in (("text-to-image", 3), ("reasoning", 1)):
+        size = sum(p.stat().st_size for p in (folder / "data" / task).glob("*.parquet"))
+        assert size > 0
+        assert info[task]["splits"] == [{"name": "test", "num_bytes": size, "num_examples": rows}]
+        assert info[task]["dataset_size"] == info[task]["download_size"] == size
     features = {f["name"]: f for f in info["text-to-image"]["features"]}
     assert features["response_a_images"] == {"name": "response_a_images", "list": "image"}
     assert features["chosen"] == {"name": "chosen", "dtype": "string"}
+    assert features["human_annotations"] == {"name": "human_annotations", "list": "int64"}
+    reasoning = {f["name"]: f for f in info["reasoning"]["features"]}["human_annotations"]
+    assert reasoning == {"name": "human_annotations", "struct": [{"name": "response_a_ratings", "list": "string"},
+                                                                 {"name": "response_b_ratings", "list": "string"}]}
+    values = {f["name"]: f for f in features["ratings"]["list"]}["values"]
+    assert {f["name"]: f.get("dtype") for f in values["struct"]}["overall"] == "int64"
+    card_features = {task: Features._from_yaml_list(info[task]["features"]) for task in info}
+    for task, expected in card_features.items():
+        shard = next((folder / "data" / task).glob("*.parquet"))
+        assert Features.from_arrow_schema(pq.read_schema(shard)) == expected, "the card and the files agree"
     for section in ("## Tasks and sizes", "### Collection process", "### Agreement", "### Distribution and licence",
                     "## Citation", "```bibtex"):
         assert section in body
