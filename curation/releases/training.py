@@ -124,14 +124,16 @@ def split_side(text: str, images: list[dict]) -> Side | None:
     return Side(parts)
 
 
-def pair_margin(human_annotations: str | None, agreement: float | None) -> float:
+def pair_margin(human_annotations, agreement: float | None) -> float:
     """How strongly the humans preferred the chosen side.
 
     MMRB2's generation ratings (a list of overall values on 1..6): ``|mean − 3.5|``, from 0 to 2.5. Otherwise
     (choice or criteria labels): ``2·agreement − 1``, the net share of side-taking raters on the chosen side, from
     0 (split) to 1 (unanimous); 0 where no rater took a side (a reasoning pair's per-response grades take none).
     """
-    values = json.loads(human_annotations) if human_annotations else None
+    # A typed column (a list of integers, a struct) where every campaign of the task shares one shape; a JSON string
+    # where they differ (docs/releases.md).
+    values = json.loads(human_annotations) if isinstance(human_annotations, str) and human_annotations else human_annotations
     if isinstance(values, list) and values and all(isinstance(v, (int, float)) and not isinstance(v, bool)
                                                     for v in values):
         return round(abs(statistics.fmean(values) - MMRB2_MIDDLE), 6)
