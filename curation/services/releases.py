@@ -795,7 +795,12 @@ def release_archive(*, release: Release) -> ReleaseArchive:
     recorded = (release.summary or {}).get("archive") or {}
     manifest_size = recorded.get("manifest_size")
     if manifest_size is None:
-        manifest_size = len(store.read_bytes(f"{release.name}/{release.version}/{MANIFEST}"))
+        try:
+            manifest_size = len(store.read_bytes(f"{release.name}/{release.version}/{MANIFEST}"))
+        except FileNotFoundError as exc:
+            raise ApplicationError(f"{release}: its {MANIFEST} is missing from the release storage, so no archive can "
+                                   "be built; run verify_release to see what else is missing",
+                                   code="release_files_missing", status_code=409) from exc
     entries = [archive.Entry(path, size) for path, size in release.files.values_list("path", "size")]
     entries.append(archive.Entry(MANIFEST, manifest_size))
     return ReleaseArchive(name=archive.archive_name(release.name, release.version), sha256=recorded.get("sha256", ""),

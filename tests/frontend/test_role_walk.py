@@ -126,11 +126,14 @@ EXPECTED: dict[str, dict[str, dict]] = {
     "releases/<slug:name>/<str:version>/": {"GET": CURATOR_PAGE, "POST": allowed(302, 403, 403, 400, 400)},
     # A download link is a signed, expiring capability (like an S3 presigned URL); a forged one is 404 for all.
     "releases/download/<str:token>/": {"GET": allowed(404, 404, 404, 404, 404)},
+    "releases/archive/<str:token>/": {"GET": allowed(404, 404, 404, 404, 404)},
     "api/v1/releases/": {"GET": CURATOR_API, "POST": curator_post(400)},
     "api/v1/releases/<slug:name>/<str:version>/": {"GET": CURATOR_API},
     "api/v1/releases/<slug:name>/<str:version>/verify/": {"POST": curator_post(202)},
     "api/v1/releases/<slug:name>/<str:version>/discard/": {"POST": curator_post(409)},
     "api/v1/releases/<slug:name>/<str:version>/download/": {"GET": CURATOR_API},
+    # The walk's release has no files in storage: the archive is refused (409 release_files_missing), never a 500.
+    "api/v1/releases/<slug:name>/<str:version>/archive/": {"GET": curator_post(409)},
     "api/v1/releases/<slug:name>/<str:version>/evaluations/": {"POST": curator_post(400)},
     "api/v1/releases/<slug:name>/<str:version>/leaderboard/": {"GET": CURATOR_API},
     # Judges and the pre-filter (issue 5), against judge-1 (a python judge with verdicts) and a finished run.
