@@ -10,10 +10,11 @@ abandoned job from a busy one.
 
 from __future__ import annotations
 
+import traceback
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from django.db import connection, transaction
 from django.db.models import F
@@ -211,6 +212,25 @@ def job_cancel(*, job_id: int) -> Job:
         job.finished_at = timezone.now()
         job.save(update_fields=["status", "finished_at"])
     return job
+
+
+T = TypeVar("T")
+
+
+def job_attempt(*, job_id: int, work: Callable[[], T]) -> tuple[bool, T | None]:
+    """Run a job's work: ``(True, its value)`` when it finished; ``(False, None)`` when the curator cancelled it
+    (JobCancelled) or it was refused (an ApplicationError: the job fails with its message). Any other exception
+    fails the job with its traceback and is raised again."""
+    try:
+        return True, work()
+    except JobCancelled:
+        return False, None
+    except ApplicationError as exc:
+        job_fail(job_id=job_id, error=exc.message)
+        return False, None
+    except Exception:
+        job_fail(job_id=job_id, error=traceback.format_exc())
+        raise
 
 
 def job_is_cancelled(*, job_id: int) -> bool:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import traceback
 from collections.abc import Callable
 from datetime import timedelta
 from typing import TYPE_CHECKING
@@ -16,9 +15,9 @@ from annotation.catalogue.models import Campaign
 from annotation.jobs.models import Job
 from annotation.jobs.services import (
     JobCancelled,
+    job_attempt,
     job_create,
     job_dispatch,
-    job_fail,
     job_is_cancelled,
     job_progress,
     job_start,
@@ -151,18 +150,11 @@ def agreement_job_run(*, job_id: int) -> None:
         if job_is_cancelled(job_id=job_id):
             raise JobCancelled
 
-    try:
-        report = agreement_compute(campaign=job.campaign, bootstrap=params.get("bootstrap", 1000),
-                                   seed=params.get("seed", 0), quality=params.get("quality"), job=job,
-                                   progress=report_progress)
-    except JobCancelled:
+    finished, report = job_attempt(job_id=job_id, work=lambda: agreement_compute(
+        campaign=job.campaign, bootstrap=params.get("bootstrap", 1000), seed=params.get("seed", 0),
+        quality=params.get("quality"), job=job, progress=report_progress))
+    if not finished or report is None:
         return
-    except ApplicationError as exc:
-        job_fail(job_id=job_id, error=exc.message)
-        return
-    except Exception:
-        job_fail(job_id=job_id, error=traceback.format_exc())
-        raise
     job.refresh_from_db(fields=["progress_total"])
     job_progress(job_id=job_id, done=job.progress_total or 0)
     job_succeed(job_id=job_id, result={"report_id": report.pk, **headline(report.report)})

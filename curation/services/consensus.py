@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import traceback
 from collections import Counter
 from collections.abc import Callable
 from typing import TYPE_CHECKING
@@ -17,9 +16,9 @@ from annotation.catalogue.services.pair_status import ADJUDICATED, status_enteri
 from annotation.jobs.models import Job
 from annotation.jobs.services import (
     JobCancelled,
+    job_attempt,
     job_create,
     job_dispatch,
-    job_fail,
     job_is_cancelled,
     job_progress,
     job_start,
@@ -277,17 +276,11 @@ def consensus_job_run(*, job_id: int) -> None:
         if total and (done == total or done % (WRITE_BATCH * 4) == 0):
             job_progress(job_id=job_id, done=done, total=total)
 
-    try:
-        summary = consensus_apply(campaign=job.campaign, policy=params.get("policy"), params=params.get("params"),
-                                  on_dispute=params.get("on_dispute"), job=job, progress=report_progress)
-    except JobCancelled:
+    finished, summary = job_attempt(job_id=job_id, work=lambda: consensus_apply(
+        campaign=job.campaign, policy=params.get("policy"), params=params.get("params"),
+        on_dispute=params.get("on_dispute"), job=job, progress=report_progress))
+    if not finished or summary is None:
         return
-    except ApplicationError as exc:
-        job_fail(job_id=job_id, error=exc.message)
-        return
-    except Exception:
-        job_fail(job_id=job_id, error=traceback.format_exc())
-        raise
     job_progress(job_id=job_id, done=summary["decided"], total=summary["decided"])
     job_succeed(job_id=job_id, result=summary)
 

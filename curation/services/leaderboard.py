@@ -11,22 +11,20 @@ looks again, so the board is served at once.
 from __future__ import annotations
 
 import time
-import traceback
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from annotation.jobs.models import Job
 from annotation.jobs.services import (
     JobCancelled,
+    job_attempt,
     job_create_once,
     job_dispatch,
-    job_fail,
     job_is_cancelled,
     job_progress,
     job_start,
     job_succeed,
 )
-from core.errors import ApplicationError
 from curation.selectors.leaderboard import (
     FIT_JOB_KIND,
     board_key,
@@ -115,19 +113,16 @@ def leaderboard_fit_job_run(*, job_id: int) -> None:
         if job_is_cancelled(job_id=job_id):
             raise JobCancelled
 
-    try:
-        campaigns = leaderboard_campaigns(slugs=params["campaigns"])
-        scope = leaderboard_scope(campaigns=campaigns, kind=params["kind"], source=params["source"])
+    def fit() -> tuple[str, dict | None]:
+        scope = leaderboard_scope(campaigns=leaderboard_campaigns(slugs=params["campaigns"]), kind=params["kind"],
+                                  source=params["source"])
         key = board_key(scope.comparisons, bootstrap=params["bootstrap"], seed=params["seed"])
-        board = fitted_leaderboard(scope.comparisons, bootstrap=params["bootstrap"], seed=params["seed"],
-                                   progress=report_progress)
-    except JobCancelled:
+        return key, fitted_leaderboard(scope.comparisons, bootstrap=params["bootstrap"], seed=params["seed"],
+                                       progress=report_progress)
+
+    finished, fitted = job_attempt(job_id=job_id, work=fit)
+    if not finished or fitted is None:
         return
-    except ApplicationError as exc:
-        job_fail(job_id=job_id, error=exc.message)
-        return
-    except Exception:
-        job_fail(job_id=job_id, error=traceback.format_exc())
-        raise
+    key, board = fitted
     job_progress(job_id=job_id, done=params["bootstrap"] + 1)
     job_succeed(job_id=job_id, result={"digest": key, "board": board})
