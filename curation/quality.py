@@ -129,20 +129,6 @@ def guessing_flag(agree: int, n: int, *, chance: float | None, panel: float | No
     return None
 
 
-def leave_one_out(unit: Sequence[int], category: Sequence[int], n_categories: int) -> list[int]:
-    """Per answer: the category the *other* answers of its unit hold strictly the most of, or -1 when none do."""
-    counts: dict[int, list[int]] = {}
-    for u, c in zip(unit, category, strict=True):
-        counts.setdefault(u, [0] * n_categories)[c] += 1
-    out = []
-    for u, c in zip(unit, category, strict=True):
-        others = list(counts[u])
-        others[c] -= 1
-        top = max(others)
-        out.append(others.index(top) if top > 0 and others.count(top) == 1 else -1)
-    return out
-
-
 def wilson_interval(successes: int, n: int, z: float = Z95) -> tuple[float | None, float | None]:
     """The Wilson score interval for a binomial rate; (None, None) when there are no trials."""
     if n <= 0:

@@ -11,6 +11,7 @@ from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import numpy as np
 from django.db import connection
 from django.db.models import Case, Count, F, IntegerField, Max, Q, Value, When
 from django.db.models.functions import TruncDate
@@ -19,6 +20,7 @@ from annotation.catalogue.models import Campaign, Pair
 from annotation.catalogue.records import ANONYMOUS_RATER_PREFIX
 from annotation.workqueue.models import Annotation, AssignmentEvent
 from curation import quality
+from curation.agreement.annotators import leave_one_out_majority
 from curation.models import AgreementReport, ConsensusRecord, JudgeVerdict
 
 AGREEMENT_HISTORY_LIMIT = 500
@@ -186,7 +188,10 @@ def annotator_quality(*, campaign: Campaign | None) -> Figure:
         if ms is not None:
             s["times"].append(ms / 1000)
             everyone_times.append(ms / 1000)
-    majority = quality.leave_one_out([a[1] for a in answers], [a[2] for a in answers], len(LOO_CATEGORIES))
+    _, unit = np.unique(np.asarray([a[1] for a in answers], dtype=np.int64), return_inverse=True)
+    majority = leave_one_out_majority(unit.reshape(-1), np.asarray([a[2] for a in answers], dtype=np.int64),
+                                      n_units=int(unit.max()) + 1 if len(unit) else 0,
+                                      n_categories=len(LOO_CATEGORIES)).tolist()
     compared: dict[int, tuple[list[int], list[int]]] = defaultdict(lambda: ([], []))
     for (annotator_id, _, category), others in zip(answers, majority, strict=True):
         if others >= 0:
