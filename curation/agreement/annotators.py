@@ -161,8 +161,7 @@ def annotator_statistics(
         entry["fast"] = fast.flagged
         guessing = quality.guessing_flag(agreeing, compared_n, chance=chance, panel=panel)
         entry["guessing"] = guessing is not None
-        position = quality.position_flag(int(row.left_share * row.position_choices) if row.position_choices else 0,
-                                         int(row.position_choices))
+        position = quality.position_flag(int(per_rater.at[r, "left_choices"]), int(row.position_choices))
         entry["flags"] = [flag for flag in (guessing, position) if flag] + list(fast.reasons)
         entry["trend"] = trends.get(int(r), [])
         rows.append(entry)
