@@ -5,6 +5,7 @@ from django.conf import settings
 from django.contrib.auth.models import AbstractUser
 from django.contrib.sessions.base_session import AbstractBaseSession
 from django.db import models
+from django.db.models.functions import Lower
 
 
 class Role(models.TextChoices):
@@ -21,6 +22,12 @@ SESSION_AUTH_HASHES_MAX = 10_000
 
 class User(AbstractUser):
     role = models.CharField(max_length=16, choices=Role.choices, default=Role.ANNOTATOR)
+
+    class Meta(AbstractUser.Meta):
+        constraints = [
+            # One account per e-mail address under any capitalisation; accounts without one may be many.
+            models.UniqueConstraint(Lower("email"), condition=~models.Q(email=""), name="user_email_unique_ci"),
+        ]
 
     def get_session_auth_hash(self) -> str:
         """Django's, computed once per worker for each password and secret: every signed-in request checks it,

@@ -187,6 +187,7 @@ EXPECTED: dict[str, dict[str, dict]] = {
     "api/v1/users/create/": {"POST": curator_post(400)},
     "api/v1/users/<str:username>/role/": {"POST": allowed(403, 403, 403, 403, 400)},
     "api/v1/users/<str:username>/invite/": {"POST": allowed(403, 403, 403, 403, 200)},  # bob uses his account
+    "api/v1/users/<str:username>/active/": {"POST": curator_post(400)},  # an empty body: "active" is required
     "api/v1/invitations/accept/": {"POST": allowed(400, 400, 400, 400, 400)},
     "api/v1/judges/<slug:name>/test/": {"POST": curator_post(400)},
     "work/assignments/<int:assignment_id>/review/": {"GET": allowed(302, 404, 404, 404, 404)},  # not submitted yet

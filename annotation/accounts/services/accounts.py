@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from django.contrib.auth import get_user_model, password_validation
 from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from annotation.accounts.models import AccountEvent, Invitation, Role, UserSession
@@ -73,7 +73,14 @@ def user_create(*, username: str, password: str | None = None, role: str = Role.
         user.set_unusable_password()
     else:
         user.set_password(_checked_password(password, user) if check_strength else password)
-    user.save()
+    try:
+        with transaction.atomic():
+            user.save()
+    except IntegrityError:
+        # A concurrent request took the address (the database's user_email_unique_ci) or the name since the checks.
+        if email:
+            email_check_unused(email=email)
+        raise ApplicationError(f"user {username!r} already exists", code="user_exists", status_code=409) from None
     return user
 
 

@@ -1,8 +1,9 @@
-"""Routes of the annotator's work queue under /api/v1/: claim, submit, drafts, skips, statistics, review and correct."""
+"""Routes of the annotator's work queue under /api/v1/: claim, submit, drafts, skips, statistics, review and correct,
+and an account's active switch (deactivation gives its leases back)."""
 
 from django.urls import path
 
-from annotation.workqueue.api import assignments, review
+from annotation.workqueue.api import accounts, assignments, review
 
 urlpatterns = [
     path("campaigns/<slug:slug>/claim/", assignments.AssignmentClaimApi.as_view(), name="api-assignment-claim"),
@@ -18,4 +19,5 @@ urlpatterns = [
     path("assignments/<int:assignment_id>/withdrawal/", review.AnnotationWithdrawApi.as_view(),
          name="api-annotation-withdraw"),
     path("assignments/<int:assignment_id>/check/", review.AnswersCheckApi.as_view(), name="api-answers-check"),
+    path("users/<str:username>/active/", accounts.UserActiveApi.as_view(), name="api-user-active"),
 ]

@@ -90,3 +90,65 @@ def test_curators_deactivate_annotators_only_and_nobody_their_own_account():
     admin.post(reverse("console-person-action", args=[other_curator.pk, "deactivate"]))
     other_curator.refresh_from_db()
     assert not other_curator.is_active
+
+
+def test_the_database_holds_one_account_per_e_mail_address_and_a_race_past_the_check_is_still_email_taken(monkeypatch):
+    """Two sign-ups with the same address at once both pass the service's check; the database's
+    ``user_email_unique_ci`` refuses the second, and the person sees ``email_taken``, not a server error."""
+    from django.db import IntegrityError, transaction
+
+    from annotation.accounts.services import accounts
+
+    UserFactory(username="ann", email="Ann@Example.org")
+    with pytest.raises(IntegrityError), transaction.atomic():
+        User.objects.create(username="ann-dup", email="ANN@example.org")
+    assert User.objects.create(username="no-mail-1").email == User.objects.create(username="no-mail-2").email == ""
+
+    real, calls = accounts.email_check_unused, []
+
+    def late(**kw):
+        """The check before the insert passes (the other request had not committed yet); later ones are real."""
+        calls.append(kw)
+        return None if len(calls) == 1 else real(**kw)
+
+    monkeypatch.setattr(accounts, "email_check_unused", late)
+    with pytest.raises(ApplicationError) as refused:
+        user_create(username="racer", email="ann@example.org")
+    assert refused.value.code == "email_taken" and refused.value.status_code == 409 and len(calls) == 2
+    assert not User.objects.filter(username="racer").exists()
+
+
+def test_the_api_and_the_command_deactivate_and_reactivate_with_the_pages_rules(capsys):
+    from django.core.management import call_command
+
+    campaign, (ann, other, _), (held,) = ab_tie_campaign(pairs=1, overlap=1)
+    lease = assignment_claim(campaign=campaign, annotator=ann)
+    curator = Client()
+    curator_user = CuratorFactory(username="cora")
+    curator.force_login(curator_user)
+    url = reverse("api-user-active", args=[ann.username])
+    done = curator.post(url, {"active": False}, content_type="application/json")
+    assert done.status_code == 200 and done.json() == {"username": ann.username, "active": False, "leases_released": 1}
+    lease.refresh_from_db()
+    ann.refresh_from_db()
+    assert lease.status == Assignment.Status.EXPIRED and not ann.is_active
+    again = curator.post(url, {"active": True}, content_type="application/json")
+    assert again.json() == {"username": ann.username, "active": True, "leases_released": 0}
+    own = curator.post(reverse("api-user-active", args=["cora"]), {"active": False}, content_type="application/json")
+    assert own.status_code == 403 and own.json()["code"] == "own_account"
+    boss = CuratorFactory(username="boss")
+    peer = curator.post(reverse("api-user-active", args=[boss.username]), {"active": False},
+                        content_type="application/json")
+    assert peer.status_code == 403 and peer.json()["code"] == "admin_only"
+    assert curator.post(url, {"active": "maybe"}, content_type="application/json").status_code == 400
+    annotator = Client()
+    annotator.force_login(other)
+    assert annotator.post(url, {"active": False}, content_type="application/json").status_code == 403
+
+    call_command("deactivate_user", ann.username, "--json")
+    assert '"active": false' in capsys.readouterr().out
+    ann.refresh_from_db()
+    assert not ann.is_active
+    call_command("deactivate_user", ann.username, "--reactivate")
+    ann.refresh_from_db()
+    assert ann.is_active
