@@ -695,9 +695,11 @@ def release_verify_job_run(*, job_id: int) -> None:
 def release_verify(*, release: Release, progress: Callable[[int, int], None] | None = None) -> dict:
     """Re-read every stored file of a published release and check it against its manifest.
 
-    Returns ``{"ok", "files_checked", "mismatches": [{"path", "problem", ...}]}`` (problems: ``missing``,
-    ``checksum``, ``extra`` for a stored file the manifest does not list); the manifest itself is checked
-    against the sha256 recorded at publication, and the manifest's file list against the database.
+    Returns ``{"ok", "files_checked", "mismatches": [{"path", "problem", ...}], "archive"}`` (problems: ``missing``,
+    ``checksum``, ``extra`` for a stored file the manifest does not list, ``archive`` when the one-zip download
+    rebuilt from the files no longer has the recorded sha256; ``archive`` says whether and what was checked); the
+    manifest itself is checked against the sha256 recorded at publication, and the manifest's file list against
+    the database.
     ``progress(files checked, files)`` hears about every half second.
     """
     if release.status != Release.Status.PUBLISHED:
@@ -709,7 +711,8 @@ def release_verify(*, release: Release, progress: Callable[[int, int], None] | N
     try:
         data = store.read_bytes(f"{prefix}/{MANIFEST}")
     except FileNotFoundError:
-        return {"ok": False, "files_checked": 1, "mismatches": [{"path": MANIFEST, "problem": "missing"}]}
+        return {"ok": False, "files_checked": 1, "mismatches": [{"path": MANIFEST, "problem": "missing"}],
+                "archive": {"checked": False, "why": "the manifest is missing"}}
     actual = hashlib.sha256(data).hexdigest()
     if actual != release.manifest_sha256:
         mismatches.append({"path": MANIFEST, "problem": "checksum", "expected_sha256": release.manifest_sha256,
@@ -718,7 +721,8 @@ def release_verify(*, release: Release, progress: Callable[[int, int], None] | N
         listed = {f["path"]: f for f in json.loads(data)["files"]}
     except (ValueError, KeyError, TypeError) as exc:
         mismatches.append({"path": MANIFEST, "problem": f"unreadable: {exc}"})
-        return {"ok": False, "files_checked": 1, "mismatches": mismatches}
+        return {"ok": False, "files_checked": 1, "mismatches": mismatches,
+                "archive": {"checked": False, "why": "the manifest is unreadable"}}
     recorded = dict(ReleaseFile.objects.filter(release=release).values_list("path", "sha256"))
     for path in sorted(set(recorded) ^ set(listed)):
         mismatches.append({"path": path, "problem": "not in manifest" if path in recorded else "not recorded in Concord"})
@@ -747,7 +751,31 @@ def release_verify(*, release: Release, progress: Callable[[int, int], None] | N
     mismatches += [m for m in found if m is not None]
     extra = sorted(set(store.keys(prefix)) - set(listed) - {MANIFEST})
     mismatches += [{"path": path, "problem": "extra"} for path in extra]
-    return {"ok": not mismatches, "files_checked": total, "mismatches": mismatches}
+    checked_archive = _archive_verify(store, release, listed, manifest_size=len(data), files_match=not mismatches)
+    if checked_archive["checked"] and (checked_archive["actual_sha256"], checked_archive["actual_size"]) != (
+            checked_archive["sha256"], checked_archive["size"]):
+        mismatches.append({"path": checked_archive["name"], "problem": "archive",
+                           "expected_sha256": checked_archive["sha256"], "actual_sha256": checked_archive["actual_sha256"],
+                           "expected_size": checked_archive["size"], "actual_size": checked_archive["actual_size"]})
+    return {"ok": not mismatches, "files_checked": total, "mismatches": mismatches, "archive": checked_archive}
+
+
+def _archive_verify(store, release: Release, listed: dict, *, manifest_size: int, files_match: bool) -> dict:
+    """The one-zip download rebuilt from storage and hashed against the sha256 recorded at publication, so the hash
+    the page, the API and ``X-Archive-SHA256`` give is still the archive's: ``checked`` False with ``why`` when it
+    cannot be (no hash recorded, or the files themselves differ, which the mismatches already say)."""
+    recorded = (release.summary or {}).get("archive") or {}
+    name = recorded.get("name") or archive.archive_name(release.name, release.version)
+    if not recorded.get("sha256"):
+        return {"name": name, "checked": False,
+                "why": "no archive sha256 was recorded at publication (the release is older than recorded archives)"}
+    out = {"name": name, "sha256": recorded["sha256"], "size": recorded.get("size")}
+    if not files_match:
+        return {**out, "checked": False, "why": "the release's files differ from the manifest (see mismatches)"}
+    entries = [archive.Entry(path, entry["size"]) for path, entry in listed.items()]
+    actual_sha256, actual_size = archive.archive_digest(
+        _archive_chunks(store, release, [*entries, archive.Entry(MANIFEST, manifest_size)]))
+    return {**out, "checked": True, "actual_sha256": actual_sha256, "actual_size": actual_size}
 
 
 def release_download_links(*, release: Release, include_media: bool = False, expires: int | None = None) -> dict:

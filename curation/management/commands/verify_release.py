@@ -39,5 +39,9 @@ class Command(BaseCommand):
                               f"{len(result['mismatches'])} mismatch(es)")
             for mismatch in result["mismatches"]:
                 self.stdout.write(f"  {mismatch['path']}: {mismatch['problem']}")
+            checked = result["archive"]
+            self.stdout.write(f"  archive {checked.get('name', '')}: " + (
+                ("sha256 as recorded" if checked["sha256"] == checked["actual_sha256"] else "sha256 differs")
+                if checked["checked"] else f"not checked: {checked['why']}"))
         if not result["ok"]:
             raise SystemExit(1)

@@ -297,7 +297,10 @@ def test_verify_release_passes_then_names_a_tampered_and_a_missing_file(release_
     call_command("verify_release", "fox-bench@1.0.0", "--json", stdout=out)
     clean = json.loads(out.getvalue())
     files = ReleaseFile.objects.filter(release__name="fox-bench").count()
+    whole = clean.pop("archive")
     assert clean == {"ok": True, "files_checked": files + 1, "mismatches": []}
+    assert whole["checked"] is True and whole["name"] == "fox-bench-1.0.0.zip"
+    assert whole["actual_sha256"] == whole["sha256"] and whole["actual_size"] == whole["size"]
     folder = releases_root / "fox-bench" / "1.0.0"
     (folder / "data" / "reasoning.jsonl").write_text('{"id": "forged"}\n')
     (folder / "CHANGELOG.md").unlink()
@@ -305,9 +308,35 @@ def test_verify_release_passes_then_names_a_tampered_and_a_missing_file(release_
     assert result["ok"] is False
     problems = {m["path"]: m["problem"] for m in result["mismatches"]}
     assert problems == {"data/reasoning.jsonl": "checksum", "CHANGELOG.md": "missing"}
+    assert result["archive"]["checked"] is False and "files differ" in result["archive"]["why"]
     with pytest.raises(SystemExit) as exit_info:
         call_command("verify_release", "fox-bench@1.0.0", "--json", stdout=StringIO())
     assert exit_info.value.code == 1
+
+
+def test_verify_rebuilds_the_download_zip_and_names_it_when_its_sha256_is_no_longer_the_recorded_one(
+        release_data, releases_root):
+    """The files can all match while the one-zip download does not (a later archive writer, a recorded hash
+    edited): the zip's hash the page, API and X-Archive-SHA256 promise is checked too, and a release recorded
+    before archives were says it was not checked."""
+    publish_both()
+    release = Release.objects.get(name="fox-bench")
+    recorded = release.summary["archive"]
+    assert release_verify(release=release)["ok"] is True
+    release.summary = {**release.summary, "archive": {**recorded, "sha256": "0" * 64}}
+    release.save(update_fields=["summary"])
+    result = release_verify(release=release)
+    assert result["ok"] is False
+    assert result["mismatches"] == [{"path": "fox-bench-1.0.0.zip", "problem": "archive", "expected_sha256": "0" * 64,
+                                     "actual_sha256": recorded["sha256"], "expected_size": recorded["size"],
+                                     "actual_size": recorded["size"]}]
+    release.summary = {k: v for k, v in release.summary.items() if k != "archive"}
+    release.save(update_fields=["summary"])
+    older = release_verify(release=release)
+    assert older["ok"] is True and older["archive"]["checked"] is False and "no archive sha256" in older["archive"]["why"]
+    out = StringIO()
+    call_command("verify_release", "fox-bench@1.0.0", stdout=out)
+    assert "archive fox-bench-1.0.0.zip: not checked: no archive sha256 was recorded" in out.getvalue()
 
 
 def test_a_tampered_manifest_is_detected(release_data, releases_root):

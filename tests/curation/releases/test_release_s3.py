@@ -52,7 +52,9 @@ def test_a_release_published_to_s3_downloads_intact_through_presigned_urls(relea
 def test_verify_on_s3_passes_and_then_detects_a_tampered_object(release_data, s3_releases):
     release = release_publish(name="fox-bench", version="1.0.0", campaign_slugs=BOTH)
     clean = release_verify(release=release)
+    whole = clean.pop("archive")
     assert clean == {"ok": True, "files_checked": release.files_count, "mismatches": []}
+    assert whole["checked"] and whole["actual_sha256"] == whole["sha256"] == release.summary["archive"]["sha256"]
     shard = "data/text-to-image/test-00000-of-00001.parquet"
     s3_releases["client"].put_object(Bucket="concord-releases", Key=f"releases/fox-bench/1.0.0/{shard}", Body=b"not parquet")
     s3_releases["client"].put_object(Bucket="concord-releases", Key="releases/fox-bench/1.0.0/media/extra.png", Body=b"x")

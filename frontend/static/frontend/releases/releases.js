@@ -45,7 +45,8 @@ if (form) {
 function verifyOutcome(job) {
   if (job.status !== "succeeded") return job.error || `Verification ${job.status}.`;
   const { ok, files_checked: checked, mismatches } = job.result;
-  if (ok) return `All ${checked} files match the manifest.`;
+  const whole = job.result.archive || {};
+  if (ok) return `All ${checked} files match the manifest` + (whole.checked ? "; the download zip has its recorded sha256." : ".");
   const named = mismatches.slice(0, 5).map((m) => `${m.path} (${m.problem})`).join(", ");
   return `${mismatches.length} of ${checked} files do not match: ${named}${mismatches.length > 5 ? ", …" : ""}`;
 }
