@@ -74,6 +74,7 @@ class QueueView(LoginRequiredMixin, TemplateView):
 
 # The pages of one assignment, as patterns: a page prepared ahead learns its assignment from the claim.
 ASSIGNMENT_ROUTES = {"draft": "api-assignment-draft", "submit": "api-assignment-submit", "skip": "api-assignment-skip",
+                     "renewal": "api-assignment-renewal",
                      "page": "workspace-annotate"}
 
 

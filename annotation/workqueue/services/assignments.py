@@ -518,6 +518,44 @@ def assignment_save_draft(*, assignment: Assignment, annotator: User, values: di
     return locked
 
 
+# How long a lease may last in all, counted from its claim, in units of the campaign's lease_minutes: an active tab
+# renews (assignment_renew) up to claimed_at + LEASE_RENEWALS_MAX × lease_minutes, and no further, so that a tab left
+# open does not hold a slot for ever. A rule of the campaign's own lease, not a setting.
+LEASE_RENEWALS_MAX = 4
+
+
+def lease_renewable_until(assignment: Assignment, lease_minutes: int) -> datetime:
+    """The latest time the lease of ``assignment`` may be renewed to."""
+    return assignment.claimed_at + timedelta(minutes=LEASE_RENEWALS_MAX * lease_minutes)
+
+
+@transaction.atomic
+def assignment_renew(*, assignment: Assignment, annotator: User, now: datetime | None = None) -> Assignment:
+    """Extend the annotator's live lease to ``now`` + the campaign's lease_minutes, never beyond
+    ``lease_renewable_until`` (a renewal there changes nothing). Holds the assignment's row lock.
+
+    A lease past its time (expired, or still marked active but due) is refused with ``lease_expired`` (409): its
+    slot may be someone else's already, and the rater claims again. A submitted or skipped one with
+    ``assignment_closed``, a withdrawn one with ``assignment_withdrawn``; another annotator's is not found (404)."""
+    now = now or timezone.now()
+    locked = _locked_own(assignment, annotator)
+    if locked.status == Assignment.Status.WITHDRAWN:
+        raise ApplicationError("You withdrew your answer to this pair; there is no lease to renew.",
+                               code="assignment_withdrawn", status_code=409)
+    if locked.status in (Assignment.Status.SUBMITTED, Assignment.Status.SKIPPED):
+        raise ApplicationError(f"This assignment is already {locked.status}; there is no lease to renew.",
+                               code="assignment_closed", status_code=409)
+    if locked.status == Assignment.Status.EXPIRED or locked.expires_at <= now:
+        raise ApplicationError("Your time on this pair ran out; claim it again if its slot is still free.",
+                               code="lease_expired", status_code=409)
+    lease_minutes = locked.campaign.lease_minutes
+    renewed = min(now + timedelta(minutes=lease_minutes), lease_renewable_until(locked, lease_minutes))
+    if renewed > locked.expires_at:
+        locked.expires_at = renewed
+        locked.save(update_fields=["expires_at"])
+    return locked
+
+
 def _idempotency_key(assignment: Assignment, key: str) -> str:
     if not isinstance(key, str) or not key.strip():
         raise ApplicationError("An idempotency key is required (header Idempotency-Key).", code="idempotency_key_required")
