@@ -104,3 +104,26 @@ def test_another_annotators_lease_is_not_found_and_not_renewed():
 def test_anonymous_callers_cannot_renew():
     _, _, lease, _ = claimed()
     assert APIClient().post(f"/api/v1/assignments/{lease.pk}/renewal/").status_code in (401, 403)
+
+
+def test_a_lease_whose_time_ran_out_is_claimed_again_while_its_slot_is_free():
+    campaign, api, lease, _ = claimed()
+    Assignment.objects.filter(pk=lease.pk).update(expires_at=timezone.now() - timedelta(minutes=1))
+    assignments_expire()
+    before = timezone.now()
+    answer = api.post(f"/api/v1/assignments/{lease.pk}/renewal/", {"reclaim": True}, format="json")
+    assert answer.status_code == 200
+    lease.refresh_from_db()
+    assert lease.status == "active" and lease.expires_at >= before + timedelta(minutes=campaign.lease_minutes)
+    assert lease.pair.active_claims == 1
+
+
+def test_a_reclaim_is_refused_with_lease_taken_when_the_slot_went_to_someone_else():
+    campaign, api, lease, other = claimed()
+    Assignment.objects.filter(pk=lease.pk).update(expires_at=timezone.now() - timedelta(minutes=1))
+    assignments_expire()
+    assert client_for(other).post(f"/api/v1/campaigns/{campaign.slug}/claim/").status_code == 200
+    answer = api.post(f"/api/v1/assignments/{lease.pk}/renewal/", {"reclaim": True}, format="json")
+    assert (answer.status_code, answer.json()["code"]) == (409, "lease_taken")
+    lease.refresh_from_db()
+    assert (lease.status, lease.pair.active_claims) == ("expired", 1)

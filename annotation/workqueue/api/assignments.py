@@ -114,9 +114,14 @@ class AssignmentDraftApi(APIView):
 
 class AssignmentRenewalApi(APIView):
     """Renew your live lease: it then runs until now + the campaign's lease time, never past ``renewable_until``
-    (the claim + 4 × the lease time). 409 ``lease_expired`` once its time ran out (claim the pair again)."""
+    (the claim + 4 × the lease time). 409 ``lease_expired`` once its time ran out; ``{"reclaim": true}`` then asks
+    for the pair again (409 ``lease_taken`` when its slot went to someone else)."""
 
     throttle_scope = "rater-write"
+
+    @extend_schema_serializer(component_name="AssignmentRenewalInput")
+    class InputSerializer(serializers.Serializer):
+        reclaim = serializers.BooleanField(required=False, default=False)
 
     @extend_schema_serializer(component_name="AssignmentRenewalOutput")
     class OutputSerializer(serializers.Serializer):
@@ -125,10 +130,12 @@ class AssignmentRenewalApi(APIView):
         expires_at = serializers.DateTimeField()
         renewable_until = serializers.DateTimeField()
 
-    @extend_schema(request=None, responses=OutputSerializer)
+    @extend_schema(request=InputSerializer, responses=OutputSerializer)
     def post(self, request, assignment_id: int):
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
         assignment = assignment_for_annotator(assignment_id=assignment_id, annotator=request.user, for_display=False)
-        renewed = assignment_renew(assignment=assignment, annotator=request.user)
+        renewed = assignment_renew(assignment=assignment, annotator=request.user, reclaim=data.validated_data["reclaim"])
         return Response(self.OutputSerializer({
             "pk": renewed.pk, "status": renewed.status, "expires_at": renewed.expires_at,
             "renewable_until": lease_renewable_until(renewed, renewed.campaign.lease_minutes),
