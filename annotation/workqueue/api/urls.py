@@ -1,5 +1,5 @@
-"""Routes of the annotator's work queue under /api/v1/: claim, submit, drafts, lease renewals, skips, statistics, review and correct,
-and an account's active switch (deactivation gives its leases back)."""
+"""Routes of the annotator's work queue under /api/v1/: claim, submit, drafts, lease renewals, skips, statistics,
+review and correct, and an account's active switch (deactivation gives its leases back)."""
 
 from django.urls import path
 

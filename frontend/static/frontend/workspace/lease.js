@@ -56,7 +56,7 @@ export class LeaseClock {
   expire() {
     if (this.over) return;
     this.over = true;
-    this.element.textContent = "Your time on this pair ran out";
+    this.element.textContent = "Time ran out";
     this.element.dataset.leaseState = "expired";
     this.onExpired();
   }
@@ -70,7 +70,7 @@ export class LeaseClock {
     }
     const warning = left <= WARN_MS;
     this.element.dataset.leaseState = warning ? "warning" : "held";
-    this.element.textContent = warning ? `Only ${clockText(left)} left on this pair` : `Yours for ${clockText(left)}`;
+    this.element.textContent = warning ? `Only ${clockText(left)} left` : `Yours for ${clockText(left)}`;
     const now = this.now();
     if (left < this.leaseMs / 2 && now - this.lastActive <= ACTIVE_MS && !this.renewing && now - this.lastTry >= RENEW_SPACING_MS) {
       this.renewNow();

@@ -111,7 +111,7 @@ function mount(config, { claim = null } = {}) {
     try { localStorage.setItem(keptDraft(), JSON.stringify(form.values())); } catch { /* storage full or off: the server's draft stays */ }
     if (leaseClock && !leaseClock.over) leaseClock.expire();
     submitButton.disabled = true;
-    setSaveState("Not submitted: your time on this pair ran out; your answers are kept on this device", "error");
+    setSaveState("Submit is off: the pair is no longer yours", "error");
     $("[data-lease-over-error]", leaseOver).hidden = true;
     $("[data-reclaim]", leaseOver).hidden = false;
     leaseOver.hidden = false;
