@@ -74,6 +74,7 @@ class QueueView(LoginRequiredMixin, TemplateView):
 
 # The pages of one assignment, as patterns: a page prepared ahead learns its assignment from the claim.
 ASSIGNMENT_ROUTES = {"draft": "api-assignment-draft", "submit": "api-assignment-submit", "skip": "api-assignment-skip",
+                     "renewal": "api-assignment-renewal",
                      "page": "workspace-annotate"}
 
 
@@ -109,6 +110,7 @@ class AnnotationPage(LoginRequiredMixin, TemplateView):
             "assignment_urls": assignment_urls("{assignment}"),
             "image_sizes": IMAGE_SIZES,
             "show_instructions": show_instructions,
+            "lease_minutes": campaign.lease_minutes,
             "requires_full_playback": campaign.requires_full_playback,
             "full_playback_share": FULL_PLAYBACK_TOLERANCE,
             # For wavesurfer.js's own <style> (see core.web.csp); absent where the policy middleware did not run.

@@ -81,7 +81,7 @@ def test_next_pair_is_the_prepared_page_claimed_as_it_is_shown_and_works_as_a_lo
     shown = page.eval_on_selector_all(".side img", "(images) => images.map((img) => img.getAttribute('src'))")
     assert shown == [display["left"][0]["url"], display["right"][0]["url"]], "the sides the claim gave, in its order"
     assert SECRET not in page.content().lower()
-    assert page.locator("[data-lease]").inner_text().startswith("Yours until")
+    assert page.locator("[data-lease]").inner_text().startswith("Yours for ")
     page.screenshot(path=str(SCREENSHOTS / f"next-pair-{size[0]}x{size[1]}.png"))
     page.wait_for_function("() => /^1 today · 1 in all/.test(document.querySelector('[data-progress]').textContent)")
 

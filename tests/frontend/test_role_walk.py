@@ -74,6 +74,8 @@ EXPECTED: dict[str, dict[str, dict]] = {
     "api/v1/assignments/<int:assignment_id>/draft/": {"PUT": allowed(403, 400, 400, 400, 400)},
     "api/v1/assignments/<int:assignment_id>/submit/": {"POST": allowed(403, 400, 400, 400, 400)},
     "api/v1/assignments/<int:assignment_id>/skip/": {"POST": allowed(403, 400, 400, 400, 400)},
+    # No body: only bob, the holder, renews his lease (issue 31); anyone else is told it does not exist.
+    "api/v1/assignments/<int:assignment_id>/renewal/": {"POST": allowed(403, 404, 200, 404, 404)},
     "api/v1/me/stats/": {"GET": SIGNED_IN},
     # Review and correct (issue 22): one's own submitted answers only; bob's lease is still open (409), an empty
     # body is refused before the id is looked at.
@@ -314,8 +316,9 @@ def test_every_route_has_an_expectation_and_honours_it_for_every_role(scene):
 
 @pytest.mark.parametrize("intruder", ["alice", "curator", "admin"])
 def test_only_the_holder_can_draft_submit_or_skip_a_lease(scene, intruder):
-    """With valid bodies, anyone but bob gets 404 on bob's lease, and the lease stays as it was."""
+    """With valid bodies, anyone but bob gets 404 on bob's lease (renewing it too), and the lease stays as it was."""
     lease = scene["lease"]
+    expires_at = lease.expires_at
     client = Client()
     client.force_login(scene["people"][intruder])
     base = f"/api/v1/assignments/{lease.pk}/"
@@ -325,11 +328,12 @@ def test_only_the_holder_can_draft_submit_or_skip_a_lease(scene, intruder):
         client.put(base + "draft/", answers, content_type="application/json"),
         client.post(base + "submit/", answers, content_type="application/json", HTTP_IDEMPOTENCY_KEY=f"{intruder}-1"),
         client.post(base + "skip/", {"reason": "not mine"}, content_type="application/json"),
+        client.post(base + "renewal/"),
     ]
-    assert [r.status_code for r in responses] == [404, 404, 404, 404]
+    assert [r.status_code for r in responses] == [404, 404, 404, 404, 404]
     assert all("secret-model-" not in r.content.decode() for r in responses)
     lease.refresh_from_db()
-    assert (lease.status, lease.draft, lease.draft_saved_at) == ("active", {}, None)
+    assert (lease.status, lease.draft, lease.draft_saved_at, lease.expires_at) == ("active", {}, None, expires_at)
     assert not Annotation.objects.filter(assignment=lease).exists()
     owner = Client()
     owner.force_login(scene["people"]["bob"])

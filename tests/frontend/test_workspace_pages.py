@@ -69,6 +69,7 @@ def test_the_page_and_its_config_point_at_the_annotators_own_assignment(client):
         "draft": f"/api/v1/assignments/{assignment.pk}/draft/",
         "submit": f"/api/v1/assignments/{assignment.pk}/submit/",
         "skip": f"/api/v1/assignments/{assignment.pk}/skip/",
+        "renewal": f"/api/v1/assignments/{assignment.pk}/renewal/",
         "page": f"/work/assignments/{assignment.pk}/",
         "claim": f"/api/v1/campaigns/{slug}/claim/",
         "next": f"/work/campaigns/{slug}/next/",

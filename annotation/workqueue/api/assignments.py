@@ -11,7 +11,12 @@ from rest_framework.views import APIView
 from annotation.catalogue.models import Campaign
 from annotation.workqueue.hotpath import Door, claim_response, submit_input, submit_response
 from annotation.workqueue.selectors import annotator_stats, assignment_for_annotator, pair_display
-from annotation.workqueue.services.assignments import assignment_save_draft, assignment_skip
+from annotation.workqueue.services.assignments import (
+    assignment_renew,
+    assignment_save_draft,
+    assignment_skip,
+    lease_renewable_until,
+)
 from core.api.permissions import WORK_QUEUE_PERMISSIONS
 
 
@@ -105,6 +110,36 @@ class AssignmentDraftApi(APIView):
         assignment = assignment_for_annotator(assignment_id=assignment_id, annotator=request.user, for_display=False)
         saved = assignment_save_draft(assignment=assignment, annotator=request.user, values=data.validated_data["values"])
         return Response(self.OutputSerializer(saved).data)
+
+
+class AssignmentRenewalApi(APIView):
+    """Renew your live lease: it then runs until now + the campaign's lease time, never past ``renewable_until``
+    (the claim + 4 × the lease time). 409 ``lease_expired`` once its time ran out; ``{"reclaim": true}`` then asks
+    for the pair again (409 ``lease_taken`` when its slot went to someone else)."""
+
+    throttle_scope = "rater-write"
+
+    @extend_schema_serializer(component_name="AssignmentRenewalInput")
+    class InputSerializer(serializers.Serializer):
+        reclaim = serializers.BooleanField(required=False, default=False)
+
+    @extend_schema_serializer(component_name="AssignmentRenewalOutput")
+    class OutputSerializer(serializers.Serializer):
+        assignment = serializers.IntegerField(source="pk")
+        status = serializers.CharField()
+        expires_at = serializers.DateTimeField()
+        renewable_until = serializers.DateTimeField()
+
+    @extend_schema(request=InputSerializer, responses=OutputSerializer)
+    def post(self, request, assignment_id: int):
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        assignment = assignment_for_annotator(assignment_id=assignment_id, annotator=request.user, for_display=False)
+        renewed = assignment_renew(assignment=assignment, annotator=request.user, reclaim=data.validated_data["reclaim"])
+        return Response(self.OutputSerializer({
+            "pk": renewed.pk, "status": renewed.status, "expires_at": renewed.expires_at,
+            "renewable_until": lease_renewable_until(renewed, renewed.campaign.lease_minutes),
+        }).data)
 
 
 class AnnotationSubmitApi(Door, APIView):

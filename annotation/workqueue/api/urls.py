@@ -1,5 +1,5 @@
-"""Routes of the annotator's work queue under /api/v1/: claim, submit, drafts, skips, statistics, review and correct,
-and an account's active switch (deactivation gives its leases back)."""
+"""Routes of the annotator's work queue under /api/v1/: claim, submit, drafts, lease renewals, skips, statistics,
+review and correct, and an account's active switch (deactivation gives its leases back)."""
 
 from django.urls import path
 
@@ -10,6 +10,8 @@ urlpatterns = [
     path("assignments/<int:assignment_id>/submit/", assignments.AnnotationSubmitApi.as_view(), name="api-assignment-submit"),
     path("assignments/<int:assignment_id>/", assignments.AssignmentDetailApi.as_view(), name="api-assignment-detail"),
     path("assignments/<int:assignment_id>/draft/", assignments.AssignmentDraftApi.as_view(), name="api-assignment-draft"),
+    path("assignments/<int:assignment_id>/renewal/", assignments.AssignmentRenewalApi.as_view(),
+         name="api-assignment-renewal"),
     path("assignments/<int:assignment_id>/skip/", assignments.AssignmentSkipApi.as_view(), name="api-assignment-skip"),
     path("me/stats/", assignments.MyStatsApi.as_view(), name="api-my-stats"),
     path("me/work/", review.MyWorkApi.as_view(), name="api-my-work"),

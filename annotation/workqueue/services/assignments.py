@@ -518,6 +518,69 @@ def assignment_save_draft(*, assignment: Assignment, annotator: User, values: di
     return locked
 
 
+# How long a lease may last in all, counted from its claim, in units of the campaign's lease_minutes: an active tab
+# renews (assignment_renew) up to claimed_at + LEASE_RENEWALS_MAX × lease_minutes, and no further, so that a tab left
+# open does not hold a slot for ever. A rule of the campaign's own lease, not a setting.
+LEASE_RENEWALS_MAX = 4
+
+
+def lease_renewable_until(assignment: Assignment, lease_minutes: int) -> datetime:
+    """The latest time the lease of ``assignment`` may be renewed to."""
+    return assignment.claimed_at + timedelta(minutes=LEASE_RENEWALS_MAX * lease_minutes)
+
+
+@transaction.atomic
+def assignment_renew(*, assignment: Assignment, annotator: User, reclaim: bool = False,
+                     now: datetime | None = None) -> Assignment:
+    """Extend the annotator's live lease to ``now`` + the campaign's lease_minutes, never beyond
+    ``lease_renewable_until`` (a renewal there changes nothing). Holds the assignment's row lock.
+
+    A lease past its time (expired, or still marked active but due) is refused with ``lease_expired`` (409), unless
+    ``reclaim``: the rater asks for the pair again, and gets it for another lease time while its slot is still free
+    (``lease_taken`` when it went to someone else, ``lease_elsewhere`` when they hold another pair of the campaign
+    now). A submitted or skipped assignment is refused with ``assignment_closed``, a withdrawn one with
+    ``assignment_withdrawn``; another annotator's is not found (404)."""
+    now = now or timezone.now()
+    locked = _locked_own(assignment, annotator)
+    if locked.status == Assignment.Status.WITHDRAWN:
+        raise ApplicationError("You withdrew your answer to this pair; there is no lease to renew.",
+                               code="assignment_withdrawn", status_code=409)
+    if locked.status in (Assignment.Status.SUBMITTED, Assignment.Status.SKIPPED):
+        raise ApplicationError(f"This assignment is already {locked.status}; there is no lease to renew.",
+                               code="assignment_closed", status_code=409)
+    lease_minutes = locked.campaign.lease_minutes
+    if locked.status == Assignment.Status.EXPIRED or locked.expires_at <= now:
+        if not reclaim:
+            raise ApplicationError("Your time on this pair ran out; claim it again if its slot is still free.",
+                                   code="lease_expired", status_code=409)
+        _reclaim(locked, now=now)
+        return locked
+    renewed = min(now + timedelta(minutes=lease_minutes), lease_renewable_until(locked, lease_minutes))
+    if renewed > locked.expires_at:
+        locked.expires_at = renewed
+        locked.save(update_fields=["expires_at"])
+    return locked
+
+
+def _reclaim(locked: Assignment, *, now: datetime) -> None:
+    """The lease of ``locked``, whose time ran out, again for one lease time while its pair has a free slot.
+    Precondition: holds the assignment's row lock."""
+    if locked.status == Assignment.Status.EXPIRED:
+        if Assignment.objects.filter(annotator_id=locked.annotator_id, campaign_id=locked.campaign_id,
+                                     status=Assignment.Status.ACTIVE).exists():
+            raise ApplicationError("You hold another pair of this campaign now; finish that one first.",
+                                   code="lease_elsewhere", status_code=409)
+        # Its slot went back to the pool when it expired: take it again only while the pair has room.
+        taken = Pair.objects.filter(PAIR_CLAIMABLE, pk=locked.pair_id).update(active_claims=F("active_claims") + 1)
+        if taken != 1:
+            raise ApplicationError("Your time on this pair ran out and its slot went to someone else.",
+                                   code="lease_taken", status_code=409)
+        locked.status = Assignment.Status.ACTIVE
+    locked.expires_at = now + timedelta(minutes=locked.campaign.lease_minutes)
+    locked.save(update_fields=["status", "expires_at"])
+    _record(locked, AssignmentEvent.Kind.CLAIM, now, reclaim=True)
+
+
 def _idempotency_key(assignment: Assignment, key: str) -> str:
     if not isinstance(key, str) or not key.strip():
         raise ApplicationError("An idempotency key is required (header Idempotency-Key).", code="idempotency_key_required")

@@ -8,6 +8,7 @@ import { draftFailure, refusalErrors } from "./answers.js";
 import { bind, clearBindings, renderHelp } from "./keys.js";
 import { RatingForm, bindAnswerKeys } from "./form.js";
 import { QuestionMap } from "./panel.js";
+import { LeaseClock } from "./lease.js";
 import { VisibleTimer } from "./media.js";
 import { prepareNext } from "./next.js";
 import { RECONNECTING, withRetry } from "./retry.js";
@@ -58,7 +59,7 @@ function mount(config, { claim = null } = {}) {
   const saveState = $("[data-save-state]");
   const submitButton = $("[data-submit]");
   const dialogs = { help: $("#shortcuts"), instructions: $("#instructions"), skip: $("#skip-dialog"), inspector: $("#inspector") };
-  let phase = "rating"; // rating → submitting → done
+  let phase = "rating"; // rating → submitting → done; rating → expired (the lease ran out) → rating (claimed again)
 
   // One idempotency key per assignment, kept across reloads, so any retry names the same submission.
   function submitKey() {
@@ -89,14 +90,54 @@ function mount(config, { claim = null } = {}) {
     if (saveState.dataset.state === "reconnecting") setSaveState("Connected again; answers save as you go", "clean");
   }
 
-  // The lease is renewed by the work; show the rater until when the pair stays theirs.
+  // The lease (lease.js): counts down in the header, renews while the rater works, and when it runs out the page says
+  // so at once, keeps the answers on this device, disables Submit and offers "Claim again" or "Next pair".
+  const leaseElement = $("[data-lease]");
+  const leaseOver = $("[data-lease-over]");
+  const keptDraft = () => `concord:draft:${config.assignment}`;
+  const leaseClock = leaseElement && new LeaseClock(leaseElement, {
+    leaseMinutes: config.lease_minutes,
+    renew: () => send("POST", config.urls.renewal, {}),
+    onExpired: leaseRanOut,
+    signal,
+  });
   function showLease(expiresAt) {
-    const lease = $("[data-lease]");
-    const when = new Date(expiresAt || lease?.dataset.expiresAt || "");
-    if (!lease || Number.isNaN(when.getTime())) return;
-    lease.dataset.expiresAt = when.toISOString();
-    lease.textContent = `Yours until ${when.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" })}`;
+    if (leaseClock && config.assignment) leaseClock.set(expiresAt || leaseElement.dataset.expiresAt);
   }
+  function leaseRanOut() {
+    if (phase === "done" || phase === "expired") return;
+    phase = "expired";
+    clearTimeout(saveTimer);
+    try { localStorage.setItem(keptDraft(), JSON.stringify(form.values())); } catch { /* storage full or off: the server's draft stays */ }
+    if (leaseClock && !leaseClock.over) leaseClock.expire();
+    submitButton.disabled = true;
+    setSaveState("Submit is off: the pair is no longer yours", "error");
+    $("[data-lease-over-error]", leaseOver).hidden = true;
+    $("[data-reclaim]", leaseOver).hidden = false;
+    leaseOver.hidden = false;
+    $("[data-reclaim]", leaseOver).focus();
+  }
+  async function reclaim() {
+    const result = await send("POST", config.urls.renewal, { reclaim: true });
+    if (signal.aborted) return;
+    if (!result.ok) {
+      const error = $("[data-lease-over-error]", leaseOver);
+      error.textContent = result.data?.message || `Not claimed again (status ${result.status}).`;
+      error.hidden = false;
+      if (result.status === 409) $("[data-reclaim]", leaseOver).hidden = true; // the slot is gone: only "Next pair" is left
+      return;
+    }
+    phase = "rating";
+    leaseOver.hidden = true;
+    submitButton.disabled = false;
+    localStorage.removeItem(keptDraft());
+    leaseClock?.set(result.data.expires_at);
+    setSaveState("The pair is yours again; answers save as you go", "clean");
+    dirty = true;
+    saveDraft();
+  }
+  $("[data-reclaim]", leaseOver).addEventListener("click", reclaim);
+  $("[data-lease-next]", leaseOver).addEventListener("click", () => next());
   showLease();
 
   // A page prepared ahead holds no lease yet: it claims as it is shown (with `claim` already sent, or now for a page
@@ -216,6 +257,7 @@ function mount(config, { claim = null } = {}) {
     if (signal.aborted) return;
     if (result.ok) return done();
     phase = "rating";
+    if (result.status === 409 && result.data?.code === "lease_expired") return leaseRanOut();
     submitButton.disabled = false;
     if (result.status >= 400 && result.status < 500 && !result.gaveUp) {
       form.showErrors(refusalErrors(result));
@@ -228,6 +270,8 @@ function mount(config, { claim = null } = {}) {
 
   function done() {
     phase = "done";
+    leaseClock?.stop();
+    localStorage.removeItem(keptDraft());
     timer.pause();
     timer.clear();
     sessionStorage.removeItem(`concord:submit-key:${config.assignment}`);
@@ -261,6 +305,8 @@ function mount(config, { claim = null } = {}) {
       return;
     }
     phase = "done";
+    leaseClock?.stop();
+    localStorage.removeItem(keptDraft());
     timer.clear();
     next();
   }
