@@ -346,14 +346,17 @@ def test_a_cancelled_run_keeps_its_verdicts_and_a_resume_makes_only_the_missing_
                 job_cancel(job_id=job.pk)
 
         assert prefilter_run_inline(job_id=job.pk, on_progress=cancel_midway) is None
-        stored = JudgeVerdict.objects.count()
-        assert 10 <= stored < 36
+        stored = set(JudgeVerdict.objects.values_list("pair__external_id", "judge__name", "order"))
+        assert 10 <= len(stored) < 36
         assert all(Pair.objects.get(pk=p.pk).status == "pending" for p in pairs)
         assert Job.objects.get(pk=job.pk).status == "cancelled"
         server.reset()
         with django_capture_on_commit_callbacks(execute=True):
             prefilter_resume(job=job)
-        assert server.count() == 36 - stored
+        every = {(p.external_id, judge, order) for p in pairs for judge in ("j1", "j2", "j3") for order in ("forward", "swapped")}
+        called = sorted((s.marker, s.model, s.order) for s in server.seen)
+        errors = list(JudgeVerdict.objects.exclude(error="").values_list("pair__external_id", "judge__name", "order", "error"))
+        assert called == sorted(every - stored), f"stored before the resume: {sorted(stored)}; errors: {errors}"
     job.refresh_from_db()
     assert job.status == "succeeded" and job.progress_done == job.progress_total == 36
     assert JudgeVerdict.objects.count() == 36 and job.result["dropped_easy"] == 6
