@@ -201,6 +201,24 @@ def test_a_restored_pair_and_a_claimed_pair_are_never_moved_by_a_later_run(bound
     assert report["pairs"] == 2
 
 
+def test_after_a_forced_run_the_report_counts_the_pairs_it_left_alone_as_the_funnel_does(boundary):
+    """A forced run judged the 2 pairs it may move and said "kept" of those only, while the funnel counted the
+    restored and the claimed pair as kept too (the curator read "17 kept" beside a funnel of 20)."""
+    from curation.selectors.console import campaign_funnel
+
+    server, campaign, pairs = boundary
+    prefilter(campaign.slug)
+    pair_restore(pair=pairs["easy17"], user=CuratorFactory(username="cora"))
+    Assignment.objects.create(pair=pairs["hard16"], campaign=campaign, annotator=UserFactory(), swapped=False,
+                              claimed_at="2026-01-01T00:00:00Z", expires_at="2026-01-01T01:00:00Z")
+    report = prefilter(campaign.slug, "--force")
+    funnel = campaign_funnel(campaign=campaign)["prefilter"]
+    assert report["pairs"] == 2 and report["left_alone"] == 2
+    assert report["campaign_after"] == funnel
+    assert report["kept"] + report["left_alone"] == funnel["kept"]
+    assert report["dropped_easy"] == funnel["dropped_easy"]
+
+
 def test_restoring_a_pair_that_was_not_dropped_is_refused(boundary):
     server, campaign, pairs = boundary
     with pytest.raises(Exception, match="not dropped by the pre-filter"):
