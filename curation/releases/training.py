@@ -34,6 +34,7 @@ import re
 import shutil
 import statistics
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -62,6 +63,7 @@ READ_COLUMNS = ["id", "task", "prompt_text", "prompt_images", "prompt_audio", "p
                 "response_b_text", "response_b_images", "response_b_audio", "response_b_files",
                 "chosen", "human_annotations", "agreement"]
 ROWS_PER_READ = 256  # a shard's rows are read a batch at a time: its embedded images never sit in memory at once
+PROGRESS_EVERY = 1_000
 PLACEHOLDER = re.compile(r"<(image|audio|video|model3d)_(\d+)>")
 
 
@@ -290,18 +292,25 @@ def default_folder(release_folder: Path, format: str) -> Path:
     return release_folder.parent / f"{release_folder.name}-training" / format
 
 
-def export_training(*, release_folder: Path, format: str, out: Path | None = None, ties: str = "drop",
-                    min_agreement: float | None = None) -> ExportResult:
-    """Write ``format``'s training data for the release at ``release_folder`` into ``out`` (default beside it).
-
-    ``out`` must be outside the release folder and empty or absent; the release is only read.
-    """
+def check_options(*, format: str, ties: str, min_agreement: float | None) -> None:
+    """TrainingExportError naming the option a request got wrong."""
     if format not in FORMATS:
         raise TrainingExportError(f"unknown format {format!r}; one of {', '.join(FORMATS)}")
     if ties not in TIES:
         raise TrainingExportError(f"--ties is one of {', '.join(TIES)}, not {ties!r}")
     if min_agreement is not None and not 0 <= min_agreement <= 1:
         raise TrainingExportError(f"--min-agreement is a share between 0 and 1, not {min_agreement}")
+
+
+def export_training(*, release_folder: Path, format: str, out: Path | None = None, ties: str = "drop",
+                    min_agreement: float | None = None,
+                    progress: Callable[[int, int], None] | None = None) -> ExportResult:
+    """Write ``format``'s training data for the release at ``release_folder`` into ``out`` (default beside it).
+
+    ``out`` must be outside the release folder and empty or absent; the release is only read. ``manifest.json`` is
+    written last, so a folder with one is a finished export. ``progress(done, total)`` hears per 1,000 pairs written.
+    """
+    check_options(format=format, ties=ties, min_agreement=min_agreement)
     release_folder = Path(release_folder).resolve()
     manifest_path = release_folder / MANIFEST
     if not manifest_path.is_file():
@@ -319,7 +328,9 @@ def export_training(*, release_folder: Path, format: str, out: Path | None = Non
     name, version = manifest["name"], manifest["version"]
     with_margin = ties == "margin"
     with open(folder / DATA_FILE, "w") as handle:
-        for example in examples:
+        for done, example in enumerate(examples):
+            if progress is not None and done % PROGRESS_EVERY == 0:
+                progress(done, len(examples))
             record = to_record(example, format, with_margin=with_margin)
             handle.write(json.dumps(record, ensure_ascii=False) + "\n")
             for path in {*example.prompt.images, *example.chosen.images, *example.rejected.images}:
@@ -342,6 +353,8 @@ def export_training(*, release_folder: Path, format: str, out: Path | None = Non
     }
     data = (json.dumps(export_manifest, indent=2, sort_keys=True) + "\n").encode()
     (folder / MANIFEST).write_bytes(data)
+    if progress is not None:
+        progress(len(examples), len(examples))
     return ExportResult(folder=folder, format=format, pairs=len(examples), per_task=dict(sorted(per_task.items())),
                         left_out=dict(sorted(left_out.items())), files=len(files) + 1,
                         manifest_sha256=hashlib.sha256(data).hexdigest())
