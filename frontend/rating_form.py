@@ -22,8 +22,6 @@ import json
 from annotation.catalogue.schemas import SIDES
 
 BOOLEAN_OPTIONS = [{"value": True, "label": "Yes", "key": "y"}, {"value": False, "label": "No", "key": "n"}]
-
-
 LEFT, RIGHT = SIDES  # as shown: the left response is "A", the right one "B"
 
 
