@@ -136,6 +136,10 @@ def test_the_review_page_has_the_rating_pages_keys_and_each_key_it_shows_works(l
     for label in ("Next question", "Save the correction", "Withdraw my answer (asks first)", "Back to My work",
                   "Show the whole prompt, or fold it back"):
         assert label in listed, label
+    overall = [f"{o.locator('kbd').inner_text()} {o.locator('span').inner_text()}"
+               for o in page.locator("[data-question=overall] label.option").all()]
+    sheet = [li.inner_text() for li in page.locator("#shortcuts [data-answer-keys~=overall] li").all()]
+    assert sheet == overall and overall[0] == "1 A significantly better", "the answer keys as the rating page has them"
     assert page.evaluate(UNKEYED) == [], "shortcuts"
     page.keyboard.press("Escape")
     page.keyboard.press("p")
