@@ -105,6 +105,9 @@ def check_sheet_matches_buttons(page, name: str):
     page.wait_for_selector("#shortcuts[open]")
     assert page.evaluate(SHEET) == buttons
     assert "1 means the left response is better" in page.locator("#shortcuts").inner_text()
+    close = page.locator("#shortcuts [data-dialog-close]").bounding_box()
+    height = page.viewport_size["height"]
+    assert close["y"] >= 0 and close["y"] + close["height"] <= height, "Close is within the window, not below the fold"
     page.screenshot(path=str(SCREENSHOTS / f"{name}-shortcuts.png"))
     page.keyboard.press("Escape")
     return buttons
