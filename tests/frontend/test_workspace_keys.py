@@ -62,7 +62,8 @@ def axe_violations(page) -> list[str]:
 
     axe is evaluated through the DevTools protocol rather than as a <script> tag (an inline script)."""
     page.evaluate(AXE_SOURCE)
-    results = page.evaluate("async () => (await axe.run(document, { resultTypes: ['violations'] })).violations")
+    results = page.evaluate("async () => (await axe.run(document, { resultTypes: ['violations'], "
+                            "rules: { 'label-content-name-mismatch': { enabled: true } } })).violations")
     return [
         f"{v['impact']} {v['id']}: {v['help']} — {[n['target'] for n in v['nodes']][:3]}"
         for v in results
