@@ -212,7 +212,7 @@ def _levels(schema: list[dict]) -> dict[tuple, tuple[int, int]]:
     return out
 
 
-def _media_column(path: tuple) -> bool:
+def media_column(path: tuple) -> bool:
     """An embedded image's or recording's bytes (``*_images`` / ``*_audio`` lists of ``{bytes, path}``)."""
     return len(path) >= 2 and path[0].endswith(("_images", "_audio")) and path[-1] == "bytes"
 
@@ -267,7 +267,7 @@ def fill_parquet(source: Path, target: Path, fill) -> int:
         for column in group[1][1][1]:
             md = column[3][1]
             path = tuple(p.decode("utf-8") for p in md[3][1][1])
-            if not _media_column(path) or md[1][1] != BYTE_ARRAY:
+            if not media_column(path) or md[1][1] != BYTE_ARRAY:
                 continue
             if 4 in column or 6 in column:
                 raise RebuildError(f"{where}: has a page index, which a pointer release's files do not")
