@@ -1,0 +1,233 @@
+"""Pointer releases: no media bytes published, only each file's source (as imported) and sha256; the release's own
+rebuild.py (standard library only) or rebuild_release fills them from the user's copy, refusing an altered file,
+and the rebuilt folder loads in ``datasets`` exactly as the full release does."""
+
+import hashlib
+import io
+import json
+import os
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+from django.core.management import CommandError, call_command
+from PIL import Image
+
+from annotation.catalogue.models import Media
+from curation.models import Release
+from curation.services.releases import release_archive
+
+pytestmark = pytest.mark.django_db
+
+NAME = "mmrb-ptr"
+IMAGES = 6
+
+
+def jpeg(seed: int) -> bytes:
+    data = hashlib.sha256(str(seed).encode()).digest()
+    buffer = io.BytesIO()
+    Image.frombytes("RGB", (4, 4), (data * 2)[:48]).save(buffer, "JPEG", quality=95)
+    return buffer.getvalue()
+
+
+@pytest.fixture
+def published(releases_root, tmp_path):
+    """Three MMRB2 t2i pairs imported from ``copy/t2i/*.jpg``, kept by consensus, published as pointers (1.0.0) and
+    in full (1.0.1)."""
+    copy = tmp_path / "copy"
+    (copy / "t2i").mkdir(parents=True)
+    images = {}
+    for i in range(IMAGES):
+        images[f"t2i/img_{i}.jpg"] = jpeg(i)
+        (copy / f"t2i/img_{i}.jpg").write_bytes(images[f"t2i/img_{i}.jpg"])
+    pairs = [{"id": f"p{n}", "prompt_source": "oneigbench", "prompt_metadata": {"id": str(n)},
+              "prompt_content": [["text", f"Draw fox number {n}"]],
+              "response_a": {"model_name": "imagen4", "response_content": [["image", f"t2i/img_{2 * n}.jpg"]]},
+              "response_b": {"model_name": "gpt-image", "response_content": [["image", f"t2i/img_{2 * n + 1}.jpg"]]},
+              "chosen": "AB"[n % 2], "human_annotations": [6, 5, 6] if n % 2 == 0 else [1, 2, 1]}
+             for n in range(3)]
+    source = tmp_path / "t2i.json"
+    source.write_text(json.dumps({"pairs": pairs}))
+    quiet = {"stdout": io.StringIO(), "stderr": io.StringIO()}
+    call_command("import_pairs", str(source), "--campaign", "ptr-t2i", "--format", "mmrb2", "--task", "text-to-image",
+                 "--schema", "mmrb2-generation", "--media-root", str(copy), "--with-annotations", **quiet)
+    call_command("apply_consensus", "--campaign", "ptr-t2i", **quiet)
+    out = io.StringIO()
+    call_command("publish_release", "--campaign", "ptr-t2i", "--name", NAME, "--version", "1.0.0", "--media", "pointers",
+                 stdout=out, stderr=io.StringIO())
+    assert f"media not included: {IMAGES} files named in pointers.json" in out.getvalue()
+    call_command("publish_release", "--campaign", "ptr-t2i", "--name", NAME, "--version", "1.0.1", **quiet)
+    return {"copy": copy, "images": images, "pointers": releases_root / NAME / "1.0.0",
+            "full": releases_root / NAME / "1.0.1", "tmp": tmp_path}
+
+
+def unzip(version: str, target: Path) -> Path:
+    """The release as a user gets it: the one-zip download, extracted."""
+    download = release_archive(release=Release.objects.get(name=NAME, version=version))
+    data = b"".join(download.chunks)
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        archive.extractall(target)
+    return target / f"{NAME}-{version}"
+
+
+def snapshot(folder: Path) -> dict[str, str]:
+    return {p.relative_to(folder).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def standalone(script: Path, *args: str) -> subprocess.CompletedProcess:
+    """rebuild.py run by a bare interpreter: -I -S (no site-packages: no Django, no pyarrow), no settings."""
+    env = {"PATH": "/usr/bin:/bin"}
+    return subprocess.run([sys.executable, "-I", "-S", str(script), *args], capture_output=True, text=True, env=env,
+                          cwd=script.parent.parent, timeout=120)
+
+
+def test_media_sources_are_recorded_at_import(published):
+    recorded = dict(Media.objects.values_list("source_path", "source_dataset"))
+    assert recorded == {f"t2i/img_{i}.jpg": "mmrb2" for i in range(IMAGES)}
+
+
+def test_a_pointer_release_holds_no_media_bytes_but_names_each_file_its_source_and_sha256(published):
+    folder, images = published["pointers"], published["images"]
+    assert not (folder / "media").exists()
+    everything = [p.read_bytes() for p in folder.rglob("*") if p.is_file()]
+    archive_bytes = b"".join(release_archive(release=Release.objects.get(name=NAME, version="1.0.0")).chunks)
+    for data in images.values():
+        assert not any(data in blob for blob in everything)
+        assert data not in archive_bytes
+    assert sorted(p.read_bytes() for p in (published["full"] / "media").iterdir()) == sorted(images.values())
+    # the Parquet files' image columns hold placeholders, read back as the columns they are (not as compressed bytes)
+    for shard in folder.rglob("*.parquet"):
+        rows = pq.read_table(shard).to_pylist()
+        held = [image["bytes"] for row in rows for side in ("response_a_images", "response_b_images")
+                for image in row[side]]
+        assert len(held) == IMAGES
+        assert sorted(held) == sorted(b"concord-pointer:sha256:" + hashlib.sha256(d).hexdigest().encode()
+                                      for d in images.values())
+
+    pointers = json.loads((folder / "pointers.json").read_text())
+    by_path = {e["source"]["path"]: e for e in pointers["files"]}
+    assert set(by_path) == set(images)
+    for relative, data in images.items():
+        entry = by_path[relative]
+        digest = hashlib.sha256(data).hexdigest()
+        assert (entry["sha256"], entry["size"], entry["path"]) == (digest, len(data), f"media/{digest}.jpg")
+        assert entry["source"]["dataset"] == "mmrb2"
+        assert entry["source"]["url"] == "https://huggingface.co/datasets/rl-research/multimodal-rewardbench-2"
+    manifest = json.loads((folder / "manifest.json").read_text())
+    assert manifest["media"]["mode"] == "pointers"
+    assert not [f for f in manifest["files"] if f["kind"] == "media"]
+    assert {"pointers.json", "rebuild.py"} <= {f["path"] for f in manifest["files"]}
+    card = (folder / "README.md").read_text()
+    assert "## Media not included (pointer release)" in card
+    assert f"{IMAGES} files from" in card and "https://huggingface.co/datasets/rl-research/multimodal-rewardbench-2" in card
+    assert "python3 rebuild.py --media-root" in card
+
+
+def test_verify_accepts_a_pointer_release_and_says_so(published):
+    out = io.StringIO()
+    call_command("verify_release", f"{NAME}@1.0.0", "--json", stdout=out, stderr=io.StringIO())
+    result = json.loads(out.getvalue())
+    assert result["ok"], result["mismatches"]
+    assert result["media"] == {"mode": "pointers", "pointers": "pointers.json", "rebuild": "rebuild.py",
+                               "media_not_included": IMAGES}
+    out = io.StringIO()
+    call_command("verify_release", f"{NAME}@1.0.0", stdout=out, stderr=io.StringIO())
+    assert f"pointer release: {IMAGES} media files not included" in out.getvalue()
+
+
+def test_one_altered_file_is_refused_by_name_and_hash_and_nothing_is_written(published):
+    altered_root = published["tmp"] / "altered"
+    shutil.copytree(published["copy"], altered_root)
+    victim = altered_root / "t2i/img_3.jpg"
+    changed = victim.read_bytes() + b"\x00"
+    victim.write_bytes(changed)
+    expected = hashlib.sha256(published["images"]["t2i/img_3.jpg"]).hexdigest()
+    actual = hashlib.sha256(changed).hexdigest()
+
+    folder = unzip("1.0.0", published["tmp"] / "by-command")
+    before = snapshot(folder)
+    with pytest.raises(CommandError) as refused:
+        call_command("rebuild_release", str(folder), "--media-root", str(altered_root), stdout=io.StringIO())
+    message = str(refused.value)
+    assert str(victim) in message and actual in message and expected in message
+    assert "nothing was written" in message
+    assert snapshot(folder) == before and not [p for p in folder.iterdir() if p.name.startswith(".rebuild")]
+
+    folder = unzip("1.0.0", published["tmp"] / "by-script")
+    before = snapshot(folder)
+    done = standalone(folder / "rebuild.py", "--media-root", str(altered_root))
+    assert done.returncode == 1
+    assert str(victim) in done.stderr and actual in done.stderr and expected in done.stderr
+    assert snapshot(folder) == before
+
+
+def test_a_missing_file_is_refused_with_its_source(published):
+    partial = published["tmp"] / "partial"
+    shutil.copytree(published["copy"], partial)
+    (partial / "t2i/img_0.jpg").unlink()
+    folder = unzip("1.0.0", published["tmp"] / "missing")
+    done = standalone(folder / "rebuild.py", "--media-root", str(partial))
+    assert done.returncode == 1
+    assert "not found under" in done.stderr and "from mmrb2 t2i/img_0.jpg" in done.stderr
+    assert not (folder / "media").exists()
+
+
+def full_tables(folder: Path):
+    return {p.relative_to(folder).as_posix(): pq.read_table(p) for p in sorted((folder / "data").rglob("*.parquet"))}
+
+
+def test_rebuilt_by_command_and_by_script_the_folder_loads_in_datasets_as_the_full_release(published):
+    from datasets import load_dataset
+
+    by_command = unzip("1.0.0", published["tmp"] / "command")
+    out = io.StringIO()
+    call_command("rebuild_release", str(by_command), "--media-root", str(published["copy"]), "--json", stdout=out)
+    assert json.loads(out.getvalue())["copied"] == IMAGES
+
+    # the standalone script, from a copy laid out differently (every file in one folder): found by name
+    flat = published["tmp"] / "flat"
+    flat.mkdir()
+    for path in published["copy"].rglob("*.jpg"):
+        shutil.copy(path, flat / path.name)
+    by_script = unzip("1.0.0", published["tmp"] / "script")
+    done = standalone(by_script / "rebuild.py", "--media-root", str(flat))
+    assert done.returncode == 0, done.stderr
+    again = standalone(by_script / "rebuild.py", "--media-root", str(flat))  # already rebuilt: nothing changes
+    assert again.returncode == 0, again.stderr
+    assert "6 already in place" in again.stdout
+
+    full = unzip("1.0.1", published["tmp"] / "full")
+    expected = full_tables(full)
+    for folder in (by_command, by_script):
+        assert snapshot(folder / "media") == snapshot(full / "media")
+        tables = full_tables(folder)
+        assert tables.keys() == expected.keys()
+        for path, table in tables.items():
+            assert table.equals(expected[path]), path
+            assert table.schema.metadata[b"huggingface"] == expected[path].schema.metadata[b"huggingface"]
+        loaded = load_dataset(str(folder), "text-to-image", split="test")
+        reference = load_dataset(str(full), "text-to-image", split="test")
+        assert loaded.features == reference.features
+        assert len(loaded) == 3
+        for row, want in zip(loaded, reference, strict=True):
+            assert row["id"] == want["id"]
+            for column in ("response_a_images", "response_b_images"):
+                assert [image.tobytes() for image in row[column]] == [image.tobytes() for image in want[column]]
+                assert [image.size for image in row[column]] == [(4, 4)]
+    # the MMRB2 export names media beside it, as in the full release
+    mmrb2 = json.loads((by_script / "mmrb2" / "t2i.json").read_text())
+    for pair in mmrb2["pairs"]:
+        for _, value in pair["response_a"]["response_content"]:
+            assert (by_script / "mmrb2" / value).resolve().is_file()
+
+
+def test_a_folder_that_is_not_a_pointer_release_is_refused(published, tmp_path):
+    full = unzip("1.0.1", tmp_path / "plain")
+    with pytest.raises(CommandError, match="not a pointer release"):
+        call_command("rebuild_release", str(full), "--media-root", str(published["copy"]), stdout=io.StringIO())
+    assert os.path.isdir(full / "media")
