@@ -213,6 +213,9 @@ def build(*, campaigns: list[Campaign], staging: Path, progress: Callable[[int],
 
     reader = MediaReader()
 
+    def pointer_sizes(digest: str) -> int:
+        return out.media[digest].size
+
     def media_bytes(digest: str) -> bytes:
         if as_pointers:
             return rebuild.placeholder(digest)
@@ -246,7 +249,7 @@ def build(*, campaigns: list[Campaign], staging: Path, progress: Callable[[int],
             if writer is None:
                 writer = writers[campaign.kind] = SplitWriter(staging, campaign.kind, media_name=media_names.__getitem__,
                                                               media_bytes=media_bytes, shape=shapes[campaign.kind],
-                                                              pointers=as_pointers)
+                                                              pointer_sizes=pointer_sizes if as_pointers else None)
                 out.features[campaign.kind] = writer.features
             for item_id, criteria, chosen in items:
                 source = rows.PairSource(

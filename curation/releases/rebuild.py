@@ -217,9 +217,10 @@ def media_column(path: tuple) -> bool:
     return len(path) >= 2 and path[0].endswith(("_images", "_audio")) and path[-1] == "bytes"
 
 
-def _rewrite_pages(data: bytes, start: int, length: int, levels: tuple[int, int], fill, where: str) -> bytes:
-    """The column chunk at ``start`` with each placeholder value replaced by ``fill(value)``."""
-    out, pos, end = bytearray(), start, start + length
+def _rewrite_pages(data: bytes, start: int, length: int, levels: tuple[int, int], fill, where: str):
+    """The pages of the column chunk at ``start``, one at a time, each placeholder value replaced by ``fill(value)``
+    (so memory holds one page, never a whole file of media)."""
+    pos, end = start, start + length
     while pos < end:
         reader = _Reader(data, pos)
         header = reader.fields()
@@ -245,25 +246,27 @@ def _rewrite_pages(data: bytes, start: int, length: int, levels: tuple[int, int]
         header.pop(4, None)  # crc: of the old bytes
         if 5 in header:
             header[5][1].pop(5, None)  # the page's statistics: of the placeholders
-        out += _struct(header) + new
+        yield _struct(header) + bytes(new)
         pos = body_start + size
-    return bytes(out)
 
 
 def fill_parquet(source: Path, target: Path, fill) -> int:
-    """Write ``source`` to ``target`` with every media placeholder replaced by ``fill(placeholder)``; the number of
-    column chunks rewritten. RebuildError when the file is not one a pointer release writes."""
+    """Write ``source`` to ``target`` with every media placeholder replaced by ``fill(placeholder)``, page by page; the
+    number of column chunks rewritten. RebuildError when the file is not one a pointer release writes.
+
+    Precondition: ``source`` is small (a pointer release's Parquet file holds no media), so it is read whole.
+    """
     data = source.read_bytes()
     where = source.name
-    if data[:4] != MAGIC or data[-4:] != MAGIC:
+    if len(data) < 12 or data[:4] != MAGIC or data[-4:] != MAGIC:
         raise RebuildError(f"{where}: not a Parquet file")
     (footer_len,) = struct.unpack_from("<I", data, len(data) - 8)
     footer_start = len(data) - 8 - footer_len
     meta = _Reader(data, footer_start).fields()
     levels = _levels(meta[2][1][1])
-    chunks = []  # (old start, old end, new bytes)
-    for group in meta.get(4, [LIST, (STRUCT, [])])[1][1]:
-        grew = 0
+    groups = meta.get(4, [LIST, (STRUCT, [])])[1][1]
+    targets = []  # (old start, old length, path, column metadata, row group)
+    for group in groups:
         for column in group[1][1][1]:
             md = column[3][1]
             path = tuple(p.decode("utf-8") for p in md[3][1][1])
@@ -273,48 +276,47 @@ def fill_parquet(source: Path, target: Path, fill) -> int:
                 raise RebuildError(f"{where}: has a page index, which a pointer release's files do not")
             if md[4][1] != UNCOMPRESSED:
                 raise RebuildError(f"{where}: column {'.'.join(path)} is compressed: not a pointer release's file")
-            start = md[11][1] if 11 in md else md[9][1]
-            length = md[7][1]
-            new = _rewrite_pages(data, start, length, levels[path], fill, f"{where} {'.'.join(path)}")
-            chunks.append((start, start + length, new))
-            growth = len(new) - length
-            grew += growth
+            targets.append((md[11][1] if 11 in md else md[9][1], md[7][1], path, md, group))
+    targets.sort(key=lambda t: t[0])
+    growths = []  # (old start, growth)
+    with open(target, "wb") as out:
+        pos = 0
+        for start, length, path, md, group in targets:
+            out.write(data[pos:start])
+            written = 0
+            for page in _rewrite_pages(data, start, length, levels[path], fill, f"{where} {'.'.join(path)}"):
+                out.write(page)
+                written += len(page)
+            pos = start + length
+            growth = written - length
+            growths.append((start, growth))
             md[6][1] += growth
             md[7][1] += growth
             md.pop(12, None)  # min/max of the placeholders
             md.pop(16, None)  # byte counts of the placeholders
-        if grew:
-            group[2][1] += grew
+            group[2][1] += growth
             if 6 in group:
-                group[6][1] += grew
-    chunks.sort()
-    starts = [(s, len(n) - (e - s)) for s, e, n in chunks]
-
-    def moved(offset: int) -> int:
-        return offset + sum(growth for start, growth in starts if start < offset)
-
-    for group in meta.get(4, [LIST, (STRUCT, [])])[1][1]:
-        for column in group[1][1][1]:
-            if 2 in column:
-                column[2][1] = moved(column[2][1])
-            md = column[3][1]
-            for fid in (9, 10, 11, 14):
-                if fid in md:
-                    md[fid][1] = moved(md[fid][1])
-        if 5 in group:
-            group[5][1] = moved(group[5][1])
-    footer = _struct(meta)
-    with open(target, "wb") as out:
-        pos = 0
-        for start, end, new in chunks:
-            out.write(data[pos:start])
-            out.write(new)
-            pos = end
+                group[6][1] += growth
         out.write(data[pos:footer_start])
+
+        def moved(offset: int) -> int:
+            return offset + sum(growth for start, growth in growths if start < offset)
+
+        for group in groups:
+            for column in group[1][1][1]:
+                if 2 in column:
+                    column[2][1] = moved(column[2][1])
+                md = column[3][1]
+                for fid in (9, 10, 11, 14):
+                    if fid in md:
+                        md[fid][1] = moved(md[fid][1])
+            if 5 in group:
+                group[5][1] = moved(group[5][1])
+        footer = _struct(meta)
         out.write(footer)
         out.write(struct.pack("<I", len(footer)))
         out.write(MAGIC)
-    return len(chunks)
+    return len(targets)
 
 
 # --- Finding and checking the media ----------------------------------------------------------------------------------

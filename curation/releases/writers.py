@@ -20,7 +20,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from annotation.catalogue import content, schemas
-from curation.releases.rebuild import media_column
+from curation.releases.rebuild import PLACEHOLDER, media_column
 
 ROW_GROUP = 1_000
 ROW_GROUP_BYTES = 64 * 1024 * 1024
@@ -31,6 +31,7 @@ SPLIT = "test"
 MMRB2_FILES = {"text-to-image": "t2i", "image-editing": "edit", "interleaved": "interleaved", "reasoning": "reasoning"}
 
 EMBEDDED = {"image": "images", "audio": "audio"}
+SIDES = ("prompt", "response_a", "response_b")
 AS_FILES = ("video", "model3d")
 
 
@@ -309,16 +310,20 @@ class SplitWriter:
 
     ``media_name(digest)`` names a media file inside the release's ``media/`` folder, ``media_bytes(digest)``
     returns its bytes (MediaUnreadable when it cannot). Parquet shards are ``data/<task>/test-NNNNN-of-MMMMM.parquet``.
-    ``pointers``: ``media_bytes`` gives placeholders, written as ``pointer_parquet_options`` lays them out.
+    ``pointer_sizes`` (a pointer release): ``media_bytes`` gives placeholders, written as ``pointer_parquet_options``
+    lays them out; ``pointer_sizes(digest)`` is the size of the file each stands for, so row groups close where the
+    rebuilt file's would (``rebuild.py`` then holds one row group's media column at a time, as a reader does).
     """
 
     def __init__(self, staging: Path, task: str, *, media_name: Callable[[str], str], media_bytes: Callable[[str], bytes],
-                 shard_bytes: int = SHARD_BYTES, shape: Shape | None = None, pointers: bool = False):
+                 shard_bytes: int = SHARD_BYTES, shape: Shape | None = None,
+                 pointer_sizes: Callable[[str], int] | None = None):
         self.task = task
         self.shape = shape or Shape()
         self.features = features(self.shape)
         self.schema = self.features.arrow_schema
-        self.parquet_options = pointer_parquet_options(self.schema) if pointers else {"compression": "zstd"}
+        self.pointer_sizes = pointer_sizes
+        self.parquet_options = pointer_parquet_options(self.schema) if pointer_sizes else {"compression": "zstd"}
         self.staging = staging
         self.media_name = media_name
         self.media_bytes = media_bytes
@@ -346,6 +351,9 @@ class SplitWriter:
             self._mmrb2.write(("\n" if self.mmrb2_count == 0 else ",\n") + json.dumps(mmrb2, ensure_ascii=False))
             self.mmrb2_count += 1
         columns, size = parquet_columns(row, self.media_name, self.media_bytes, self.shape)
+        if self.pointer_sizes is not None:
+            size = sum(self.pointer_sizes(item["bytes"][len(PLACEHOLDER):].decode("ascii"))
+                       for prefix in SIDES for kind in EMBEDDED.values() for item in columns[f"{prefix}_{kind}"])
         self._rows.append(columns)
         self._group_bytes += size
         self.count += 1

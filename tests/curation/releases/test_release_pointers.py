@@ -231,3 +231,41 @@ def test_a_folder_that_is_not_a_pointer_release_is_refused(published, tmp_path):
     with pytest.raises(CommandError, match="not a pointer release"):
         call_command("rebuild_release", str(full), "--media-root", str(published["copy"]), stdout=io.StringIO())
     assert os.path.isdir(full / "media")
+
+
+def test_filling_a_parquet_file_gives_the_full_files_table_over_row_groups_pages_audio_and_empty_lists(tmp_path):
+    """rebuild.fill_parquet, without the database: many row groups, many pages per chunk, images and audio."""
+    import pyarrow as pa
+
+    from curation.releases import rebuild, writers
+
+    schema = writers.features().arrow_schema
+    media = {hashlib.sha256(data).hexdigest(): data for data in [jpeg(i) for i in range(5)] + [b"RIFF" + bytes(300)]}
+    digests = sorted(media)
+
+    def row(n: int, embed) -> dict:
+        def item(digest):
+            return {"bytes": embed(digest), "path": f"{digest}.bin"}
+
+        out = dict.fromkeys(schema.names)
+        out.update(id=f"r{n}", chosen="A", criteria=[], ratings=[], prompt_files=[], response_a_files=[],
+                   response_b_files=[], prompt_images=[item(digests[n % 5])] if n % 3 else [],
+                   response_a_images=[item(digests[(n + 1) % 5]), item(digests[(n + 2) % 5])], response_b_images=[],
+                   prompt_audio=[item(digests[5])] if n % 2 else [], response_a_audio=[], response_b_audio=[])
+        return out
+
+    def write(path, embed, **options):
+        writer = pq.ParquetWriter(path, schema, **options)
+        for group in range(4):
+            writer.write_table(pa.Table.from_pylist([row(group * 9 + i, embed) for i in range(9)], schema=schema))
+        writer.close()
+
+    write(tmp_path / "full.parquet", media.__getitem__, compression="zstd")
+    write(tmp_path / "pointers.parquet", rebuild.placeholder, data_page_size=64, write_batch_size=2,
+          **writers.pointer_parquet_options(schema))
+    assert pq.ParquetFile(tmp_path / "pointers.parquet").metadata.num_row_groups == 4
+    filled = rebuild.fill_parquet(tmp_path / "pointers.parquet", tmp_path / "filled.parquet",
+                                  lambda value: media[value[len(rebuild.PLACEHOLDER):].decode()])
+    assert filled == 4 * 6  # six media columns in each row group
+    assert pq.read_table(tmp_path / "filled.parquet").equals(pq.read_table(tmp_path / "full.parquet"))
+    assert pq.ParquetFile(tmp_path / "filled.parquet").metadata.row_group(3).num_rows == 9
