@@ -269,3 +269,36 @@ def test_filling_a_parquet_file_gives_the_full_files_table_over_row_groups_pages
     assert filled == 4 * 6  # six media columns in each row group
     assert pq.read_table(tmp_path / "filled.parquet").equals(pq.read_table(tmp_path / "full.parquet"))
     assert pq.ParquetFile(tmp_path / "filled.parquet").metadata.row_group(3).num_rows == 9
+
+
+def test_a_training_export_waits_for_the_media_then_works_from_the_rebuilt_folder(published):
+    from curation.releases.training import TrainingExportError, export_training
+
+    folder = unzip("1.0.0", published["tmp"] / "train")
+    with pytest.raises(TrainingExportError, match="pointer release whose media are not filled in"):
+        export_training(release_folder=folder, format="trl", out=published["tmp"] / "trl-early")
+    call_command("rebuild_release", str(folder), "--media-root", str(published["copy"]), stdout=io.StringIO())
+    export_training(release_folder=folder, format="trl", out=published["tmp"] / "trl")
+    assert len(list((published["tmp"] / "trl" / "media").iterdir())) == IMAGES
+
+
+def test_an_import_records_the_source_of_a_file_stored_earlier_without_one(db, tmp_path):
+    from annotation.catalogue.services.media import media_store
+
+    data = jpeg(99)
+    stored = media_store(data=data)
+    assert (stored.source_dataset, stored.source_path) == ("", "")
+    (tmp_path / "imgs").mkdir()
+    (tmp_path / "imgs" / "late.jpg").write_bytes(data)
+    (tmp_path / "imgs" / "other.jpg").write_bytes(jpeg(98))
+    pairs = [{"id": "q1", "prompt_source": "oneigbench", "prompt_metadata": {}, "prompt_content": [["text", "x"]],
+              "response_a": {"model_name": "m1", "response_content": [["image", "imgs/late.jpg"]]},
+              "response_b": {"model_name": "m2", "response_content": [["image", "imgs/other.jpg"]]},
+              "chosen": "A", "human_annotations": [6, 6, 6]}]
+    (tmp_path / "t2i.json").write_text(json.dumps({"pairs": pairs}))
+    call_command("import_pairs", str(tmp_path / "t2i.json"), "--campaign", "late", "--format", "mmrb2", "--task",
+                 "text-to-image", "--schema", "mmrb2-generation", "--media-root", str(tmp_path), "--with-annotations",
+                 stdout=io.StringIO(), stderr=io.StringIO())
+    stored.refresh_from_db()
+    assert (stored.source_dataset, stored.source_path) == ("mmrb2", "imgs/late.jpg")
+    assert Media.objects.get(source_path="imgs/other.jpg").source_dataset == "mmrb2"
