@@ -80,9 +80,11 @@ def snapshot(folder: Path) -> dict[str, str]:
 
 
 def standalone(script: Path, *args: str) -> subprocess.CompletedProcess:
-    """rebuild.py run by a bare interpreter: -I -S (no site-packages: no Django, no pyarrow), no settings."""
+    """rebuild.py run by the system's python3 (this one where there is none), bare: -I -S (no site-packages: no
+    Django, no pyarrow), no settings in the environment."""
+    python = "/usr/bin/python3" if os.access("/usr/bin/python3", os.X_OK) else sys.executable
     env = {"PATH": "/usr/bin:/bin"}
-    return subprocess.run([sys.executable, "-I", "-S", str(script), *args], capture_output=True, text=True, env=env,
+    return subprocess.run([python, "-I", "-S", str(script), *args], capture_output=True, text=True, env=env,
                           cwd=script.parent.parent, timeout=120)
 
 
