@@ -304,3 +304,12 @@ def test_an_import_records_the_source_of_a_file_stored_earlier_without_one(db, t
     stored.refresh_from_db()
     assert (stored.source_dataset, stored.source_path) == ("mmrb2", "imgs/late.jpg")
     assert Media.objects.get(source_path="imgs/other.jpg").source_dataset == "mmrb2"
+
+
+def test_the_release_page_says_it_is_a_pointer_release(published, client):
+    from tests.factories import CuratorFactory
+
+    client.force_login(CuratorFactory())
+    page = client.get(f"/releases/{NAME}/1.0.0/").content.decode()
+    assert 'id="pointer-release"' in page and f"Its {IMAGES} media files" in page and "rebuild.py --media-root" in page
+    assert 'id="pointer-release"' not in client.get(f"/releases/{NAME}/1.0.1/").content.decode()
