@@ -40,6 +40,7 @@ PLACEHOLDER = b"concord-pointer:sha256:"
 CHUNK = 1024 * 1024
 MAGIC = b"PAR1"
 SHOWN = 20  # problems named in one refusal
+FILLED_KEY = b"concord.media_filled"  # in a filled file's key-value metadata: a second run leaves it as it is
 
 
 class RebuildError(Exception):
@@ -250,12 +251,36 @@ def _rewrite_pages(data: bytes, start: int, length: int, levels: tuple[int, int]
         pos = body_start + size
 
 
-def fill_parquet(source: Path, target: Path, fill) -> int:
-    """Write ``source`` to ``target`` with every media placeholder replaced by ``fill(placeholder)``, page by page; the
-    number of column chunks rewritten. RebuildError when the file is not one a pointer release writes.
+def _footer(source: Path) -> dict:
+    """The file's metadata, read from its end alone."""
+    with open(source, "rb") as handle:
+        handle.seek(0, os.SEEK_END)
+        size = handle.tell()
+        if size < 12:
+            raise RebuildError(f"{source.name}: not a Parquet file")
+        handle.seek(size - 8)
+        tail = handle.read(8)
+        (footer_len,) = struct.unpack_from("<I", tail)
+        if tail[4:] != MAGIC or footer_len > size - 12:
+            raise RebuildError(f"{source.name}: not a Parquet file")
+        handle.seek(size - 8 - footer_len)
+        return _Reader(handle.read(footer_len)).fields()
 
-    Precondition: ``source`` is small (a pointer release's Parquet file holds no media), so it is read whole.
+
+def _filled(meta: dict) -> bool:
+    return any(kv[1][1] == FILLED_KEY for kv in meta.get(5, [LIST, (STRUCT, [])])[1][1])
+
+
+def fill_parquet(source: Path, target: Path, fill) -> int | None:
+    """Write ``source`` to ``target`` with every media placeholder replaced by ``fill(placeholder)``, page by page; the
+    number of column chunks rewritten, or None (nothing written) when ``source`` was filled already (its footer says
+    so: ``FILLED_KEY``). RebuildError when the file is not one a pointer release writes.
+
+    Precondition: ``source`` is small unless filled (a pointer release's Parquet file holds no media), so it is read
+    whole only then.
     """
+    if _filled(_footer(source)):
+        return None
     data = source.read_bytes()
     where = source.name
     if len(data) < 12 or data[:4] != MAGIC or data[-4:] != MAGIC:
@@ -312,6 +337,7 @@ def fill_parquet(source: Path, target: Path, fill) -> int:
                         md[fid][1] = moved(md[fid][1])
             if 5 in group:
                 group[5][1] = moved(group[5][1])
+        meta.setdefault(5, [LIST, (STRUCT, [])])[1][1].append({1: [BINARY, FILLED_KEY], 2: [BINARY, b"sha256-checked"]})
         footer = _struct(meta)
         out.write(footer)
         out.write(struct.pack("<I", len(footer)))
@@ -483,16 +509,23 @@ def rebuild(folder, media_root, *, log=None) -> dict:
             if digest not in by_digest:
                 raise RebuildError(f"a Parquet file names media {digest}, which {POINTERS} does not list")
             data = media_file(digest).read_bytes()
-            if hashlib.sha256(data).hexdigest() != digest:
-                raise RebuildError(f"{media_file(digest)}: no longer matches sha256 {digest}; nothing was written")
+            if digest not in checked:  # a file used by many pairs is hashed once
+                if hashlib.sha256(data).hexdigest() != digest:
+                    raise RebuildError(f"{media_file(digest)}: no longer matches sha256 {digest}; nothing was written")
+                checked.add(digest)
             return data
 
-        shards, chunks = [], 0
+        checked: set = set()
+        shards, chunks, skipped = [], 0, 0
         for shard in sorted((folder / "data").rglob("*.parquet")):
             relative = shard.relative_to(folder)
             staged = staging / relative
             staged.parent.mkdir(parents=True, exist_ok=True)
-            chunks += fill_parquet(shard, staged, fill)
+            filled = fill_parquet(shard, staged, fill)
+            if filled is None:
+                skipped += 1
+                continue
+            chunks += filled
             shards.append(relative)
         # everything is checked and written aside: put it in place
         for entry in todo:
@@ -503,8 +536,10 @@ def rebuild(folder, media_root, *, log=None) -> dict:
             os.replace(staging / relative, folder / relative)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
-    say(f"{len(todo)} media files written to {folder / 'media'}; {len(shards)} Parquet files filled")
-    return {"media_files": len(files), "copied": len(todo), "parquet_files": len(shards), "chunks": chunks}
+    say(f"{len(todo)} media files written to {folder / 'media'}; {len(shards)} Parquet files filled, {skipped} "
+        "filled already")
+    return {"media_files": len(files), "copied": len(todo), "parquet_files": len(shards), "chunks": chunks,
+            "already_filled": skipped}
 
 
 def main(argv=None) -> int:
