@@ -365,17 +365,23 @@ def read_pointers(folder: Path) -> dict:
         raise RebuildError(f"{folder / POINTERS}: unreadable ({exc})") from None
     if pointers.get("format") != FORMAT:
         raise RebuildError(f"{folder / POINTERS}: format {pointers.get('format')!r}, expected {FORMAT}")
+    for n, entry in enumerate(pointers.get("files") or []):
+        path, digest = str(entry.get("path", "")), str(entry.get("sha256", ""))
+        parts = path.split("/")
+        if (len(parts) != 2 or parts[0] != "media" or parts[1] in ("", ".", "..") or "\\" in path
+                or len(digest) != 64 or not all(c in "0123456789abcdef" for c in digest)
+                or not isinstance(entry.get("size"), int)):
+            raise RebuildError(f"{folder / POINTERS}: files[{n}] is not a media entry (media/<name>, a sha256, a size)")
     return pointers
 
 
 def _inside(root: Path, relative: str) -> Path | None:
-    """``root/relative`` if it stays under ``root`` and is a file."""
+    """``root/relative`` if its path stays under ``root`` (no ``..`` out of it; a symbolic link inside may lead
+    elsewhere, as a Hugging Face cache's do) and is a file."""
     if not relative or relative.startswith(("/", "\\")) or "\x00" in relative:
         return None
-    candidate = (root / relative).resolve()
-    try:
-        candidate.relative_to(root)
-    except ValueError:
+    candidate = Path(os.path.normpath(root / relative))
+    if candidate != root and root not in candidate.parents:
         return None
     return candidate if candidate.is_file() else None
 
@@ -472,8 +478,8 @@ def _copy_checked(source: Path, target: Path, expected: str) -> None:
 def rebuild(folder, media_root, *, log=None) -> dict:
     """Fill ``folder``'s media from ``media_root`` and embed images and audio in its Parquet files.
 
-    Returns ``{"media_files", "copied", "parquet_files", "chunks"}``; RebuildError (the folder unchanged) when a file is
-    missing or altered.
+    Returns ``{"media_files", "copied", "parquet_files", "chunks", "already_filled"}``; RebuildError (the folder
+    unchanged) when a file is missing or altered.
     """
     folder, root = Path(folder).resolve(), Path(media_root).resolve()
     say = log or (lambda message: None)
@@ -553,6 +559,9 @@ def main(argv=None) -> int:
         rebuild(args.folder, args.media_root, log=print)
     except RebuildError as exc:
         print(f"rebuild refused: {exc}", file=sys.stderr)
+        return 1
+    except OSError as exc:  # a disk full, a folder not writable: nothing was put in place
+        print(f"rebuild failed: {exc}; the release folder was left as it was", file=sys.stderr)
         return 1
     return 0
 

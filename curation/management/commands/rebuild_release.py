@@ -29,5 +29,7 @@ class Command(BaseCommand):
             result = rebuild(folder, options["media_root"], log=None if options["json"] else self.stdout.write)
         except RebuildError as exc:
             raise CommandError(f"rebuild refused: {exc}") from exc
+        except OSError as exc:
+            raise CommandError(f"rebuild failed: {exc}; the release folder was left as it was") from exc
         if options["json"]:
             self.stdout.write(json.dumps(result))

@@ -313,3 +313,13 @@ def test_the_release_page_says_it_is_a_pointer_release(published, client):
     page = client.get(f"/releases/{NAME}/1.0.0/").content.decode()
     assert 'id="pointer-release"' in page and f"Its {IMAGES} media files" in page and "rebuild.py --media-root" in page
     assert 'id="pointer-release"' not in client.get(f"/releases/{NAME}/1.0.1/").content.decode()
+
+
+def test_a_tampered_pointers_file_cannot_write_outside_the_release(published):
+    folder = unzip("1.0.0", published["tmp"] / "tampered")
+    pointers = json.loads((folder / "pointers.json").read_text())
+    pointers["files"][0]["path"] = "../outside.jpg"
+    (folder / "pointers.json").write_text(json.dumps(pointers))
+    done = standalone(folder / "rebuild.py", "--media-root", str(published["copy"]))
+    assert done.returncode == 1 and "files[0] is not a media entry" in done.stderr
+    assert not (folder.parent / "outside.jpg").exists() and not (folder / "media").exists()
