@@ -317,6 +317,9 @@ def export_training(*, release_folder: Path, format: str, out: Path | None = Non
         raise TrainingExportError(f"{release_folder}: no manifest.json: not a published release folder")
     manifest_bytes = manifest_path.read_bytes()
     manifest = json.loads(manifest_bytes)
+    if (manifest.get("media") or {}).get("mode") == "pointers" and not (release_folder / "media").is_dir():
+        raise TrainingExportError(f"{release_folder}: a pointer release whose media are not filled in yet; run its "
+                                  "rebuild.py --media-root DIR (or manage.py rebuild_release) first")
     folder = Path(out if out is not None else default_folder(release_folder, format)).resolve()
     if folder == release_folder or release_folder in folder.parents:
         raise TrainingExportError(f"{folder}: inside the release folder; a release's files never change")
