@@ -189,7 +189,8 @@ class MediaStore:
         Precondition: inside a transaction, which the caller commits only after every returned
         future has finished: the files save in threads while the caller writes its rows.
         """
-        by_digest, paths = {}, {}
+        by_digest: dict[str, object] = {}
+        paths: dict[str, str] = {}
         for relative, info in files:
             by_digest[info.digest] = info
             paths.setdefault(info.digest, relative)

@@ -28,7 +28,7 @@ from annotation.catalogue.models import Campaign, Pair
 from annotation.catalogue.schemas import preference_question
 from annotation.jobs.models import Job
 from core.errors import ApplicationError
-from curation.agreement.variables import SIDE_A, SIDE_B, SIDE_NONE, variables_of_schema
+from curation.agreement.variables import SIDE_A, SIDE_B, SIDE_NONE, Variable, variables_of_schema
 from curation.consensus import get_policy
 from curation.csv_cells import csv_safe
 from curation.leaderboard.bradley_terry import (
@@ -67,7 +67,7 @@ class Basis:
     """What a campaign's ratings count as comparisons: ``how`` is preference, criteria or grades (None: not counted)."""
 
     how: str | None
-    variable: object
+    variable: Variable | None
     text: str
 
 
@@ -90,9 +90,9 @@ def leaderboard_basis(campaign: Campaign) -> Basis:
             return Basis("criteria", variables[q["id"]], f"{q['id']}: one comparison per criterion answered A, B or tie")
     if campaign.consensus_policy == "mmrb2-reasoning":
         qid = {**get_policy("mmrb2-reasoning").defaults, **(campaign.consensus_params or {})}["question"]
-        variable = variables.get(qid)
-        if variable is not None and variable.numeric and variable.scope == "response":
-            return Basis("grades", variable, f"{qid} per response ({variable.values_text()}, lower is better): one "
+        graded = variables.get(qid)
+        if graded is not None and graded.numeric and graded.scope == "response":
+            return Basis("grades", graded, f"{qid} per response ({graded.values_text()}, lower is better): one "
                                              "comparison per rating, a tie when both responses got the same grade")
     return Basis(None, None, "not counted: no question names the better response, and no grade of both responses "
                              "under the mmrb2-reasoning policy")
@@ -114,6 +114,7 @@ def _campaign_sides(campaign: Campaign, basis: Basis, pair_ids):
     """The comparisons of one campaign: one frame row per comparison and the side it names (SIDE_A, SIDE_B or
     neither for a tie)."""
     variable = basis.variable
+    assert variable is not None, "a counted campaign has its variable"
     if basis.how == "preference":
         frame = _campaign_ratings_frame(campaign, {"c_answer": KeyTransform(variable.qid, "values")}, pair_ids)
         code = codes_from_json_text(variable, frame["c_answer"])
@@ -132,10 +133,10 @@ def _campaign_sides(campaign: Campaign, basis: Basis, pair_ids):
     for row, text in enumerate(frame["c_answer"].tolist()):
         answer = json.loads(text) if isinstance(text, str) else None
         for item in answer if isinstance(answer, list) else []:
-            code = variable.code_of(item.get("label")) if isinstance(item, dict) else -1
-            if code >= 0 and str(item.get("criterion", "")).strip():
+            found = variable.code_of(item.get("label")) if isinstance(item, dict) else -1
+            if found >= 0 and str(item.get("criterion", "")).strip():
                 rows.append(row)
-                sides.append(variable.side_of_code[code])
+                sides.append(variable.side_of_code[found])
     return frame.iloc[rows], np.asarray(sides, dtype=np.int64)
 
 

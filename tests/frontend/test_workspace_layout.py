@@ -54,8 +54,8 @@ def test_a_tall_screen_starts_with_the_whole_form(live_server, browser):
     assert not errors
 
 
-TRUNCATED = """() => [...document.querySelectorAll('.stage-head > *')].filter((e) => e.offsetWidth && e.scrollWidth > e.clientWidth)
-  .map((e) => e.textContent.trim())"""
+TRUNCATED = """() => [...document.querySelectorAll('.stage-head > *')]
+  .filter((e) => e.offsetWidth && e.scrollWidth > e.clientWidth).map((e) => e.textContent.trim())"""
 
 
 @pytest.mark.browser
