@@ -22,6 +22,11 @@ def reporter_pseudonym(*, secret: str, campaign_id: int, annotator_id: int) -> s
     return "rater-" + hmac.new(secret.encode(), subject, hashlib.sha256).hexdigest()[:10]
 
 
+def open_reports_count() -> int:
+    """How many reports wait for a curator's answer, in every campaign."""
+    return PairReport.objects.filter(status=PairReport.Status.OPEN).count()
+
+
 def _reports():
     return PairReport.objects.select_related("campaign", "pair__prompt", "answered_by").order_by("created_at", "id")
 
