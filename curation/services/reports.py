@@ -35,7 +35,8 @@ def pair_report_answer(*, report_id: int, answer: object, action: object = "none
     is refused with ``report_closed`` (409). Holds the report's row lock, then the pair's.
     """
     now = now or timezone.now()
-    if action not in REPORT_ACTIONS:
+    chosen = REPORT_ACTIONS.get(action) if isinstance(action, str) else None
+    if chosen is None:
         raise ApplicationError(f"Unknown action {str(action)[:40]!r}; choose one of: {', '.join(REPORT_ACTIONS)}.",
                                code="invalid_action", extra={"actions": list(REPORT_ACTIONS)})
     if not isinstance(answer, str):
@@ -57,8 +58,8 @@ def pair_report_answer(*, report_id: int, answer: object, action: object = "none
         label = PairReport.Reason(report.reason).name.lower().replace("_", " ")
         curator_actions.pair_exclude(pair_id=report.pair_id, reason=f"report {report.pk} ({label})", actor=actor)
     report.answer = answer or report.answer
-    report.action = REPORT_ACTIONS[action]
-    report.status = PairReport.Status.ANSWERED if action == "none" else PairReport.Status.CLOSED
+    report.action = chosen
+    report.status = PairReport.Status.ANSWERED if chosen == PairReport.Action.NONE else PairReport.Status.CLOSED
     report.answered_by = actor
     report.answered_at = now
     report.save(update_fields=["answer", "action", "status", "answered_by", "answered_at"])

@@ -25,13 +25,13 @@ REASONS = tuple(PairReport.Reason.values)
 
 def report_reason_check(reason: object) -> str:
     """``reason`` when it is one of PairReport.Reason, else ApplicationError ``invalid_reason`` naming the known ones."""
-    if reason not in REASONS:
+    if not isinstance(reason, str) or reason not in REASONS:
         shown = repr(reason)[:60] if isinstance(reason, str) else "nothing" if reason is None else f"a {type(reason).__name__}"
         raise ApplicationError(
             f"Unknown reason {shown}; choose one of: {', '.join(REASONS)}.", code="invalid_reason",
             extra={"reasons": list(REASONS)},
         )
-    return reason  # type: ignore[return-value]
+    return reason
 
 
 def report_note_clean(note: object, *, reason: str) -> str:
