@@ -41,6 +41,13 @@ class PairReportListApi(APIView):
         status = serializers.ChoiceField(choices=[*PairReport.Status.values, "all"], required=False,
                                          default=PairReport.Status.OPEN)
 
+        def to_internal_value(self, data):
+            # A parameter given empty (``?campaign=``) is refused, not read as left out, as DRF reads a form's blank.
+            blank = {name: ["This field may not be blank."] for name in self.fields if data.get(name, None) == ""}
+            if blank:
+                raise serializers.ValidationError(blank)
+            return super().to_internal_value(data)
+
     @extend_schema(parameters=[FilterSerializer], responses=ReportRowSerializer(many=True))
     def get(self, request):
         query = self.FilterSerializer(data=request.query_params)

@@ -245,3 +245,11 @@ def test_a_report_is_not_a_rating_it_never_enters_agreement_consensus_or_a_relea
     assert b"Both are fine" not in published and b"cannot_judge" not in published
     (manifest,) = (tmp_path / "releases").rglob("manifest.json")
     assert json.loads(manifest.read_text())["raters"]["ratings"] == 2, "two ratings released, the report is none"
+
+
+def test_the_queues_filters_refuse_an_empty_value_rather_than_reading_it_as_left_out(reported):
+    curator_api = client_for(reported["curator"])
+    for query in ("campaign=", "status=", "campaign=&status="):
+        answer = curator_api.get(f"/api/v1/reports/?{query}")
+        assert answer.status_code == 400, query
+    assert len(curator_api.get(f"/api/v1/reports/?campaign={reported['campaign'].slug}&status=open").json()) == 1
