@@ -164,7 +164,7 @@ def test_the_curators_queue_lists_open_reports_with_a_pseudonym_never_the_userna
     assert curator_api.get("/api/v1/reports/?status=bogus").status_code == 400
 
 
-def test_the_curators_answer_reaches_the_rater_and_can_be_given_again_until_closed(reported):
+def test_the_curators_answer_reaches_the_rater_and_can_be_given_again_until_closed(reported, django_assert_num_queries):
     curator_api, stored = client_for(reported["curator"]), reported["report"]
     answered = curator_api.post(f"/api/v1/reports/{stored.pk}/answer/", {"answer": "Thanks, we re-rendered it."},
                                 format="json")
@@ -175,7 +175,8 @@ def test_the_curators_answer_reaches_the_rater_and_can_be_given_again_until_clos
     assert (stored.answered_by, stored.answered_at is not None) == (reported["curator"], True)
     assert client_for(reported["campaign"].members.first()).post(
         f"/api/v1/reports/{stored.pk}/answer/", {"answer": "hi"}, format="json").status_code == 403
-    (mine,) = my_reports(annotator=reported["raters"][0])
+    with django_assert_num_queries(1):
+        (mine,) = my_reports(annotator=reported["raters"][0])
     assert (mine["answer"], mine["status"], mine["reason"], mine["note"]) == (
         "Thanks, we re-rendered it.", "answered", "media_broken", "Image B is all grey.")
     assert "secretmodel" not in str(mine)

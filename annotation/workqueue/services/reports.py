@@ -65,8 +65,7 @@ def pair_report_submit(*, assignment: Assignment, annotator: User, reason: objec
     now = now or timezone.now()
     reason = report_reason_check(reason)
     note = report_note_clean(note, reason=reason)
-    locked = (Assignment.objects.select_for_update(of=("self",)).select_related("campaign")
-              .filter(pk=assignment.pk, annotator_id=annotator.pk).first())
+    locked = Assignment.objects.select_for_update().filter(pk=assignment.pk, annotator_id=annotator.pk).first()
     if locked is None:
         raise ApplicationError("No such assignment.", code="not_found", status_code=404)
     earlier = PairReport.objects.filter(assignment_id=locked.pk).first()
