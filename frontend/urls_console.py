@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from frontend.views import console
+from frontend.views import console, reports
 
 urlpatterns = [
     path("console/", console.ConsoleHomeView.as_view(), name="console-home"),
@@ -14,5 +14,7 @@ urlpatterns = [
     path("console/pairs/<int:pair_id>/<slug:action>/", console.PairActionView.as_view(), name="console-pair-action"),
     path("console/dashboards/", console.DashboardsView.as_view(), name="console-dashboards"),
     path("console/dashboards/<slug:figure>.csv", console.DashboardCsvView.as_view(), name="console-figure-csv"),
+    path("console/reports/", reports.PairReportsView.as_view(), name="console-reports"),
+    path("console/reports/<int:report_id>/answer/", reports.PairReportAnswerView.as_view(), name="console-report-answer"),
     path("console/annotators/<int:user_id>/", console.AnnotatorView.as_view(), name="console-annotator"),
 ]

@@ -30,3 +30,10 @@ class AnnotationAdmin(admin.ModelAdmin):
     list_display = ("pair", "annotator", "rater_label", "source", "created_at")
     list_filter = ("source",)
     raw_id_fields = ("pair", "annotator", "assignment")
+
+
+@admin.register(models.PairReport)
+class PairReportAdmin(admin.ModelAdmin):
+    list_display = ("created_at", "campaign", "pair", "reason", "status", "action")
+    list_filter = ("status", "reason", "campaign")
+    raw_id_fields = ("assignment", "pair", "campaign", "reporter", "answered_by")

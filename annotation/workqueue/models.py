@@ -173,3 +173,59 @@ class AssignmentEvent(models.Model):
 
     def __str__(self):
         return f"{self.kind} of assignment {self.assignment_id} at {self.at:%Y-%m-%d %H:%M:%S}"
+
+
+class PairReport(models.Model):
+    """A rater's word that a pair is broken, and the curator's answer; never a rating (agreement, consensus and
+    releases read annotations only)."""
+
+    class Reason(models.TextChoices):
+        MEDIA_BROKEN = "media_broken", "An image, video or audio is broken or does not load"
+        PROMPT_INVALID = "prompt_invalid", "The prompt is invalid, unanswerable or offensive"
+        LEAKS_MODEL = "leaks_model", "A response or the prompt gives away which model made it"
+        CANNOT_JUDGE = "cannot_judge", "The pair cannot be judged as asked"
+        OTHER = "other", "Something else (say what)"
+
+    class Status(models.TextChoices):
+        OPEN = "open", "Open"
+        ANSWERED = "answered", "Answered"
+        CLOSED = "closed", "Closed"
+
+    class Action(models.TextChoices):
+        NONE = "none", "No change to the pair"
+        EXCLUDED = "excluded", "Pair excluded"
+        FIXED = "fixed", "Marked fixed"
+
+    # One report per lease: the assignment is the rater's one visit to the pair (assignment_once_per_annotator).
+    assignment = models.OneToOneField(Assignment, on_delete=models.CASCADE, related_name="report")
+    pair = models.ForeignKey(Pair, on_delete=models.CASCADE, related_name="reports")
+    # No index of its own: the curator's queue index starts with it.
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="pair_reports", db_index=False)
+    reporter = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="pair_reports")
+    reason = models.CharField(max_length=20, choices=Reason.choices)
+    note = models.TextField(blank=True)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN)
+    answer = models.TextField(blank=True, help_text="The curator's answer, shown to the rater in My work.")
+    action = models.CharField(max_length=10, choices=Action.choices, default=Action.NONE)
+    answered_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="pair_reports_answered"
+    )
+    created_at = models.DateTimeField()
+    answered_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(reason__in=["media_broken", "prompt_invalid", "leaks_model", "cannot_judge", "other"]),
+                name="pair_report_known_reason",
+            ),
+            # Open until a curator answers: an answered or closed report says when.
+            models.CheckConstraint(
+                condition=Q(status="open", answered_at__isnull=True) | (~Q(status="open") & Q(answered_at__isnull=False)),
+                name="pair_report_answered_when_not_open",
+            ),
+        ]
+        indexes = [models.Index(fields=["campaign", "status", "created_at"], name="pair_report_queue_idx")]
+
+    def __str__(self):
+        return f"report {self.pk} on {self.pair_id} ({self.status})"

@@ -21,7 +21,7 @@ from annotation.catalogue.masking import Mask
 from annotation.catalogue.models import Campaign, Media, Pair
 from annotation.catalogue.selectors import media_sources
 from annotation.workqueue import consistency, sql
-from annotation.workqueue.models import Annotation, Assignment
+from annotation.workqueue.models import Annotation, Assignment, PairReport
 from annotation.workqueue.rules import median_or_none
 from core import rows
 from core.errors import ApplicationError
@@ -373,6 +373,37 @@ def my_work(*, annotator: User, limit: int = 200) -> list[dict]:
         })
     return out
 
+
+
+def my_reports(*, annotator: User, limit: int = 200) -> list[dict]:
+    """The pairs the annotator reported, newest first (one query): when, in which campaign, the start of the prompt
+    (blind, as the pair was shown), their reason and note, and the curator's answer and action once given."""
+    reports = (
+        PairReport.objects.filter(reporter=annotator)
+        .select_related("campaign__rating_schema", "assignment", "pair__prompt", "pair__response_a", "pair__response_b")
+        .order_by("-created_at", "-id")[:limit]
+    )
+    out = []
+    for report in reports:
+        assignment = report.assignment
+        assignment.pair, assignment.campaign = report.pair, report.campaign
+        out.append({
+            "report": report.pk,
+            "campaign": report.campaign.slug,
+            "campaign_name": report.campaign.name,
+            "prompt": _blind_patterns(Shown.of(assignment)).redact(content.plain_text(report.pair.prompt.content or []))[
+                :PROMPT_EXCERPT],
+            "reason": report.reason,
+            "reason_label": report.get_reason_display(),
+            "note": report.note,
+            "status": report.status,
+            "answer": report.answer,
+            "action": report.action,
+            "action_label": report.get_action_display(),
+            "created_at": report.created_at,
+            "answered_at": report.answered_at,
+        })
+    return out
 
 def review_display(*, assignment_id: int, annotator: User) -> dict:
     """``pair_display`` of a submitted (or withdrawn) assignment with the latest answer in the orientation shown

@@ -9,4 +9,5 @@ urlpatterns = [
     path("", include("curation.api.urls_console")),
     path("", include("curation.api.urls_leaderboard")),
     path("", include("curation.api.urls_threads")),
+    path("", include("curation.api.urls_reports")),
 ]

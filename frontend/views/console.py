@@ -35,6 +35,7 @@ from curation.selectors.dashboards import (
     judge_tallies,
 )
 from curation.selectors.judges import judges_list
+from curation.selectors.reports import open_reports_count
 from curation.services import curator_actions, threads
 from curation.services.agreement import agreement_job_create
 from curation.services.bulk_actions import BULK_ACTIONS, pairs_bulk_apply
@@ -59,7 +60,8 @@ class ConsoleHomeView(CuratorRequiredMixin, TemplateView):
     template_name = "frontend/console/home.html"
 
     def get_context_data(self, **kwargs):
-        return {**super().get_context_data(**kwargs), "campaigns": console_selectors.campaigns_with_progress()}
+        return {**super().get_context_data(**kwargs), "campaigns": console_selectors.campaigns_with_progress(),
+                "open_reports": open_reports_count()}
 
 
 class CampaignFunnelView(CuratorRequiredMixin, TemplateView):

@@ -14,19 +14,21 @@ from django.views.generic import TemplateView
 
 from annotation.catalogue.models import TaskKind
 from annotation.catalogue.selectors import campaigns_for_user
-from annotation.workqueue.models import Assignment
+from annotation.workqueue.models import Assignment, PairReport
 from annotation.workqueue.playback import FULL_PLAYBACK_TOLERANCE
 from annotation.workqueue.selectors import (
     annotator_stats,
     assignment_for_annotator,
     blind_mask,
     campaign_has_work_for,
+    my_reports,
     my_work,
     pair_display,
     review_display,
 )
 from annotation.workqueue.services.assignments import assignment_claim
 from annotation.workqueue.services.preview import pair_preview_next
+from annotation.workqueue.services.reports import REPORT_NOTE_MAX
 from core.errors import ApplicationError
 from curation.services import threads
 from frontend.templatetags.workspace import IMAGE_SIZES
@@ -77,12 +79,12 @@ class QueueView(LoginRequiredMixin, TemplateView):
 
 # The pages of one assignment, as patterns: a page prepared ahead learns its assignment from the claim.
 ASSIGNMENT_ROUTES = {"draft": "api-assignment-draft", "submit": "api-assignment-submit", "skip": "api-assignment-skip",
-                     "renewal": "api-assignment-renewal",
+                     "renewal": "api-assignment-renewal", "report": "api-assignment-report",
                      "page": "workspace-annotate"}
 
 
 def assignment_urls(assignment_id: int | str) -> dict[str, str]:
-    """The draft, submit and skip API and the page of one assignment; ``"{assignment}"`` gives the patterns."""
+    """The draft, submit, skip, renewal and report API and the page of one assignment; ``"{assignment}"`` gives the patterns."""
     return {name: reverse(route, args=[0]).replace("/0/", f"/{assignment_id}/") for name, route in ASSIGNMENT_ROUTES.items()}
 
 
@@ -126,6 +128,8 @@ class AnnotationPage(LoginRequiredMixin, TemplateView):
             "progress": progress,
             "config": config,
             "skip_reasons": SKIP_REASONS,
+            "report_reasons": PairReport.Reason.choices,
+            "report_note_max": REPORT_NOTE_MAX,
         }
 
 
@@ -187,7 +191,8 @@ class AnnotateView(AnnotationPage):
 
 
 class MyWorkView(LoginRequiredMixin, TemplateView):
-    """What the annotator did today and overall, per campaign, and the pairs they submitted, to review."""
+    """What the annotator did today and overall, per campaign, the pairs they submitted, to review, and the pairs they
+    reported with the curator's answers."""
 
     template_name = "frontend/workspace/me.html"
 
@@ -197,7 +202,8 @@ class MyWorkView(LoginRequiredMixin, TemplateView):
         discussions = threads.rater_discussions(rater=self.request.user, assignment_ids=[w["assignment"] for w in work])
         for item in work:
             item["discussion"] = discussions.get(item["assignment"])
-        return {**super().get_context_data(**kwargs), "stats": stats, "work": work}
+        return {**super().get_context_data(**kwargs), "stats": stats, "work": work,
+                "reports": my_reports(annotator=self.request.user)}
 
 
 class ReviewView(LoginRequiredMixin, TemplateView):

@@ -68,6 +68,7 @@ JOB_STARTS = [
     ("post", "/api/v1/prefilter/runs/{job_id}/resume/"),
     ("post", "/api/v1/releases/"),
     ("post", "/api/v1/releases/{name}/{version}/verify/"),
+    ("post", "/api/v1/releases/{name}/{version}/training-exports/"),
     # A board never fitted is fitted by a job the read starts.
     ("get", "/api/v1/leaderboard/models/"),
     ("get", "/api/v1/leaderboard/models/csv/"),

@@ -24,7 +24,7 @@ from PIL import Image
 
 from annotation.catalogue.services.media import media_store
 from annotation.jobs.models import Job
-from annotation.workqueue.models import Annotation
+from annotation.workqueue.models import Annotation, Assignment, PairReport
 from annotation.workqueue.services.assignments import assignment_claim
 from curation.models import Release
 from tests.curation.console.world import make_world
@@ -76,6 +76,13 @@ EXPECTED: dict[str, dict[str, dict]] = {
     "api/v1/assignments/<int:assignment_id>/skip/": {"POST": allowed(403, 400, 400, 400, 400)},
     # No body: only bob, the holder, renews his lease (issue 31); anyone else is told it does not exist.
     "api/v1/assignments/<int:assignment_id>/renewal/": {"POST": allowed(403, 404, 200, 404, 404)},
+    # Reports of broken pairs (issue 31): the walk's empty body is refused before the id is looked at; the queue and
+    # the answers are the curators', against carol's report in campaign Y.
+    "api/v1/assignments/<int:assignment_id>/report/": {"POST": allowed(403, 400, 400, 400, 400)},
+    "api/v1/reports/": {"GET": CURATOR_API},
+    "api/v1/reports/<int:report_id>/answer/": {"POST": curator_post(400)},
+    "console/reports/": {"GET": CURATOR_PAGE},
+    "console/reports/<int:report_id>/answer/": {"POST": allowed(302, 403, 403, 302, 302)},
     "api/v1/me/stats/": {"GET": SIGNED_IN},
     # Review and correct (issue 22): one's own submitted answers only; bob's lease is still open (409), an empty
     # body is refused before the id is looked at.
@@ -138,6 +145,18 @@ EXPECTED: dict[str, dict[str, dict]] = {
     "api/v1/releases/<slug:name>/<str:version>/archive/": {"GET": curator_post(409)},
     "api/v1/releases/<slug:name>/<str:version>/evaluations/": {"POST": curator_post(400)},
     "api/v1/releases/<slug:name>/<str:version>/leaderboard/": {"GET": CURATOR_API},
+    # Training exports (issue 34): the walk's empty body names no format; its release has no export to download.
+    "api/v1/releases/<slug:name>/<str:version>/training-exports/": {"GET": CURATOR_API, "POST": curator_post(400)},
+    "api/v1/releases/<slug:name>/<str:version>/training-exports/<str:folder>/archive/": {"GET": curator_post(404)},
+    "releases/<slug:name>/<str:version>/training/": {"GET": CURATOR_PAGE, "POST": allowed(302, 403, 403, 400, 400)},
+    "releases/<slug:name>/<str:version>/training/<str:folder>.zip": {"GET": allowed(302, 403, 403, 404, 404)},
+    # A pair's discussion (issue 32): curators; a rater only once invited (nobody is, in the walk), and only under
+    # an assignment of their own, so everyone else is told it does not exist.
+    "api/v1/console/pairs/<int:pair_id>/thread/": {"GET": CURATOR_API, "POST": curator_post(400)},
+    "api/v1/console/pairs/<int:pair_id>/thread/invite/": {"POST": curator_post(200)},
+    "api/v1/assignments/<int:assignment_id>/thread/": {"GET": allowed(403, 404, 404, 404, 404),
+                                                       "POST": allowed(403, 404, 400, 404, 404)},
+    "work/assignments/<int:assignment_id>/thread/": {"POST": allowed(302, 404, 404, 404, 404)},
     # Judges and the pre-filter (issue 5), against judge-1 (a python judge with verdicts) and a finished run.
     "api/v1/judges/": {"GET": CURATOR_API},
     "api/v1/judges/create/": {"POST": curator_post(400)},
@@ -254,17 +273,22 @@ def scene():
         published_at=timezone.now(),
     )
     release.campaigns.add(y.campaign)
+    report = PairReport.objects.create(
+        assignment=Assignment.objects.get(pair=y.pairs["kept"], annotator=y.carol), pair=y.pairs["kept"],
+        campaign=y.campaign, reporter=y.carol, reason="media_broken", note="report by console-y-carol",
+        created_at=timezone.now(),
+    )
     people = {"alice": x.alice, "bob": y.bob, "curator": x.curator, "admin": x.admin}
     params = {
         "slug": y.campaign.slug, "pair_id": y.pairs["kept"].pk, "job_id": job.pk, "user_id": y.bob.pk,
         "name": f"{media.sha256}.png", "figure": "annotators", "section": "annotators", "action": "restore", "kind": "prefilter",
         "object_id": y.pairs["kept"].pk, "id": y.bob.pk, "content_type_id": 1,
         "version": release.version, "token": "forged-download-token",
-        "assignment_id": lease.pk, "username": y.bob.username, "fmt": "csv",
+        "assignment_id": lease.pk, "username": y.bob.username, "fmt": "csv", "report_id": report.pk, "folder": "trl",
     }
     # What an annotator must never see: every model name, judge output, a co-annotator's rationale;
     # alice additionally must not see anything of campaign Y.
-    never = ["secret-model-", "better_response", "judge-1", "rationale by console-y-carol"]
+    never = ["secret-model-", "better_response", "judge-1", "rationale by console-y-carol", "report by console-y-carol"]
     secrets = {"alice": never + ["Console Y", "Draw console-y-kept-prompt", "rationale by console-y-bob"], "bob": never}
     # A parameter name that means different things on different routes, by route prefix.
     by_prefix = {

@@ -70,6 +70,7 @@ def test_the_page_and_its_config_point_at_the_annotators_own_assignment(client):
         "submit": f"/api/v1/assignments/{assignment.pk}/submit/",
         "skip": f"/api/v1/assignments/{assignment.pk}/skip/",
         "renewal": f"/api/v1/assignments/{assignment.pk}/renewal/",
+        "report": f"/api/v1/assignments/{assignment.pk}/report/",
         "page": f"/work/assignments/{assignment.pk}/",
         "claim": f"/api/v1/campaigns/{slug}/claim/",
         "next": f"/work/campaigns/{slug}/next/",

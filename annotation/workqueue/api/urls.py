@@ -1,9 +1,9 @@
 """Routes of the annotator's work queue under /api/v1/: claim, submit, drafts, lease renewals, skips, statistics,
-review and correct, and an account's active switch (deactivation gives its leases back)."""
+review and correct, reports of broken pairs, and an account's active switch (deactivation gives its leases back)."""
 
 from django.urls import path
 
-from annotation.workqueue.api import accounts, assignments, review
+from annotation.workqueue.api import accounts, assignments, reports, review
 
 urlpatterns = [
     path("campaigns/<slug:slug>/claim/", assignments.AssignmentClaimApi.as_view(), name="api-assignment-claim"),
@@ -13,6 +13,7 @@ urlpatterns = [
     path("assignments/<int:assignment_id>/renewal/", assignments.AssignmentRenewalApi.as_view(),
          name="api-assignment-renewal"),
     path("assignments/<int:assignment_id>/skip/", assignments.AssignmentSkipApi.as_view(), name="api-assignment-skip"),
+    path("assignments/<int:assignment_id>/report/", reports.AssignmentReportApi.as_view(), name="api-assignment-report"),
     path("me/stats/", assignments.MyStatsApi.as_view(), name="api-my-stats"),
     path("me/work/", review.MyWorkApi.as_view(), name="api-my-work"),
     path("campaigns/<slug:slug>/next-preview/", review.NextPairPreviewApi.as_view(), name="api-next-preview"),

@@ -110,6 +110,8 @@ BEYOND_THE_SCHEMA = {
     "POST /api/v1/invitations/accept/": "the password rules and the two passwords agreeing",
     "POST /api/v1/releases/": "the campaigns' state (consensus, licences) and the version order",
     "POST /api/v1/releases/{name}/{version}/evaluations/": "the predictions file's content",
+    "POST /api/v1/assignments/{assignment_id}/report/": "a note is required when the reason is “other”",
+    "POST /api/v1/reports/{report_id}/answer/": "an answer is required unless the pair is excluded or marked fixed",
 }
 STATEFUL_CHECKS = [*CHECKS, use_after_free, ensure_resource_availability]
 

@@ -1,4 +1,4 @@
-// The annotation page: wires the form, the viewing aids, autosaved drafts, submit, skip and next.
+// The annotation page: wires the form, the viewing aids, autosaved drafts, submit, skip, report and next.
 //
 // The page's content is one mounted pair: `mount` wires it and returns `unmount`. While the rater works, the next
 // pair's page is prepared ahead (next.js: no lease); "Next pair" shows it at once and claims in the same moment, and
@@ -11,6 +11,7 @@ import { QuestionMap } from "./panel.js";
 import { LeaseClock } from "./lease.js";
 import { VisibleTimer } from "./media.js";
 import { prepareNext } from "./next.js";
+import { wireReport } from "./report.js";
 import { RECONNECTING, withRetry } from "./retry.js";
 import { mergeCoverage, namedSides, shortSides } from "./sync.js";
 import { wireViewing } from "./viewing.js";
@@ -58,7 +59,7 @@ function mount(config, { claim = null } = {}) {
   const timer = new VisibleTimer(config.assignment && `concord:time:${config.assignment}`, { signal });
   const saveState = $("[data-save-state]");
   const submitButton = $("[data-submit]");
-  const dialogs = { help: $("#shortcuts"), instructions: $("#instructions"), skip: $("#skip-dialog"), inspector: $("#inspector") };
+  const dialogs = { help: $("#shortcuts"), instructions: $("#instructions"), skip: $("#skip-dialog"), report: $("#report-dialog"), inspector: $("#inspector") };
   let phase = "rating"; // rating → submitting → done; rating → expired (the lease ran out) → rating (claimed again)
 
   // One idempotency key per assignment, kept across reloads, so any retry names the same submission.
@@ -357,6 +358,18 @@ function mount(config, { claim = null } = {}) {
     },
   });
   bind(["Enter", "Ctrl+Enter"], { inText: true, when: () => dialogs.skip.open, run: confirmSkip });
+  // Report a problem (report.js): stored for the curator, and the pair is given back as a skip gives it.
+  wireReport({
+    dialog: dialogs.report, opener: $("[data-report-open]"), url: () => config.urls.report, ready: claimed, when: rating,
+    toggle: toggleDialog,
+    onReported: () => {
+      phase = "done";
+      leaseClock?.stop();
+      localStorage.removeItem(keptDraft());
+      timer.clear();
+      next();
+    },
+  });
 
   submitButton.addEventListener("click", submit);
   $("[data-skip-open]").addEventListener("click", () => toggleDialog(dialogs.skip));
