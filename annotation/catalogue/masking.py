@@ -21,7 +21,14 @@ ASCII characters other than the markup ones are only lowercased: the confusables
 ``0``/``O``, ``rn``/``m``) are not folded, or every English text would be searched as another. Reversed text and
 encoded text (base64, ROT13, …) are not decoded. Each folded character remembers the characters of the text it
 came from, so a match replaces exactly those characters: the rest of the text (line breaks, emoji, other
-scripts) is kept as written. Plain Python, no Django.
+scripts) is kept as written.
+
+Words (a self-identification's name, as opposed to a model name or id searched anywhere) are matched whole, in a
+``canonical`` copy of the folded text where a small Cyrillic or Greek letter whose capital folds to an ASCII letter
+becomes that letter too (so "Клод" and "клод", "ГигаЧат" and "гигачат" read the same), with any separator or none
+between a name's parts ("GPT-4o", "GPT 4o", "GPT4o"), Russian case endings after a Cyrillic name ("Сбер",
+"Сбера", "Сбером"), and a word boundary only against letters of a script written with spaces: Chinese,
+Japanese and Korean text has none, so "Claude" is found in "我是Claude，由Anthropic开发". Plain Python, no Django.
 """
 
 from __future__ import annotations
@@ -173,6 +180,71 @@ def views(text: str) -> list[Folded]:
     return [first, Folded(text, _WITH_BARE_TAGS)] if _TAG_WITH_ATTRIBUTES.search(text) else [first]
 
 
+# Scripts written without spaces between words (CJK ideographs, kana, hangul, bopomofo, CJK compatibility): a
+# name beside one of their characters still stands alone.
+UNSPACED = ("\u2e80-\u2fdf\u3005-\u3007\u3021-\u3029\u3040-\u30ff\u3100-\u31ff\u3400-\u4dbf\u4e00-\u9fff"
+            "\ua960-\ua97f\uac00-\ud7af\uf900-\ufaff\U00020000-\U0003134f")
+_UNSPACED = re.compile(f"[{UNSPACED}]")
+# Not after, not before, a letter or digit of a script written with spaces.
+WORD_START = rf"(?<![^\W{UNSPACED}])"
+WORD_END = rf"(?![^\W{UNSPACED}])"
+# Between the parts of a name: any separator, or none ("GPT-4o", "GPT 4o", "GPT4o", "DALL·E").
+SEPARATOR = r"[\s\-./·]?"
+_PARTS = re.compile(r"[\s\-./·:]+")
+# Russian case endings, folded: a Cyrillic name is found declined ("Сбера", "Клодом", "Алисой").
+_ENDINGS = ("а", "я", "у", "ю", "ом", "ем", "ой", "ей", "ою", "е", "ы", "и", "ь", "ов", "ам", "ами", "ах")
+_STEM_VOWELS = "аяьйо"
+
+
+@functools.cache
+def _canonical_table() -> dict[int, str]:
+    """A small letter → the ASCII letter its capital folds to, where the small one folds to itself (Cyrillic "к",
+    "м", "н", "т", "в", Greek "κ", "τ", …): one character for one, so spans of the folded text still hold."""
+    table = {}
+    for c in confusables():
+        small = c.lower()
+        if len(small) != 1 or small == c or not unicodedata.name(c, "").startswith(("CYRILLIC", "GREEK")):
+            continue
+        capital, folded = fold_character(c), fold_character(small)
+        if len(capital) == 1 and len(folded) == 1 and capital != folded and capital.isascii() and capital.isalpha():
+            table[ord(folded)] = capital
+    return table
+
+
+def canonical(folded: str) -> str:
+    """``folded`` with the small look-alike letters as their capitals read (same length, same positions)."""
+    return folded.translate(_canonical_table())
+
+
+def _cyrillic_end(written: str) -> bool:
+    letters = [c for c in written if c.isalpha()]
+    return bool(letters) and unicodedata.name(letters[-1], "").startswith("CYRILLIC")
+
+
+def name_pattern(written: str, *, extension: str = "") -> str | None:
+    """The regular expression that finds ``written`` (a name, as a text wrote it) in a ``canonical`` folded text:
+    whole, any separator or none between its parts, declined where it ends in a Cyrillic letter, then any number
+    of ``extension`` (a pattern: versions, say; the group ``extension``); None when nothing of it survives
+    folding."""
+    parts = [canonical(p) for p in _PARTS.split(fold(written)) if p]
+    if not parts:
+        return None
+    tail = ""
+    if _cyrillic_end(written):
+        last = written.rstrip()[-1].lower()
+        folded_last = canonical(fold(last))
+        if last in _STEM_VOWELS and parts[-1].endswith(folded_last) and len(parts[-1]) > len(folded_last) + 2:
+            parts[-1] = parts[-1][: -len(folded_last)]
+        endings = sorted({canonical(fold(e)) for e in _ENDINGS}, key=len, reverse=True)
+        tail = f"(?:{'|'.join(re.escape(e) for e in endings)})?"
+    body = SEPARATOR.join(re.escape(p) for p in parts) + tail
+    start = "" if _UNSPACED.match(parts[0][0]) else WORD_START
+    end = "" if _UNSPACED.match(parts[-1][-1]) and not tail else WORD_END
+    if extension:
+        return f"{start}{body}(?:(?P<extension>(?:{extension})+){WORD_END}|{end})"
+    return f"{start}{body}{end}"
+
+
 class Mask:
     """The names of one display that must never reach its annotator: ``secrets`` anywhere in a text (model names,
     external ids), ``words`` as whole words (the self-identifications found at import), both matched folded."""
@@ -180,8 +252,8 @@ class Mask:
     def __init__(self, secrets: Iterable[str] = (), words: Iterable[str] = ()):
         # Folded, a secret shorter than three characters would hide half the text's short words.
         self.secrets = sorted({f for s in secrets if len(f := fold(s)) >= 3}, key=len, reverse=True)
-        self.words = sorted({f for w in words if (f := fold(w).strip())}, key=len, reverse=True)
-        self._patterns: dict[str, re.Pattern] = {}
+        patterns = {name_pattern(w) for w in words} - {None}
+        self.words = [re.compile(p) for p in sorted(patterns, key=len, reverse=True)]
 
     def redact(self, text: str) -> str:
         """``text`` with every span that reads as one of the names replaced by REDACTED; the rest as written.
@@ -207,9 +279,10 @@ class Mask:
                 while at >= 0:
                     found.append(view.original(at, at + len(secret)))
                     at = folded.find(secret, at + 1)
-            for word in self.words:
-                if word in folded:
-                    for match in self._pattern(word).finditer(folded):
+            if self.words:
+                words = canonical(folded)
+                for word in self.words:
+                    for match in word.finditer(words):
                         found.append(view.original(*match.span()))
         if not found:
             return []
@@ -221,12 +294,6 @@ class Mask:
             else:
                 merged.append((start, end))
         return merged
-
-    def _pattern(self, word: str) -> re.Pattern:
-        pattern = self._patterns.get(word)
-        if pattern is None:
-            pattern = self._patterns[word] = re.compile(rf"(?<!\w){re.escape(word)}(?!\w)")
-        return pattern
 
 
 def _touches_redacted(text: str, start: int, end: int) -> bool:
