@@ -270,7 +270,7 @@ class Mask:
         return text
 
     def _spans(self, text: str) -> list[tuple[int, int]]:
-        """The spans of ``text`` to replace, in order, overlapping ones merged, none touching a REDACTED."""
+        """The spans of ``text`` to replace, in order, overlapping or touching ones merged, none touching a REDACTED."""
         found = []
         for view in views(text):
             folded = view.text
@@ -289,7 +289,8 @@ class Mask:
         kept = [span for span in found if not _touches_redacted(text, *span)]
         merged: list[tuple[int, int]] = []
         for start, end in sorted(kept):
-            if merged and start < merged[-1][1]:
+            # Touching spans too: two names side by side ("腾讯" "混元大模型") are one "[hidden]".
+            if merged and start <= merged[-1][1]:
                 merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
             else:
                 merged.append((start, end))

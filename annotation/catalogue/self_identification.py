@@ -78,7 +78,7 @@ _FILLER_EN = (r"(?:\s+(?:an?|the|ai|large|language|model|assistant|chatbot|llm|d
 _LEAD_RU = _fr(r"\b(?:я|меня\s+зовут|мое\s+имя|моё\s+имя|я\s+называюсь|называюсь|"
                r"(?:созданн|разработанн|обученн|сделанн|построенн|выпущенн|натренированн)\w*|"
                r"(?:создан|разработан|обучен|сделан)[аоы]?|"
-               r"(?:модел|ассистент|помощник|нейросет|чат-?бот)\w*\s+(?:от|компании))")
+               r"(?:модел|ассистент|помощник|нейросет|чат-?бот)\w*(?:\s+(?:от|компании))?)")
 _FILLER_RU = _fr(r"(?:\s+|-|,|:|\b(?:являюсь|это|ии|искусственн\w*|интеллект\w*|языков\w*|модел\w*|нейросет\w*|"
                  r"ассистент\w*|помощник\w*|чат-?бот\w*|больш\w*|компани\w*|команд\w*|от|специалист\w*)\b)*")
 _LEAD_ZH = _fr(r"(?:我是|我叫|我的名字是|我名叫|我名为|本人是|我就是|名为|叫做|名叫|由|来自|"
@@ -90,16 +90,17 @@ _BEFORE = re.compile(rf"(?:{_LEAD_EN}{_FILLER_EN}|{_LEAD_RU}{_FILLER_RU}|{_LEAD_
 _WEAK_BEFORE = re.compile(_fr(r"(?:\b(?:as|this\s+is|here\s+is|it\s+is|it's|как|это|здесь|в\s+качестве)|作为|这里是|这是)"
                               r"[\s:-]*$"))
 _CLAUSE_END = re.compile(_fr(r"^\s*(?:[,.;:!?)]|$|。|、|\s-\s)"))
-# After the name: "Claude AI", "Claude, made by Anthropic", "Claude here.", "Claude здесь", "Claude，由…开发", "GPT-4o模型".
+# After the name: "Claude AI", "Claude, made by Anthropic", "Claude, созданный …", "Claude，由…开发", "GPT-4o模型".
 _AFTER = re.compile(_fr(
     r"^[\s-]*(?:ai|model|assistant|llm|chatbot|language\s+model)\b"
     r"|^\s*,?\s*(?:(?:an?\s+)?(?:ai|model|assistant)\s+)?(?:made|developed|created|trained|built|released)\s+by\b"
-    r"|^\s+(?:here|speaking)\s*(?:[.,!:;)]|$)"
     r"|^\s*,?\s*-?\s*(?:созданн|разработанн|обученн|сделанн|построенн|выпущенн|натренированн)"
     r"|^[\s-]*(?:ии\b|модел|нейросет|ассистент|чат-?бот)"
-    r"|^\s+здесь\s*(?:[.,!:;)]|$)"
     r"|^\s*(?:模型|大模型|助手|人工智能|智能助手|在此|在这里)"
     r"|^\s*,?\s*(?:是|我)?由"))
+# "Claude here.", "Gemini speaking", "Клод здесь": a name that opens a sentence (not "a llama here").
+_HERE = re.compile(_fr(r"^\s+(?:here|speaking|здесь|на\s+связи)\s*(?:[.,!:;)]|$)"))
+_OPENS = re.compile(_fr(r"(?:^|[.!?:;\n]|\b(?:hi|hello|hey|привет|здравствуйте)\b,?)\s*$"))
 # Between a name already found and an ambiguous one next to it: "GigaChat от Сбера", "Gemini by Google" (after),
 # "Google's Gemini", "Meta Llama 3", "谷歌的Gemini" (before).
 _JOINS_AFTER = re.compile(_fr(r"^\s*,?\s*(?:(?:from|by|of|от|компании|компанией|由|来自)\s*)?$"))
@@ -214,7 +215,7 @@ class _Candidate:
 def _speaks_of_a_model(text: str, at: int, to: int, extension: str, term: _Term) -> bool:
     """Whether the ambiguous name at ``at``..``to`` of the canonical folded ``text`` is one a model goes by."""
     before, after = text[max(0, at - 120):at], text[to:to + 40]
-    if _BEFORE.search(before) or _AFTER.match(after):
+    if _BEFORE.search(before) or _AFTER.match(after) or (_HERE.match(after) and _OPENS.search(before)):
         return True
     if extension and (re.search(rf"(?:{_TIERS})\b", extension) or (
             any(c.isdigit() for c in extension) and term.name not in _NUMBER_IS_NOT_ENOUGH)):
