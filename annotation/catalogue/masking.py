@@ -15,7 +15,9 @@ hyphen (``GPT‑4o``). So names are searched in the text folded as follows, char
 - every dash and hyphen (Unicode category Pd, the minus signs) becomes ``-``; a decimal digit of any script
   becomes its ASCII digit;
 - a letter that looks like an ASCII letter becomes it (Unicode TR39 confusables, the subset in
-  ``confusables.txt`` beside this module: Cyrillic "а", "е", "о", "р", "с", Greek "ο", "ν", …).
+  ``confusables.txt`` beside this module: Cyrillic "а", "е", "о", "р", "с", Greek "ο", "ν", …), and so does a small
+  Cyrillic or Greek letter whose capital looks like one ("к" as "К", "т" as "Т", "м", "н", "в", "κ", "τ", …):
+  "Клод" and "клод", "ГигаЧат" and "ГИГАЧАТ" read the same (``canonical``).
 
 ASCII characters other than the markup ones are only lowercased: the confusables among them (``l``/``I``/``1``,
 ``0``/``O``, ``rn``/``m``) are not folded, or every English text would be searched as another. Reversed text and
@@ -23,12 +25,11 @@ encoded text (base64, ROT13, …) are not decoded. Each folded character remembe
 came from, so a match replaces exactly those characters: the rest of the text (line breaks, emoji, other
 scripts) is kept as written.
 
-Words (a self-identification's name, as opposed to a model name or id searched anywhere) are matched whole, in a
-``canonical`` copy of the folded text where a small Cyrillic or Greek letter whose capital folds to an ASCII letter
-becomes that letter too (so "Клод" and "клод", "ГигаЧат" and "гигачат" read the same), with any separator or none
-between a name's parts ("GPT-4o", "GPT 4o", "GPT4o"), Russian case endings after a Cyrillic name ("Сбер",
-"Сбера", "Сбером"), and a word boundary only against letters of a script written with spaces: Chinese,
-Japanese and Korean text has none, so "Claude" is found in "我是Claude，由Anthropic开发". Plain Python, no Django.
+Words (a self-identification's name, as opposed to a model name or id searched anywhere) are matched whole, with
+any separator or none between a name's parts ("GPT-4o", "GPT 4o", "GPT4o"), Russian case endings after a Cyrillic
+name ("Сбер", "Сбера", "Сбером"), and a word boundary only against letters of a script written with spaces:
+Chinese, Japanese and Korean text has none, so "Claude" is found in "我是Claude，由Anthropic开发". Plain Python, no
+Django.
 """
 
 from __future__ import annotations
@@ -38,7 +39,8 @@ import functools
 import html
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 REDACTED = "[hidden]"
@@ -94,6 +96,11 @@ def _fold_letter(c: str) -> str:
 
 def fold_character(c: str) -> str:
     """What one character of a text reads as, for matching names (the module's docstring says how)."""
+    return canonical(_fold_plain(c))
+
+
+def _fold_plain(c: str) -> str:
+    """``fold_character`` before a small look-alike letter is read as its capital."""
     if c.isascii():
         return "" if c in _MARKUP_CHARACTERS else c.lower()
     if _ignorable(ord(c)):
@@ -184,7 +191,10 @@ def views(text: str) -> list[Folded]:
 # name beside one of their characters still stands alone.
 UNSPACED = ("\u2e80-\u2fdf\u3005-\u3007\u3021-\u3029\u3040-\u30ff\u3100-\u31ff\u3400-\u4dbf\u4e00-\u9fff"
             "\ua960-\ua97f\uac00-\ud7af\uf900-\ufaff\U00020000-\U0003134f")
-_UNSPACED = re.compile(f"[{UNSPACED}]")
+UNSPACED_CHARACTER = re.compile(f"[{UNSPACED}]")
+# The first three letters or digits of each word of a script written with spaces: a name that starts with such a
+# letter starts a word.
+WORD_STARTS = re.compile(f"(?<![^\\W{UNSPACED}])[^\\W{UNSPACED}]{{1,3}}")
 # Not after, not before, a letter or digit of a script written with spaces.
 WORD_START = rf"(?<![^\W{UNSPACED}])"
 WORD_END = rf"(?![^\W{UNSPACED}])"
@@ -205,15 +215,16 @@ def _canonical_table() -> dict[int, str]:
         small = c.lower()
         if len(small) != 1 or small == c or not unicodedata.name(c, "").startswith(("CYRILLIC", "GREEK")):
             continue
-        capital, folded = fold_character(c), fold_character(small)
+        capital, folded = _fold_plain(c), _fold_plain(small)
         if len(capital) == 1 and len(folded) == 1 and capital != folded and capital.isascii() and capital.isalpha():
             table[ord(folded)] = capital
     return table
 
 
 def canonical(folded: str) -> str:
-    """``folded`` with the small look-alike letters as their capitals read (same length, same positions)."""
-    return folded.translate(_canonical_table())
+    """``folded`` with the small look-alike letters as their capitals read (same length, same positions); ``fold``
+    does it already."""
+    return folded.translate(_canonical_table()) if not folded.isascii() else folded
 
 
 def _cyrillic_end(written: str) -> bool:
@@ -221,28 +232,45 @@ def _cyrillic_end(written: str) -> bool:
     return bool(letters) and unicodedata.name(letters[-1], "").startswith("CYRILLIC")
 
 
-def name_pattern(written: str, *, extension: str = "") -> str | None:
-    """The regular expression that finds ``written`` (a name, as a text wrote it) in a ``canonical`` folded text:
-    whole, any separator or none between its parts, declined where it ends in a Cyrillic letter, then any number
-    of ``extension`` (a pattern: versions, say; the group ``extension``); None when nothing of it survives
-    folding."""
-    parts = [canonical(p) for p in _PARTS.split(fold(written)) if p]
+@dataclass(frozen=True)
+class Name:
+    """A name as a folded text spells it: ``anchor``, a plain string every match starts with (look
+    for it first), and ``pattern``, which matches at its occurrences (``finditer``)."""
+
+    anchor: str
+    pattern: re.Pattern
+
+    def finditer(self, text: str) -> Iterator[re.Match]:
+        """The matches in ``text`` (folded), left to right, none overlapping."""
+        at, end = text.find(self.anchor), 0
+        while at >= 0:
+            if at >= end and (match := self.pattern.match(text, at)):
+                yield match
+                end = match.end()
+            at = text.find(self.anchor, at + 1)
+
+
+def name_pattern(written: str, *, extension: str = "") -> Name | None:
+    """How ``written`` (a name, as a text wrote it) is found in a folded text: whole, any separator
+    or none between its parts, declined where it ends in a Cyrillic letter, then any number of ``extension`` (a
+    pattern: versions, say; the group ``extension``); None when nothing of it survives folding."""
+    parts = [p for p in _PARTS.split(fold(written)) if p]
     if not parts:
         return None
     tail = ""
     if _cyrillic_end(written):
         last = written.rstrip()[-1].lower()
-        folded_last = canonical(fold(last))
+        folded_last = fold(last)
         if last in _STEM_VOWELS and parts[-1].endswith(folded_last) and len(parts[-1]) > len(folded_last) + 2:
             parts[-1] = parts[-1][: -len(folded_last)]
-        endings = sorted({canonical(fold(e)) for e in _ENDINGS}, key=len, reverse=True)
+        endings = sorted({fold(e) for e in _ENDINGS}, key=len, reverse=True)
         tail = f"(?:{'|'.join(re.escape(e) for e in endings)})?"
     body = SEPARATOR.join(re.escape(p) for p in parts) + tail
-    start = "" if _UNSPACED.match(parts[0][0]) else WORD_START
-    end = "" if _UNSPACED.match(parts[-1][-1]) and not tail else WORD_END
+    start = "" if UNSPACED_CHARACTER.match(parts[0][0]) else WORD_START
+    end = "" if UNSPACED_CHARACTER.match(parts[-1][-1]) and not tail else WORD_END
     if extension:
-        return f"{start}{body}(?:(?P<extension>(?:{extension})+){WORD_END}|{end})"
-    return f"{start}{body}{end}"
+        return Name(parts[0], re.compile(f"{start}{body}(?:(?P<extension>(?:{extension})+){WORD_END}|{end})"))
+    return Name(parts[0], re.compile(f"{start}{body}{end}"))
 
 
 class Mask:
@@ -252,8 +280,8 @@ class Mask:
     def __init__(self, secrets: Iterable[str] = (), words: Iterable[str] = ()):
         # Folded, a secret shorter than three characters would hide half the text's short words.
         self.secrets = sorted({f for s in secrets if len(f := fold(s)) >= 3}, key=len, reverse=True)
-        patterns = {name_pattern(w) for w in words} - {None}
-        self.words = [re.compile(p) for p in sorted(patterns, key=len, reverse=True)]
+        names = {name.pattern.pattern: name for w in words if (name := name_pattern(w))}
+        self.words = [names[p] for p in sorted(names, key=len, reverse=True)]
 
     def redact(self, text: str) -> str:
         """``text`` with every span that reads as one of the names replaced by REDACTED; the rest as written.
@@ -279,10 +307,8 @@ class Mask:
                 while at >= 0:
                     found.append(view.original(at, at + len(secret)))
                     at = folded.find(secret, at + 1)
-            if self.words:
-                words = canonical(folded)
-                for word in self.words:
-                    for match in word.finditer(words):
+            for word in self.words:
+                for match in word.finditer(folded):
                         found.append(view.original(*match.span()))
         if not found:
             return []

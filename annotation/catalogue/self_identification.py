@@ -63,9 +63,9 @@ _GENERIC = {"model", "models", "chat", "base", "large", "small", "medium", "visi
 
 
 def _fr(pattern: str) -> str:
-    """A regular expression written in plain letters, as it reads in the canonical folded text: each non-ASCII
+    """A regular expression written in plain letters, as it reads in the folded text: each non-ASCII
     character folded (``masking``), ASCII kept (regex syntax, lowercase letters)."""
-    return "".join(c if c.isascii() else re.escape(masking.canonical(masking.fold_character(c))) for c in pattern)
+    return "".join(c if c.isascii() else re.escape(masking.fold_character(c)) for c in pattern)
 
 
 # Where a name after them is one a model calls itself: "I am", "developed by", "as an AI …", "我是", "由", "меня
@@ -164,20 +164,20 @@ def _variants(model_name: str) -> tuple[list[list[str]], list[str]]:
 
 @dataclass(frozen=True, eq=False)
 class _Term:
-    pattern: re.Pattern
+    name: masking.Name  # how the term is found (its anchor first)
     reason: str
     ambiguous: bool
-    anchor: str  # the first characters of the term, folded: a text without them is not searched for the term
-    name: str  # as listed, folded
+    key: str  # the term as listed, folded: the same name found twice is one name
+    spaced: bool  # whether it starts with a letter of a script written with spaces (not Chinese, say)
 
 
 def _term(written: str, reason: str, *, ambiguous: bool = False) -> _Term | None:
     """``written`` as a term: matched whole (``masking.name_pattern``), followed by any version or tier."""
-    pattern = masking.name_pattern(written, extension=_VERSION)
-    parts = [masking.canonical(p) for p in _TOKENS.split(masking.fold(written)) if p]
-    if pattern is None or not parts:
+    name = masking.name_pattern(written, extension=_VERSION)
+    if name is None:
         return None
-    return _Term(re.compile(pattern), reason, ambiguous, parts[0][:3], "".join(parts))
+    return _Term(name, reason, ambiguous, "".join(masking.fold(written).split()),
+                 masking.UNSPACED_CHARACTER.match(name.anchor) is None)
 
 
 @functools.cache
@@ -206,19 +206,19 @@ class _Candidate:
     end: int
     order: int
     term: _Term
-    text: str  # the canonical folded view it was found in
+    text: str  # the folded view it was found in
     at: int  # in that view
     to: int
     found: bool
 
 
 def _speaks_of_a_model(text: str, at: int, to: int, extension: str, term: _Term) -> bool:
-    """Whether the ambiguous name at ``at``..``to`` of the canonical folded ``text`` is one a model goes by."""
+    """Whether the ambiguous name at ``at``..``to`` of the folded ``text`` is one a model goes by."""
     before, after = text[max(0, at - 120):at], text[to:to + 40]
     if _BEFORE.search(before) or _AFTER.match(after) or (_HERE.match(after) and _OPENS.search(before)):
         return True
     if extension and (re.search(rf"(?:{_TIERS})\b", extension) or (
-            any(c.isdigit() for c in extension) and term.name not in _NUMBER_IS_NOT_ENOUGH)):
+            any(c.isdigit() for c in extension) and term.key not in _NUMBER_IS_NOT_ENOUGH)):
         return True
     return bool(_WEAK_BEFORE.search(before) and _CLAUSE_END.match(after))
 
@@ -245,18 +245,22 @@ def scan(*, sides: dict[str, str], model_names: list[str]) -> list[Hit]:
     candidates: list[_Candidate] = []
     for side, text in sides.items():
         for view in masking.views(text):
-            folded = masking.canonical(view.text)
+            folded = view.text
+            # A term of Latin or Cyrillic letters starts a run of them: its anchor's first three letters start one.
+            starts = set(masking.WORD_STARTS.findall(folded))
+            unspaced = not folded.isascii() and masking.UNSPACED_CHARACTER.search(folded) is not None
             for order, term in enumerate(terms):
-                if term.anchor not in folded:
+                anchor = term.name.anchor
+                if not (anchor[:3] in starts if term.spaced else unspaced and anchor in folded):
                     continue
-                for match in term.pattern.finditer(folded):
+                for match in term.name.finditer(folded):
                     at, to = match.span()
                     found = not term.ambiguous or _speaks_of_a_model(folded, at, to, match.group("extension") or "", term)
                     candidates.append(_Candidate(side, *view.original(at, to), order, term, folded, at, to, found))
     while True:
         found = [c for c in candidates if c.found]
-        named = {c.term.name for c in found if c.term.ambiguous}
-        more = [c for c in candidates if not c.found and (c.term.name in named or _joined(c, found))]
+        named = {c.term.key for c in found if c.term.ambiguous}
+        more = [c for c in candidates if not c.found and (c.term.key in named or _joined(c, found))]
         if not more:
             break
         for candidate in more:
