@@ -75,7 +75,8 @@ def test_a_name_found_once_is_hidden_in_the_other_response_and_the_prompt_too():
 
 
 @pytest.mark.django_db
-def test_an_imported_pair_naming_itself_reaches_the_annotator_masked_whole(tmp_path):
+@pytest.mark.parametrize("stored", [True, False], ids=["hits stored at import", "imported before the scan knew"])
+def test_an_imported_pair_naming_itself_reaches_the_annotator_masked_whole(tmp_path, stored):
     texts = ["As Claude, made by Anthropic, I…", "我是Claude，由Anthropic开发。", "Я Клод, созданный Anthropic."]
     record = {
         "id": "selfname-pair", "prompt": {"id": "p-1", "content": [{"type": "text", "text": "Who made you?"}]},
@@ -87,6 +88,9 @@ def test_an_imported_pair_naming_itself_reaches_the_annotator_masked_whole(tmp_p
     assert (code, summary["created"]) == (0, 1), summary
     pair = Pair.objects.get()
     assert pair.response_a.content[0]["text"] == texts[0], "the stored text (and releases) keep it"
+    assert {h["term"] for h in pair.self_identification} == {"Claude", "Anthropic", "Клод", "GigaChat", "Сбера"}
+    if not stored:
+        Pair.objects.update(self_identification=[])
     campaign = Campaign.objects.get(slug="selfname")
     rater = UserFactory(username="selfname-rater")
     campaign.members.add(rater)
