@@ -261,7 +261,8 @@ def name_pattern(written: str, *, extension: str = "") -> Name | None:
     if _cyrillic_end(written):
         last = written.rstrip()[-1].lower()
         folded_last = fold(last)
-        if last in _STEM_VOWELS and parts[-1].endswith(folded_last) and len(parts[-1]) > len(folded_last) + 2:
+        # A stem of four letters at least: "Алиса" → "Алис-", but "Мета" stays (or "я мету" would read "Мет-у").
+        if last in _STEM_VOWELS and parts[-1].endswith(folded_last) and len(parts[-1]) >= len(folded_last) + 4:
             parts[-1] = parts[-1][: -len(folded_last)]
         endings = sorted({fold(e) for e in _ENDINGS}, key=len, reverse=True)
         tail = f"(?:{'|'.join(re.escape(e) for e in endings)})?"

@@ -65,6 +65,10 @@ def test_ordinary_text_that_looks_like_a_name_is_left_as_written(text):
     assert _shown(text) == text
 
 
+def test_japanese_text_has_no_spaces_either():
+    assert _shown("私はClaudeです。Anthropicが開発しました。") == f"私は{REDACTED}です。{REDACTED}が開発しました。"
+
+
 def test_a_name_found_once_is_hidden_in_the_other_response_and_the_prompt_too():
     hits = scan_responses(a=("acme-one-7b", [{"type": "text", "text": "I'm Claude, made by Anthropic."}]),
                           b=("other-bot-2", [{"type": "text", "text": "Claude would say so; claude agrees."}]))
