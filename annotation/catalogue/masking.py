@@ -192,9 +192,16 @@ def views(text: str) -> list[Folded]:
 UNSPACED = ("\u2e80-\u2fdf\u3005-\u3007\u3021-\u3029\u3040-\u30ff\u3100-\u31ff\u3400-\u4dbf\u4e00-\u9fff"
             "\ua960-\ua97f\uac00-\ud7af\uf900-\ufaff\U00020000-\U0003134f")
 UNSPACED_CHARACTER = re.compile(f"[{UNSPACED}]")
-# The first three letters or digits of each word of a script written with spaces: a name that starts with such a
-# letter starts a word.
-WORD_STARTS = re.compile(f"(?<![^\\W{UNSPACED}])[^\\W{UNSPACED}]{{1,3}}")
+_WORD = re.compile(r"\w+")
+_SPACED_WORD = re.compile(f"[^\\W{UNSPACED}]+")
+
+
+def word_starts(folded: str) -> set[str]:
+    """The first three letters or digits of each word of ``folded`` written in a script with spaces (Latin,
+    Cyrillic, …; a run of them inside Chinese text is a word): where a name written in such letters may start."""
+    if not folded.isascii() and UNSPACED_CHARACTER.search(folded):
+        return {w[:3] for w in _SPACED_WORD.findall(folded)}
+    return {w[:3] for w in _WORD.findall(folded)}
 # Not after, not before, a letter or digit of a script written with spaces.
 WORD_START = rf"(?<![^\W{UNSPACED}])"
 WORD_END = rf"(?![^\W{UNSPACED}])"

@@ -248,7 +248,7 @@ def scan(*, sides: dict[str, str], model_names: list[str]) -> list[Hit]:
         for view in masking.views(text):
             folded = view.text
             # A term of Latin or Cyrillic letters starts a run of them: its anchor's first three letters start one.
-            starts = set(masking.WORD_STARTS.findall(folded))
+            starts = masking.word_starts(folded)
             unspaced = not folded.isascii() and masking.UNSPACED_CHARACTER.search(folded) is not None
             for order, term in enumerate(terms):
                 anchor = term.name.anchor
