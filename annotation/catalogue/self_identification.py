@@ -1,15 +1,21 @@
-"""Responses that name themselves: "As an AI model developed by …", "I am Qwen", "GPT-4o here".
+"""Responses that name themselves: "As Claude, made by Anthropic, I…", "I am Qwen", "GPT-4o here", "我是通义千问",
+"Я — GigaChat от Сбера".
 
 At import each pair's responses are scanned for (1) the pair's own model names, in the spellings a text uses
 for them (any case, any separator, without the organisation prefix or the date and size suffixes), and
-(2) a curated list of model families and makers. Every hit is kept on the pair for the curators (side, what
-was found, why, the words around it) and masked as "[hidden]" in the annotators' view; the stored content,
-and so any release, keeps the text as it was.
+(2) a curated list of model families and makers, in Latin, Chinese and Cyrillic letters. A version or tier after a
+name is part of the hit ("Claude 3.5 Sonnet", "Qwen2.5-VL-72B"). Every hit is kept on the pair for the curators
+(side, what was found, why, the words around it) and masked as "[hidden]" in the annotators' view; the stored
+content, and so any release, keeps the text as it was.
 
-Names that are also ordinary words (Gemini, Llama, Claude, Flux, Meta, Google, …) count only where the text
-speaks of a model: after "I am", "developed by", "as an AI …" and the like, or followed by "AI", "model",
-"assistant". Names are matched as a reader sees them, in the text folded by ``annotation.catalogue.masking``
-(zero-width characters, fullwidth and look-alike letters, markup, entities and dash variants do not hide a name);
+Names that are also ordinary words (Gemini, Llama, Claude, Flux, Meta, Google, 豆包, Клод, Сбер, …) count only
+where the text speaks of a model: after "I am", "developed by", "as an AI …", 我是, 由, Я, меня зовут,
+созданный and the like (not after an article: "I am a Gemini"); after "As", "This is", 作为, Как where the name
+ends a clause; followed by "AI", "model", ", made by", "here." (opening a sentence), 模型, "，由", ", созданный";
+or with a version. Once a name counts somewhere in the pair it counts everywhere in it, and an ambiguous maker
+right beside a hit counts too ("GigaChat от Сбера"). Names are matched as a reader sees them, in the text folded
+by ``annotation.catalogue.masking`` (zero-width characters, fullwidth and look-alike letters, markup, entities and
+dash variants do not hide a name; Cyrillic names are found declined; Chinese text needs no spaces around a name);
 a hit keeps the words as written. Plain Python, no Django.
 """
 
@@ -99,6 +105,8 @@ _AFTER = re.compile(_fr(
     r"|^\s*(?:模型|大模型|助手|人工智能|智能助手|在此|在这里)"
     r"|^\s*,?\s*(?:是|我)?由"
     r"|^\s*(?:です|と申します|と言います)"))
+# An article right before the name makes it a noun ("I am a Gemini", "made by a Titan of industry").
+_ARTICLE = re.compile(r"\b(?:an?|the)\s+$")
 # "Claude here.", "Gemini speaking", "Клод здесь": a name that opens a sentence (not "a llama here").
 _HERE = re.compile(_fr(r"^\s+(?:here|speaking|здесь|на\s+связи)\s*(?:[.,!:;)]|$)"))
 _OPENS = re.compile(_fr(r"(?:^|[.!?:;\n]|\b(?:hi|hello|hey|привет|здравствуйте)\b,?)\s*$"))
@@ -216,7 +224,9 @@ class _Candidate:
 def _speaks_of_a_model(text: str, at: int, to: int, extension: str, term: _Term) -> bool:
     """Whether the ambiguous name at ``at``..``to`` of the folded ``text`` is one a model goes by."""
     before, after = text[max(0, at - 120):at], text[to:to + 40]
-    if _BEFORE.search(before) or _AFTER.match(after) or (_HERE.match(after) and _OPENS.search(before)):
+    if _AFTER.match(after) or (_HERE.match(after) and _OPENS.search(before)):
+        return True
+    if _BEFORE.search(before) and not _ARTICLE.search(before):
         return True
     if extension and (re.search(rf"(?:{_TIERS})\b", extension) or (
             any(c.isdigit() for c in extension) and term.key not in _NUMBER_IS_NOT_ENOUGH)):

@@ -123,6 +123,7 @@ FORMS = [
 ORDINARY = [
     "Claudication is pain in the legs caused by poor circulation.",
     "As a Gemini, she is curious and quick-witted.",
+    "I am a Gemini, born in June; I'm the llama of the family.",
     "Gemini is the third sign of the zodiac.",
     "Open AI research is a broad field; open, AI-assisted review helps.",
     "Claude Monet painted water lilies at Giverny.",
