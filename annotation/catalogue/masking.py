@@ -194,14 +194,6 @@ UNSPACED = ("\u2e80-\u2fdf\u3005-\u3007\u3021-\u3029\u3040-\u30ff\u3100-\u31ff\u
 UNSPACED_CHARACTER = re.compile(f"[{UNSPACED}]")
 _WORD = re.compile(r"\w+")
 _SPACED_WORD = re.compile(f"[^\\W{UNSPACED}]+")
-
-
-def word_starts(folded: str) -> set[str]:
-    """The first three letters or digits of each word of ``folded`` written in a script with spaces (Latin,
-    Cyrillic, …; a run of them inside Chinese text is a word): where a name written in such letters may start."""
-    if not folded.isascii() and UNSPACED_CHARACTER.search(folded):
-        return {w[:3] for w in _SPACED_WORD.findall(folded)}
-    return {w[:3] for w in _WORD.findall(folded)}
 # Not after, not before, a letter or digit of a script written with spaces.
 WORD_START = rf"(?<![^\W{UNSPACED}])"
 WORD_END = rf"(?![^\W{UNSPACED}])"
@@ -234,6 +226,14 @@ def canonical(folded: str) -> str:
     return folded.translate(_canonical_table()) if not folded.isascii() else folded
 
 
+def word_starts(folded: str) -> set[str]:
+    """The first three letters or digits of each word of ``folded`` written in a script with spaces (Latin,
+    Cyrillic, …; a run of them inside Chinese text is a word): where a name written in such letters may start."""
+    if not folded.isascii() and UNSPACED_CHARACTER.search(folded):
+        return {w[:3] for w in _SPACED_WORD.findall(folded)}
+    return {w[:3] for w in _WORD.findall(folded)}
+
+
 def _cyrillic_end(written: str) -> bool:
     letters = [c for c in written if c.isalpha()]
     return bool(letters) and unicodedata.name(letters[-1], "").startswith("CYRILLIC")
@@ -257,6 +257,7 @@ class Name:
             at = text.find(self.anchor, at + 1)
 
 
+@functools.lru_cache(maxsize=4096)
 def name_pattern(written: str, *, extension: str = "") -> Name | None:
     """How ``written`` (a name, as a text wrote it) is found in a folded text: whole, any separator
     or none between its parts, declined where it ends in a Cyrillic letter, then any number of ``extension`` (a
@@ -317,7 +318,7 @@ class Mask:
                     at = folded.find(secret, at + 1)
             for word in self.words:
                 for match in word.finditer(folded):
-                        found.append(view.original(*match.span()))
+                    found.append(view.original(*match.span()))
         if not found:
             return []
         kept = [span for span in found if not _touches_redacted(text, *span)]
