@@ -15,13 +15,21 @@ hyphen (``GPT‑4o``). So names are searched in the text folded as follows, char
 - every dash and hyphen (Unicode category Pd, the minus signs) becomes ``-``; a decimal digit of any script
   becomes its ASCII digit;
 - a letter that looks like an ASCII letter becomes it (Unicode TR39 confusables, the subset in
-  ``confusables.txt`` beside this module: Cyrillic "а", "е", "о", "р", "с", Greek "ο", "ν", …).
+  ``confusables.txt`` beside this module: Cyrillic "а", "е", "о", "р", "с", Greek "ο", "ν", …), and so does a small
+  Cyrillic or Greek letter whose capital looks like one ("к" as "К", "т" as "Т", "м", "н", "в", "κ", "τ", …):
+  "Клод" and "клод", "ГигаЧат" and "ГИГАЧАТ" read the same (``canonical``).
 
 ASCII characters other than the markup ones are only lowercased: the confusables among them (``l``/``I``/``1``,
 ``0``/``O``, ``rn``/``m``) are not folded, or every English text would be searched as another. Reversed text and
 encoded text (base64, ROT13, …) are not decoded. Each folded character remembers the characters of the text it
 came from, so a match replaces exactly those characters: the rest of the text (line breaks, emoji, other
-scripts) is kept as written. Plain Python, no Django.
+scripts) is kept as written.
+
+Words (a self-identification's name, as opposed to a model name or id searched anywhere) are matched whole, with
+any separator or none between a name's parts ("GPT-4o", "GPT 4o", "GPT4o"), Russian case endings after a Cyrillic
+name ("Сбер", "Сбера", "Сбером"), and a word boundary only against letters of a script written with spaces:
+Chinese, Japanese and Korean text has none, so "Claude" is found in "我是Claude，由Anthropic开发". Plain Python, no
+Django.
 """
 
 from __future__ import annotations
@@ -31,7 +39,8 @@ import functools
 import html
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 REDACTED = "[hidden]"
@@ -87,6 +96,11 @@ def _fold_letter(c: str) -> str:
 
 def fold_character(c: str) -> str:
     """What one character of a text reads as, for matching names (the module's docstring says how)."""
+    return canonical(_fold_plain(c))
+
+
+def _fold_plain(c: str) -> str:
+    """``fold_character`` before a small look-alike letter is read as its capital."""
     if c.isascii():
         return "" if c in _MARKUP_CHARACTERS else c.lower()
     if _ignorable(ord(c)):
@@ -173,6 +187,101 @@ def views(text: str) -> list[Folded]:
     return [first, Folded(text, _WITH_BARE_TAGS)] if _TAG_WITH_ATTRIBUTES.search(text) else [first]
 
 
+# Scripts written without spaces between words (CJK ideographs, kana, hangul, bopomofo, CJK compatibility): a
+# name beside one of their characters still stands alone.
+UNSPACED = ("\u2e80-\u2fdf\u3005-\u3007\u3021-\u3029\u3040-\u30ff\u3100-\u31ff\u3400-\u4dbf\u4e00-\u9fff"
+            "\ua960-\ua97f\uac00-\ud7af\uf900-\ufaff\U00020000-\U0003134f")
+UNSPACED_CHARACTER = re.compile(f"[{UNSPACED}]")
+_WORD = re.compile(r"\w+")
+_SPACED_WORD = re.compile(f"[^\\W{UNSPACED}]+")
+# Not after, not before, a letter or digit of a script written with spaces.
+WORD_START = rf"(?<![^\W{UNSPACED}])"
+WORD_END = rf"(?![^\W{UNSPACED}])"
+# Between the parts of a name: any separator, or none ("GPT-4o", "GPT 4o", "GPT4o", "DALL·E").
+SEPARATOR = r"[\s\-./·]?"
+_PARTS = re.compile(r"[\s\-./·:]+")
+# Russian case endings, folded: a Cyrillic name is found declined ("Сбера", "Клодом", "Алисой").
+_ENDINGS = ("а", "я", "у", "ю", "ом", "ем", "ой", "ей", "ою", "е", "ы", "и", "ь", "ов", "ам", "ами", "ах")
+_STEM_VOWELS = "аяьйо"
+
+
+@functools.cache
+def _canonical_table() -> dict[int, str]:
+    """A small letter → the ASCII letter its capital folds to, where the small one folds to itself (Cyrillic "к",
+    "м", "н", "т", "в", Greek "κ", "τ", …): one character for one, so spans of the folded text still hold."""
+    table = {}
+    for c in confusables():
+        small = c.lower()
+        if len(small) != 1 or small == c or not unicodedata.name(c, "").startswith(("CYRILLIC", "GREEK")):
+            continue
+        capital, folded = _fold_plain(c), _fold_plain(small)
+        if len(capital) == 1 and len(folded) == 1 and capital != folded and capital.isascii() and capital.isalpha():
+            table[ord(folded)] = capital
+    return table
+
+
+def canonical(folded: str) -> str:
+    """``folded`` with the small look-alike letters as their capitals read (same length, same positions); ``fold``
+    does it already."""
+    return folded.translate(_canonical_table()) if not folded.isascii() else folded
+
+
+def word_starts(folded: str) -> set[str]:
+    """The first three letters or digits of each word of ``folded`` written in a script with spaces (Latin,
+    Cyrillic, …; a run of them inside Chinese text is a word): where a name written in such letters may start."""
+    if not folded.isascii() and UNSPACED_CHARACTER.search(folded):
+        return {w[:3] for w in _SPACED_WORD.findall(folded)}
+    return {w[:3] for w in _WORD.findall(folded)}
+
+
+def _cyrillic_end(written: str) -> bool:
+    letters = [c for c in written if c.isalpha()]
+    return bool(letters) and unicodedata.name(letters[-1], "").startswith("CYRILLIC")
+
+
+@dataclass(frozen=True)
+class Name:
+    """A name as a folded text spells it: ``anchor``, a plain string every match starts with (look
+    for it first), and ``pattern``, which matches at its occurrences (``finditer``)."""
+
+    anchor: str
+    pattern: re.Pattern
+
+    def finditer(self, text: str) -> Iterator[re.Match]:
+        """The matches in ``text`` (folded), left to right, none overlapping."""
+        at, end = text.find(self.anchor), 0
+        while at >= 0:
+            if at >= end and (match := self.pattern.match(text, at)):
+                yield match
+                end = match.end()
+            at = text.find(self.anchor, at + 1)
+
+
+@functools.lru_cache(maxsize=4096)
+def name_pattern(written: str, *, extension: str = "") -> Name | None:
+    """How ``written`` (a name, as a text wrote it) is found in a folded text: whole, any separator
+    or none between its parts, declined where it ends in a Cyrillic letter, then any number of ``extension`` (a
+    pattern: versions, say; the group ``extension``); None when nothing of it survives folding."""
+    parts = [p for p in _PARTS.split(fold(written)) if p]
+    if not parts:
+        return None
+    tail = ""
+    if _cyrillic_end(written):
+        last = written.rstrip()[-1].lower()
+        folded_last = fold(last)
+        # A stem of four letters at least: "Алиса" → "Алис-", but "Мета" stays (or "я мету" would read "Мет-у").
+        if last in _STEM_VOWELS and parts[-1].endswith(folded_last) and len(parts[-1]) >= len(folded_last) + 4:
+            parts[-1] = parts[-1][: -len(folded_last)]
+        endings = sorted({fold(e) for e in _ENDINGS}, key=len, reverse=True)
+        tail = f"(?:{'|'.join(re.escape(e) for e in endings)})?"
+    body = SEPARATOR.join(re.escape(p) for p in parts) + tail
+    start = "" if UNSPACED_CHARACTER.match(parts[0][0]) else WORD_START
+    end = "" if UNSPACED_CHARACTER.match(parts[-1][-1]) and not tail else WORD_END
+    if extension:
+        return Name(parts[0], re.compile(f"{start}{body}(?:(?P<extension>(?:{extension})+){WORD_END}|{end})"))
+    return Name(parts[0], re.compile(f"{start}{body}{end}"))
+
+
 class Mask:
     """The names of one display that must never reach its annotator: ``secrets`` anywhere in a text (model names,
     external ids), ``words`` as whole words (the self-identifications found at import), both matched folded."""
@@ -180,8 +289,8 @@ class Mask:
     def __init__(self, secrets: Iterable[str] = (), words: Iterable[str] = ()):
         # Folded, a secret shorter than three characters would hide half the text's short words.
         self.secrets = sorted({f for s in secrets if len(f := fold(s)) >= 3}, key=len, reverse=True)
-        self.words = sorted({f for w in words if (f := fold(w).strip())}, key=len, reverse=True)
-        self._patterns: dict[str, re.Pattern] = {}
+        names = {name.pattern.pattern: name for w in words if (name := name_pattern(w))}
+        self.words = [names[p] for p in sorted(names, key=len, reverse=True)]
 
     def redact(self, text: str) -> str:
         """``text`` with every span that reads as one of the names replaced by REDACTED; the rest as written.
@@ -198,7 +307,7 @@ class Mask:
         return text
 
     def _spans(self, text: str) -> list[tuple[int, int]]:
-        """The spans of ``text`` to replace, in order, overlapping ones merged, none touching a REDACTED."""
+        """The spans of ``text`` to replace, in order, overlapping or touching ones merged, none touching a REDACTED."""
         found = []
         for view in views(text):
             folded = view.text
@@ -208,25 +317,19 @@ class Mask:
                     found.append(view.original(at, at + len(secret)))
                     at = folded.find(secret, at + 1)
             for word in self.words:
-                if word in folded:
-                    for match in self._pattern(word).finditer(folded):
-                        found.append(view.original(*match.span()))
+                for match in word.finditer(folded):
+                    found.append(view.original(*match.span()))
         if not found:
             return []
         kept = [span for span in found if not _touches_redacted(text, *span)]
         merged: list[tuple[int, int]] = []
         for start, end in sorted(kept):
-            if merged and start < merged[-1][1]:
+            # Touching spans too: two names side by side ("腾讯" "混元大模型") are one "[hidden]".
+            if merged and start <= merged[-1][1]:
                 merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
             else:
                 merged.append((start, end))
         return merged
-
-    def _pattern(self, word: str) -> re.Pattern:
-        pattern = self._patterns.get(word)
-        if pattern is None:
-            pattern = self._patterns[word] = re.compile(rf"(?<!\w){re.escape(word)}(?!\w)")
-        return pattern
 
 
 def _touches_redacted(text: str, start: int, end: int) -> bool:

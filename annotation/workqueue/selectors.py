@@ -168,7 +168,10 @@ def _blind_patterns(shown: Shown) -> Mask:
     self-identifications found at import; each matched as a reader sees it (``annotation.catalogue.masking``)."""
     candidates = {shown.model_a, shown.model_b, shown.pair_external_id, shown.prompt_external_id}
     secrets = [c for c in candidates if c and len(c) >= 3]
-    return Mask(secrets, self_identification.masked_terms(shown.self_identification))
+    # The hits stored at import and the scan run again: a pair imported before the scan knew a phrasing (or before
+    # ``scan_self_identification`` was run) is masked as well.
+    again = self_identification.scan_responses(a=(shown.model_a, shown.response_a), b=(shown.model_b, shown.response_b))
+    return Mask(secrets, self_identification.masked_terms([*shown.self_identification, *again]))
 
 
 def blind_mask(assignment: Assignment) -> Mask:
