@@ -462,3 +462,19 @@ def campaign_hours(*, campaign: Campaign, idle_minutes: float) -> list[dict]:
             "first_activity": min(seen)[0] if seen else None, "last_activity": max(seen)[0] if seen else None,
         })
     return out
+
+
+def release_profile_answers(*, campaign_ids: list[int], pair_ids: list[int]) -> list[dict]:
+    """Per questionnaire the campaigns ask (by slug), ``profile.profile_summary`` of the answers of the raters with a
+    Concord rating of one of ``pair_ids``: counts only, for a release card."""
+    from annotation.workqueue.models import ProfileAnswer, Questionnaire
+    from annotation.workqueue.profile import profile_summary
+
+    raters = (Annotation.objects.filter(pair_id__in=pair_ids, source=Annotation.Source.CONCORD,
+                                        annotator__isnull=False).values("annotator_id").distinct())
+    out = []
+    for questionnaire in Questionnaire.objects.filter(campaign_links__campaign_id__in=campaign_ids).distinct().order_by("slug"):
+        answers = list(ProfileAnswer.objects.filter(questionnaire=questionnaire, user_id__in=raters)
+                       .values_list("answers", flat=True))
+        out.append({"questionnaire": questionnaire.title, **profile_summary(questionnaire.questions, answers)})
+    return out

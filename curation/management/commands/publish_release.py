@@ -1,4 +1,5 @@
-"""publish_release --campaign SLUG[,SLUG...] --name NAME --version X.Y.Z [--license ID [--force-license]] [--json]
+"""publish_release --campaign SLUG[,SLUG...] --name NAME --version X.Y.Z [--license ID [--force-license]]
+[--profile-summary] [--json]
 
 publish_release --discard --name NAME --version X.Y.Z: discard a failed attempt (its stored files are deleted), so the
 version can be requested again with other campaigns.
@@ -31,6 +32,9 @@ class Command(BaseCommand):
                             "of its sources' licences, or CONCORD_RELEASES_LICENSE when nothing was imported).")
         parser.add_argument("--force-license", action="store_true",
                             help="Allow a --license more permissive than a source's (you hold the rights to relicense).")
+        parser.add_argument("--profile-summary", action="store_true",
+                            help="Count the raters' profile answers in the card (counts only: never a name, a free-text "
+                                 "answer or a value fewer than 3 raters gave).")
         parser.add_argument("--json", action="store_true", help="Print the result as JSON on stdout.")
         parser.add_argument("--discard", action="store_true",
                             help="Discard the failed attempt of NAME@VERSION instead: its stored files are deleted and "
@@ -45,7 +49,7 @@ class Command(BaseCommand):
             release = release_publish(
                 name=options["name"], version=options["release_version"],
                 campaign_slugs=options["campaign"].split(","), license=options["license"],
-                force_license=options["force_license"],
+                force_license=options["force_license"], profile_summary=options["profile_summary"],
             )
         except ApplicationError as exc:
             raise CommandError(cli_message(exc, OPTION_HINTS)) from exc
