@@ -145,7 +145,6 @@ class ProfileView(LoginRequiredMixin, View):
             profile_answer_save(user=request.user, questionnaire=questionnaire, raw=raw)
         except ApplicationError as exc:
             return self._render(request, campaign, questionnaire, raw, error=exc.message, status=400)
-        messages.success(request, "Profile saved. Here is your first pair.")
         page = NextPairView()
         page.setup(request, slug=campaign.slug)
         return page.post(request, slug=campaign.slug)
