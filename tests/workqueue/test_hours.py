@@ -119,3 +119,24 @@ def test_the_console_downloads_the_same_figures_as_csv():
     assert rows[worker.username]["pairs_submitted"] == "2" and rows[worker.username]["gold_score"] == "1.0"
     page = browser.get(f"/console/campaigns/{campaign.slug}/profile/")
     assert page.status_code == 200 and b"Download CSV" in page.content
+
+
+@pytest.mark.django_db
+def test_the_hours_list_runs_the_same_queries_for_three_raters_as_for_thirty():
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from tests.factories import UserFactory
+
+    api = APIClient()
+    api.force_authenticate(CuratorFactory())
+    counts = []
+    for members in (3, 30):
+        campaign, raters, _ = ab_tie_campaign(pairs=3, members=members)
+        for rater in raters[:3]:
+            submit(assignment_claim(campaign=campaign, annotator=rater))
+        campaign.members.add(UserFactory())
+        with CaptureQueriesContext(connection) as queries:
+            assert api.get(f"/api/v1/campaigns/{campaign.slug}/hours/").status_code == 200
+        counts.append(len(queries))
+    assert counts[0] == counts[1], counts

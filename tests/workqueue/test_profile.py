@@ -219,3 +219,21 @@ def test_a_curator_defines_a_questionnaire_in_the_console_and_a_bad_one_is_refus
     assert cleared.status_code == 302
     campaign.refresh_from_db()
     assert not type(campaign).objects.filter(pk=campaign.pk, questionnaire_link__isnull=False).exists()
+
+
+@pytest.mark.django_db
+def test_the_answers_list_runs_the_same_queries_for_three_members_as_for_thirty():
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    api = APIClient()
+    api.force_authenticate(CuratorFactory())
+    counts = []
+    for members in (3, 30):
+        campaign, raters, _, questionnaire = _profiled_campaign(pairs=1, members=members)
+        for rater in raters:
+            profile_answer_save(user=rater, questionnaire=questionnaire, raw=GOOD)
+        with CaptureQueriesContext(connection) as queries:
+            assert len(api.get(f"/api/v1/campaigns/{campaign.slug}/profiles/").json()["raters"]) == members
+        counts.append(len(queries))
+    assert counts[0] == counts[1], counts

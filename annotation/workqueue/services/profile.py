@@ -98,7 +98,7 @@ def profile_required(*, user: User, campaign: Campaign | str) -> None:
     unanswered = CampaignQuestionnaire.objects.filter(campaign_id=OuterRef("pk")).filter(
         ~Exists(ProfileAnswer.objects.filter(questionnaire_id=OuterRef("questionnaire_id"), user_id=user.pk)))
     entry = CrowdEntry.objects.filter(link__campaign_id=OuterRef("pk"), participant__user_id=user.pk).order_by("-entered_at")
-    found = Campaign.objects.filter(**({"slug": campaign} if isinstance(campaign, str) else {"pk": campaign.pk}))
+    found = Campaign.objects.filter(slug=campaign) if isinstance(campaign, str) else Campaign.objects.filter(pk=campaign.pk)
     member = Campaign.members.through.objects.filter(campaign_id=OuterRef("pk"), user_id=user.pk)
     row = found.values_list("pk", Exists(member), Exists(unanswered), Subquery(entry.values("pk")[:1])).first()
     if row is None or not row[1]:
