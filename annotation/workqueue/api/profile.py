@@ -2,6 +2,7 @@
 questionnaire; curators read the answers, each rater's active time and output, and make entry links."""
 
 from django.shortcuts import get_object_or_404
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_serializer
 from rest_framework import serializers
 from rest_framework.response import Response
@@ -11,7 +12,7 @@ from annotation.catalogue.models import Campaign
 from annotation.workqueue.hours import IDLE_MINUTES_DEFAULT, IDLE_MINUTES_MAX
 from annotation.workqueue.profile import answer_matches
 from annotation.workqueue.selectors import campaign_hours, campaign_questionnaire, profile_answers
-from annotation.workqueue.services.crowd import crowd_link_create
+from annotation.workqueue.services.crowd import QUOTA_MAX, URL_MAX, crowd_link_create
 from annotation.workqueue.services.profile import profile_answer_save
 from core.api.permissions import IsCurator
 from core.errors import ApplicationError
@@ -68,9 +69,9 @@ class CampaignProfileApi(APIView):
 
     @extend_schema(request=InputSerializer, responses=OutputSerializer)
     def put(self, request, slug: str):
-        campaign = member_campaign(request.user, slug)
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
+        campaign = member_campaign(request.user, slug)
         questionnaire = campaign_questionnaire(campaign=campaign)
         if questionnaire is None:
             raise ApplicationError("This campaign asks no rater profile.", code="no_questionnaire", status_code=404)
@@ -84,7 +85,8 @@ class CampaignProfilesApi(APIView):
 
     permission_classes = [IsCurator]
 
-    @extend_schema(parameters=[OpenApiParameter("answer", str, description="QUESTION:VALUE")])
+    @extend_schema(parameters=[OpenApiParameter("answer", str, description="QUESTION:VALUE")],
+                   responses=OpenApiTypes.OBJECT)
     def get(self, request, slug: str):
         campaign = get_object_or_404(Campaign, slug=slug)
         questionnaire = campaign_questionnaire(campaign=campaign)
@@ -104,8 +106,13 @@ class CampaignHoursApi(APIView):
 
     permission_classes = [IsCurator]
 
-    @extend_schema(parameters=[OpenApiParameter("idle_minutes", float, description=(
-        f"A gap longer than this is idle (default {IDLE_MINUTES_DEFAULT}, at most {IDLE_MINUTES_MAX})."))])
+    @extend_schema_serializer(component_name="HoursQuery")
+    class QuerySerializer(serializers.Serializer):
+        idle_minutes = serializers.FloatField(
+            required=False, min_value=0.5, max_value=IDLE_MINUTES_MAX,
+            help_text=f"A gap longer than this is idle (default {IDLE_MINUTES_DEFAULT}).")
+
+    @extend_schema(parameters=[QuerySerializer], responses=OpenApiTypes.OBJECT)
     def get(self, request, slug: str):
         campaign = get_object_or_404(Campaign, slug=slug)
         minutes = idle_minutes_from(request.query_params.get("idle_minutes"))
@@ -120,11 +127,11 @@ class CrowdLinkCreateApi(APIView):
 
     @extend_schema_serializer(component_name="CrowdLinkInput")
     class InputSerializer(serializers.Serializer):
-        completion_url = serializers.CharField(max_length=2000)
-        quota = serializers.IntegerField()
-        study_id = serializers.CharField(required=False, allow_blank=True, max_length=200)
+        completion_url = serializers.CharField(max_length=URL_MAX)
+        quota = serializers.IntegerField(min_value=1, max_value=QUOTA_MAX)
+        study_id = serializers.CharField(required=False, allow_blank=True, max_length=64)
 
-    @extend_schema(request=InputSerializer)
+    @extend_schema(request=InputSerializer, responses={201: OpenApiTypes.OBJECT})
     def post(self, request, slug: str):
         from django.urls import reverse
 

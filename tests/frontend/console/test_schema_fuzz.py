@@ -110,6 +110,8 @@ BEYOND_THE_SCHEMA = {
     "POST /api/v1/invitations/accept/": "the password rules and the two passwords agreeing",
     "POST /api/v1/releases/": "the campaigns' state (consensus, licences) and the version order",
     "POST /api/v1/releases/{name}/{version}/evaluations/": "the predictions file's content",
+    "PUT /api/v1/campaigns/{slug}/profile/": "the answers must fit the campaign's questionnaire",
+    "POST /api/v1/campaigns/{slug}/crowd-links/": "the completion URL must be an absolute http(s) address",
 }
 STATEFUL_CHECKS = [*CHECKS, use_after_free, ensure_resource_availability]
 
