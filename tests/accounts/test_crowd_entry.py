@@ -176,3 +176,14 @@ def test_a_curator_makes_and_closes_a_link_in_the_console_which_shows_the_prolif
     assert browser.post(url, {"action": "close-link", "link": link.pk}).status_code == 302
     link.refresh_from_db()
     assert not link.is_active
+
+
+def test_hours_name_a_crowd_rater_by_their_platform_id_for_paying_them():
+    campaign, link = _campaign_with_link(profile=False)
+    Client().get(_entry_url(link))
+    user = CrowdParticipant.objects.get().user
+    submit(assignment_claim(campaign=campaign, annotator=user))
+    api = APIClient()
+    api.force_authenticate(CuratorFactory())
+    (row,) = api.get(f"/api/v1/campaigns/{campaign.slug}/hours/").json()["raters"]
+    assert (row["username"], row["crowd_id"], row["pairs_submitted"]) == (user.username, PID, 1)
