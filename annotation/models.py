@@ -3,10 +3,22 @@
 from annotation.accounts.models import AccountEvent, Invitation, LoginFailure, Role, User, UserSession
 from annotation.catalogue.models import Campaign, Media, Pair, Prompt, RatingSchema, Response, SourceDataset
 from annotation.jobs.models import Job
-from annotation.workqueue.models import Annotation, AnnotationRevision, Assignment, AssignmentEvent
+from annotation.workqueue.models import (
+    Annotation,
+    AnnotationRevision,
+    Assignment,
+    AssignmentEvent,
+    CampaignQuestionnaire,
+    CrowdEntry,
+    CrowdEntryLink,
+    CrowdParticipant,
+    ProfileAnswer,
+    Questionnaire,
+)
 
 __all__ = [
-    "AccountEvent", "Annotation", "AnnotationRevision", "Assignment", "AssignmentEvent", "Campaign", "Invitation",
-    "Job", "LoginFailure", "Media", "Pair", "Prompt", "RatingSchema", "Response", "Role", "SourceDataset", "User",
-    "UserSession",
+    "AccountEvent", "Annotation", "AnnotationRevision", "Assignment", "AssignmentEvent", "Campaign",
+    "CampaignQuestionnaire", "CrowdEntry", "CrowdEntryLink", "CrowdParticipant", "Invitation", "Job", "LoginFailure",
+    "Media", "Pair", "ProfileAnswer", "Prompt", "Questionnaire", "RatingSchema", "Response", "Role", "SourceDataset",
+    "User", "UserSession",
 ]

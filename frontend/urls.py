@@ -18,4 +18,5 @@ urlpatterns = [
     path("", include("frontend.urls_agreement")),
     path("", include("frontend.urls_releases")),
     path("", include("frontend.urls_imports")),
+    path("", include("frontend.urls_profile")),
 ]

@@ -229,3 +229,98 @@ class PairReport(models.Model):
 
     def __str__(self):
         return f"report {self.pk} on {self.pair_id} ({self.status})"
+
+
+class Questionnaire(models.Model):
+    """A rater-profile questionnaire a curator defines; every campaign linked to it asks it before a rater's first
+    pair. ``questions`` is validated by ``annotation.workqueue.profile.questions_check``."""
+
+    slug = models.SlugField(max_length=80, unique=True)
+    title = models.CharField(max_length=200)
+    intro = models.TextField(blank=True, help_text="Shown above the questions (Markdown).")
+    questions = models.JSONField(help_text='[{"id", "kind": choices|list|number|text, "label", "required", ...}]')
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self):
+        return self.slug
+
+
+class CampaignQuestionnaire(models.Model):
+    """The questionnaire a campaign requires before a rater's first pair: one per campaign, reusable by many."""
+
+    campaign = models.OneToOneField(Campaign, on_delete=models.CASCADE, related_name="questionnaire_link")
+    questionnaire = models.ForeignKey(Questionnaire, on_delete=models.PROTECT, related_name="campaign_links")
+
+    def __str__(self):
+        return f"{self.campaign_id} asks {self.questionnaire_id}"
+
+
+class ProfileAnswer(models.Model):
+    """One rater's answers to one questionnaire, valid for every campaign that asks it."""
+
+    questionnaire = models.ForeignKey(Questionnaire, on_delete=models.CASCADE, related_name="answers")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="profile_answers")
+    answers = models.JSONField(help_text="Answers keyed by question id, as profile.answers_clean keeps them.")
+    answered_at = models.DateTimeField()
+    updated_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["questionnaire", "user"], name="profile_answer_once_per_user"),
+        ]
+
+    def __str__(self):
+        return f"{self.user_id} answered {self.questionnaire_id}"
+
+
+class CrowdEntryLink(models.Model):
+    """A Prolific-style way into one campaign: its address with ``?PROLIFIC_PID=…&STUDY_ID=…&SESSION_ID=…`` signs a
+    crowd rater in (a new account the first time); at ``quota`` submitted pairs they go on to ``completion_url``."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="crowd_links")
+    token = models.CharField(max_length=43, unique=True)
+    study_id = models.CharField(max_length=64, blank=True, help_text="When set, only this STUDY_ID may enter.")
+    completion_url = models.URLField(max_length=500)
+    quota = models.PositiveIntegerField(help_text="Pairs each participant submits before being sent to the completion URL.")
+    is_active = models.BooleanField(default=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.CheckConstraint(condition=Q(quota__gte=1), name="crowd_link_quota_positive")]
+
+    def __str__(self):
+        return f"crowd link {self.pk} into {self.campaign_id}"
+
+
+class CrowdParticipant(models.Model):
+    """A crowd platform's participant id bound to the Concord account it signs in: one account per id."""
+
+    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="crowd_participant")
+    participant_id = models.CharField(max_length=64, unique=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self):
+        return f"crowd participant of {self.user_id}"
+
+
+class CrowdEntry(models.Model):
+    """A participant's entry through one link: their latest study and session ids, and when their quota was done."""
+
+    link = models.ForeignKey(CrowdEntryLink, on_delete=models.CASCADE, related_name="entries")
+    participant = models.ForeignKey(CrowdParticipant, on_delete=models.CASCADE, related_name="entries")
+    study_id = models.CharField(max_length=64)
+    session_id = models.CharField(max_length=64)
+    entered_at = models.DateTimeField()
+    completed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["link", "participant"], name="crowd_entry_once_per_link")]
+
+    def __str__(self):
+        return f"entry of {self.participant_id} by link {self.link_id}"

@@ -442,3 +442,79 @@ def campaign_has_work_for(*, campaign: Campaign, annotator: User) -> bool:
         .filter(~Exists(held))
         .exists()
     )
+
+
+def campaign_questionnaire(*, campaign: Campaign):
+    """The questionnaire ``campaign`` asks before a rater's first pair, or None."""
+    from annotation.workqueue.models import Questionnaire
+
+    return Questionnaire.objects.filter(campaign_links__campaign=campaign).first()
+
+
+def profile_answers(*, questionnaire, users=None) -> dict[int, dict]:
+    """User id → their answers to ``questionnaire`` (only ``users``' when given)."""
+    from annotation.workqueue.models import ProfileAnswer
+
+    found = ProfileAnswer.objects.filter(questionnaire=questionnaire)
+    if users is not None:
+        found = found.filter(user__in=users)
+    return dict(found.values_list("user_id", "answers"))
+
+
+def campaign_hours(*, campaign: Campaign, idle_minutes: float) -> list[dict]:
+    """Per rater of ``campaign`` (its members and anyone with events in it), for paying them: the active time from
+    their events (``annotation.workqueue.hours``), pairs submitted and skipped, and their gold answers. Crowd raters
+    carry their platform id, which payment needs; the list is for curators only."""
+    from datetime import timedelta
+
+    from django.contrib.auth import get_user_model
+
+    from annotation.workqueue.hours import active_time
+    from annotation.workqueue.models import AssignmentEvent, CrowdParticipant
+
+    idle = timedelta(minutes=idle_minutes)
+    events: dict[int, list] = {}
+    stream = (AssignmentEvent.objects.filter(campaign=campaign).exclude(kind=AssignmentEvent.Kind.EXPIRE)
+              .order_by("annotator_id", "at").values_list("annotator_id", "at", "assignment_id"))
+    for annotator_id, at, assignment_id in stream.iterator(chunk_size=5000):
+        events.setdefault(annotator_id, []).append((at, assignment_id))
+    done = dict(Assignment.objects.filter(campaign=campaign, status=Assignment.Status.SUBMITTED)
+                .values("annotator_id").annotate(n=Count("pk")).values_list("annotator_id", "n").order_by())
+    skipped = dict(Assignment.objects.filter(campaign=campaign, status=Assignment.Status.SKIPPED)
+                   .values("annotator_id").annotate(n=Count("pk")).values_list("annotator_id", "n").order_by())
+    gold = {row["annotator_id"]: row for row in Annotation.objects.filter(
+        pair__campaign=campaign, annotator__isnull=False, gold_correct__isnull=False, source=Annotation.Source.CONCORD,
+    ).values("annotator_id").annotate(answered=Count("pk"), correct=Count("pk", filter=Q(gold_correct=True))).order_by()}
+    ids = set(events) | set(done) | set(campaign.members.values_list("pk", flat=True))
+    users = dict(get_user_model().objects.filter(pk__in=ids).values_list("pk", "username"))
+    crowd = dict(CrowdParticipant.objects.filter(user_id__in=ids).values_list("user_id", "participant_id"))
+    out = []
+    for user_id in sorted(ids, key=lambda pk: users.get(pk, "")):
+        seen = events.get(user_id, [])
+        seconds = active_time(seen, idle=idle).total_seconds()
+        g = gold.get(user_id, {"answered": 0, "correct": 0})
+        out.append({
+            "username": users.get(user_id, ""), "crowd_id": crowd.get(user_id, ""),
+            "active_seconds": round(seconds), "active_hours": round(seconds / 3600, 3),
+            "pairs_submitted": done.get(user_id, 0), "pairs_skipped": skipped.get(user_id, 0),
+            "gold_answered": g["answered"], "gold_correct": g["correct"],
+            "gold_score": round(g["correct"] / g["answered"], 4) if g["answered"] else None,
+            "first_activity": min(seen)[0] if seen else None, "last_activity": max(seen)[0] if seen else None,
+        })
+    return out
+
+
+def release_profile_answers(*, campaign_ids: list[int], pair_ids: list[int]) -> list[dict]:
+    """Per questionnaire the campaigns ask (by slug), ``profile.profile_summary`` of the answers of the raters with a
+    Concord rating of one of ``pair_ids``: counts only, for a release card."""
+    from annotation.workqueue.models import ProfileAnswer, Questionnaire
+    from annotation.workqueue.profile import profile_summary
+
+    raters = (Annotation.objects.filter(pair_id__in=pair_ids, source=Annotation.Source.CONCORD,
+                                        annotator__isnull=False).values("annotator_id").distinct())
+    out = []
+    for questionnaire in Questionnaire.objects.filter(campaign_links__campaign_id__in=campaign_ids).distinct().order_by("slug"):
+        answers = list(ProfileAnswer.objects.filter(questionnaire=questionnaire, user_id__in=raters)
+                       .values_list("answers", flat=True))
+        out.append({"questionnaire": questionnaire.title, **profile_summary(questionnaire.questions, answers)})
+    return out

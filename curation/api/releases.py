@@ -74,6 +74,8 @@ class ReleaseListApi(APIView):
         campaigns = serializers.ListField(child=serializers.SlugField(max_length=100), min_length=1, max_length=100)
         license = serializers.CharField(max_length=64, required=False, allow_blank=True, default="")
         force_license = serializers.BooleanField(default=False)
+        profile_summary = serializers.BooleanField(default=False, help_text="Count the raters' profile answers in "
+                                                   "the card (counts only, never names or free text).")
 
     @extend_schema(responses=ReleaseOutputSerializer(many=True))
     def get(self, request):
@@ -87,6 +89,7 @@ class ReleaseListApi(APIView):
             name=data.validated_data["name"], version=data.validated_data["version"],
             campaign_slugs=data.validated_data["campaigns"], license=data.validated_data["license"],
             force_license=data.validated_data["force_license"],
+            profile_summary=data.validated_data["profile_summary"],
             created_by=request.user,
         )
         release.refresh_from_db()

@@ -186,14 +186,32 @@ def json_columns(features) -> list[str]:
     return found
 
 
+def profile_lines(summaries: list[dict]) -> list[str]:
+    """The card's "Raters' profile" section: per questionnaire, per question, how many raters gave each value."""
+    if not summaries:
+        return []
+    lines = ["", "### Raters' profile", "",
+             "Counts of the profile answers of the raters whose Concord ratings are in this release: no name and no "
+             "free-text answer; a value fewer than 3 raters gave is counted under \"other\"."]
+    for summary in summaries:
+        lines += ["", f"{summary['questionnaire']} ({summary['raters']} raters answered):", ""]
+        for q in summary["questions"]:
+            counts = [f"{value} {n}" for value, n in q["counts"].items()]
+            if q.get("other"):
+                counts.append(f"other {q['other']}")
+            lines.append(f"- {q['label']} ({q['answered']} answered): {', '.join(counts) or 'no value shared by 3 raters'}")
+    return lines
+
+
 def card_text(*, name: str, version: str, licence: dict, tasks: dict[str, int], features: dict, split_bytes: dict[str, int],
               prompt_sources: dict[str, int], sources: list[SourceDataset], campaigns: list[CampaignFacts],
               policies: dict, human_agreement: dict, agreement_reports: dict, concord_version: str, changelog: dict,
               media_files: int, year: int, raters: dict, pair_set_agreement: dict | None = None,
-              pointers: dict | None = None) -> str:
+              pointers: dict | None = None, profile_summaries: list[dict] | None = None) -> str:
     """README.md: the Hugging Face card header and a datasheet, naming what each figure measured. ``pointers``
     (``pointers.write_pointer_files``' summary) for a pointer release: what must be obtained, from where, and how to
-    put it in place."""
+    put it in place. With ``profile_summaries`` (``annotation.workqueue.profile.profile_summary`` per questionnaire)
+    it counts the raters' profile answers: numbers and shared values only."""
     total = sum(tasks.values())
     header = card_header(name=name, license=licence["licence"], tasks=tasks, features=features, sources=sources,
                          split_bytes=split_bytes)
@@ -309,6 +327,7 @@ def card_text(*, name: str, version: str, licence: dict, tasks: dict[str, int], 
             f"- Campaign `{c.slug}` ({c.kind}), rating schema `{c.rating_schema}`: " + ("; ".join(origin) or "no ratings")
             + ("; pairs first pre-filtered by an ensemble of AI judges" if c.requires_prefilter else "") + "."
         )
+    body += profile_lines(profile_summaries or [])
     body += ["", "### Preprocessing: consensus", ""]
     for slug, used in sorted(policies.items()):
         for entry in used:

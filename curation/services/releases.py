@@ -150,13 +150,15 @@ def _licence(campaigns: list[Campaign], license: str, force_license: bool) -> tu
 
 @transaction.atomic
 def release_request(*, name: str, version: str, campaign_slugs: list[str], license: str = "", force_license: bool = False,
-                    created_by: User | None = None, media: str = pointers.EMBEDDED) -> Release:
+                    created_by: User | None = None, media: str = pointers.EMBEDDED,
+                    profile_summary: bool = False) -> Release:
     """A release ready to build, with its job: new, or a failed or abandoned attempt of the same NAME@VERSION.
 
     Refuses a published NAME@VERSION (releases are immutable), one being built right now, a retry whose
     campaigns or consensus policy differ from the first attempt's frozen ones, and a ``license`` more
     permissive than a source's without ``force_license`` (the default is the most restrictive source's).
     ``media``: ``embedded``, or ``pointers`` (no media bytes in the release: ``curation.releases.pointers``).
+    ``profile_summary``: the card counts the raters' profile answers (``release_profile_summaries``).
     """
     if media not in pointers.MODES:
         raise ApplicationError(f"--media {media!r}: expected {' or '.join(pointers.MODES)}", code="release_bad_media")
@@ -178,7 +180,7 @@ def release_request(*, name: str, version: str, campaign_slugs: list[str], licen
     _refuse_duplicate_pair_ids(campaigns)
     release = Release.objects.select_for_update().filter(name=name, version=version).first()
     params = {"campaigns": slugs, "policies": policies, "license": licence["licence"], "licence": licence,
-              "sources": sources}
+              "sources": sources, "profile_summary": bool(profile_summary)}
     if media != pointers.EMBEDDED:
         params["media"] = media
     if release is None:
@@ -219,6 +221,7 @@ def release_request(*, name: str, version: str, campaign_slugs: list[str], licen
             )
         release.status = Release.Status.BUILDING
         release.error = ""
+        release.params = {**release.params, "profile_summary": bool(profile_summary)}
     release.job = job_create(
         kind="release", campaign=campaigns[0] if len(campaigns) == 1 else None, created_by=created_by,
         params={"release": f"{name}@{version}", "campaigns": slugs},
@@ -372,6 +375,14 @@ class _Item:
     staged: bool = False
 
 
+def release_profile_summaries(*, campaigns: list[Campaign], pair_ids: list[int]) -> list[dict]:
+    """Per questionnaire the campaigns ask, counts of the answers of the raters whose Concord ratings of the released
+    pairs are in the release (``annotation.workqueue.profile.profile_summary``: counts only, no name, no free text)."""
+    from annotation.workqueue.selectors import release_profile_answers
+
+    return release_profile_answers(campaign_ids=[c.pk for c in campaigns], pair_ids=pair_ids)
+
+
 def release_model_leaderboards(*, campaigns: list[Campaign], pair_ids: list[int]) -> dict[str, dict | None]:
     """One model leaderboard per task kind over the human ratings of the pairs the release holds (``pair_ids``:
     current kept consensus, as the builder took them)."""
@@ -442,7 +453,9 @@ def _build_and_store(release: Release, staging: Path) -> None:
                        human_agreement=human, agreement_reports=reports, pair_set_agreement=pair_sets,
                        concord_version=version,
                        changelog=log.summary(), media_files=len(out.media), year=timezone.now().year, raters=raters,
-                       pointers=pointer_summary)
+                       pointers=pointer_summary,
+                       profile_summaries=release_profile_summaries(campaigns=campaigns, pair_ids=list(out.release_ids))
+                       if release.params.get("profile_summary") else None)
         + "\n" + leaderboard_card_section(models, scope="the released pairs"),
         encoding="utf-8",
     )
@@ -642,22 +655,26 @@ def _published_choices(release: Release) -> dict[str, str]:
 
 
 def release_publish(*, name: str, version: str, campaign_slugs: list[str], license: str = "", force_license: bool = False,
-                    created_by: User | None = None, media: str = pointers.EMBEDDED) -> Release:
+                    created_by: User | None = None, media: str = pointers.EMBEDDED,
+                    profile_summary: bool = False) -> Release:
     """Request and build NAME@VERSION in this process (the CLI); a failed attempt of it is retried."""
     release = release_request(name=name, version=version, campaign_slugs=campaign_slugs, license=license,
-                              force_license=force_license, created_by=created_by, media=media)
+                              force_license=force_license, created_by=created_by, media=media,
+                              profile_summary=profile_summary)
     return release_build(release_id=release.pk)
 
 
 def release_publish_async(*, name: str, version: str, campaign_slugs: list[str], license: str = "",
-                          force_license: bool = False, created_by: User | None = None) -> Release:
+                          force_license: bool = False, created_by: User | None = None,
+                          profile_summary: bool = False) -> Release:
     """Request NAME@VERSION and build it on a worker once this transaction commits."""
     from curation.tasks import release_build_task
 
     try:
         with transaction.atomic():
             release = release_request(name=name, version=version, campaign_slugs=campaign_slugs, license=license,
-                                      force_license=force_license, created_by=created_by)
+                                      force_license=force_license, created_by=created_by,
+                                      profile_summary=profile_summary)
             job_dispatch(job=release.job, task=release_build_task, args=[release.pk])
     except JobNotQueued as exc:
         Release.objects.filter(name=name, version=version, status=Release.Status.BUILDING).update(

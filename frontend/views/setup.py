@@ -47,6 +47,7 @@ from curation.services.judges import judge_create, judge_test, judge_update
 from frontend import rating_form
 from frontend.templatetags.workspace import render_markdown
 from frontend.views.console import CuratorRequiredMixin, campaign_or_404
+from frontend.views.profile import members_with_profiles, people_profiles
 
 MAX_PREVIEW_CHARS = 200_000
 
@@ -176,6 +177,12 @@ def _overlap_outcome(before: int, campaign: Campaign, change: dict | None, appli
             f"counts.")
 
 
+def _member_profiles(campaign: Campaign, answer_filter: str) -> dict:
+    """The members section's profile answers (each member's on one line), filtered by ``?answer=QUESTION:VALUE``."""
+    rows, questionnaire = members_with_profiles(campaign, answer_filter)
+    return {"member_profiles": rows, "profile_questionnaire": questionnaire, "answer_filter": answer_filter}
+
+
 class CampaignSettingsView(CuratorRequiredMixin, View):
     template_name = "frontend/console/campaign_form.html"
 
@@ -187,6 +194,7 @@ class CampaignSettingsView(CuratorRequiredMixin, View):
             "campaign": campaign,
             "members": campaign_members(campaign=campaign),
             "candidates": campaign_member_candidates(campaign=campaign),
+            **_member_profiles(campaign, self.request.GET.get("answer", "")),
         }
 
     def get(self, request, slug: str):
@@ -290,7 +298,9 @@ class PeopleView(CuratorRequiredMixin, View):
 
     def _context(self, request, **extra) -> dict:
         roles = Role.choices if request.user.is_admin_role else [(Role.ANNOTATOR, Role.ANNOTATOR.label)]
-        return {"people": accounts_list(), "roles": roles, "all_roles": Role.choices, **extra}
+        answer_filter = request.GET.get("answer", "")
+        people = people_profiles(accounts_list(), answer_filter)
+        return {"people": people, "roles": roles, "all_roles": Role.choices, "answer_filter": answer_filter, **extra}
 
     def get(self, request):
         return TemplateResponse(request, self.template_name, self._context(request))

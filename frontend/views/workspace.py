@@ -137,7 +137,8 @@ class NextPairView(AnnotationPage):
     """GET: the pair the next claim most likely gives, as its page, prepared ahead (no lease is taken; 204 when
     nothing is left). The open page loads it in the background and shows it at "Next pair" while it claims.
 
-    POST: resume the annotator's open pair or claim the next one, then show it (a browser that has no prepared page).
+    POST: resume the annotator's open pair or claim the next one, then show it (a browser that has no prepared page);
+    a rater who owes the campaign's profile goes to it, a crowd rater whose quota is done to the completion URL.
     """
 
     def get(self, request, slug: str):
@@ -152,6 +153,10 @@ class NextPairView(AnnotationPage):
         try:
             assignment = assignment_claim(campaign=campaign, annotator=request.user)
         except ApplicationError as error:
+            if error.code == "profile_required":
+                return redirect("workspace-profile", slug=campaign.slug)
+            if error.code == "quota_done":
+                return HttpResponseRedirect(error.extra["completion_url"])
             messages.error(request, error.message)
             return redirect("workspace-queue", slug=campaign.slug)
         if assignment is None:

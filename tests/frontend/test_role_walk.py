@@ -212,6 +212,19 @@ EXPECTED: dict[str, dict[str, dict]] = {
     "api/v1/invitations/accept/": {"POST": allowed(400, 400, 400, 400, 400)},
     "api/v1/judges/<slug:name>/test/": {"POST": curator_post(400)},
     "work/assignments/<int:assignment_id>/review/": {"GET": allowed(302, 404, 404, 404, 404)},  # not submitted yet
+    # Rater profiles, hours, crowd entry (issue 33). Campaign Y asks no questionnaire: its member's form page sends
+    # him to the queue; an empty answer body is refused before the campaign is looked up.
+    "api/v1/campaigns/<slug:slug>/profile/": {"GET": allowed(403, 404, 200, 404, 404),
+                                              "PUT": allowed(403, 400, 400, 400, 400)},
+    "api/v1/campaigns/<slug:slug>/profiles/": {"GET": CURATOR_API},
+    "api/v1/campaigns/<slug:slug>/hours/": {"GET": CURATOR_API},
+    "api/v1/campaigns/<slug:slug>/crowd-links/": {"POST": curator_post(400)},
+    "work/campaigns/<slug:slug>/profile/": {"GET": allowed(302, 404, 302, 404, 404),
+                                            "POST": allowed(302, 404, 302, 404, 404)},
+    # Anyone may follow an entry link; without the platform's ids it is refused, saying which are missing.
+    "crowd/<str:token>/": {"GET": allowed(400, 400, 400, 400, 400)},
+    "console/campaigns/<slug:slug>/profile/": {"GET": CURATOR_PAGE, "POST": allowed(302, 403, 403, 400, 400)},
+    "console/campaigns/<slug:slug>/hours.csv": {"GET": CURATOR_PAGE},
 }
 
 # Django's admin site is generated from the registered models: every page is for staff only (the

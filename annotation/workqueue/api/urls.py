@@ -1,9 +1,10 @@
 """Routes of the annotator's work queue under /api/v1/: claim, submit, drafts, lease renewals, skips, statistics,
-review and correct, reports of broken pairs, and an account's active switch (deactivation gives its leases back)."""
+review and correct, reports of broken pairs, rater profiles, hours for payment, crowd entry links, and an account's
+active switch (deactivation gives its leases back)."""
 
 from django.urls import path
 
-from annotation.workqueue.api import accounts, assignments, reports, review
+from annotation.workqueue.api import accounts, assignments, profile, reports, review
 
 urlpatterns = [
     path("campaigns/<slug:slug>/claim/", assignments.AssignmentClaimApi.as_view(), name="api-assignment-claim"),
@@ -22,5 +23,9 @@ urlpatterns = [
     path("assignments/<int:assignment_id>/withdrawal/", review.AnnotationWithdrawApi.as_view(),
          name="api-annotation-withdraw"),
     path("assignments/<int:assignment_id>/check/", review.AnswersCheckApi.as_view(), name="api-answers-check"),
+    path("campaigns/<slug:slug>/profile/", profile.CampaignProfileApi.as_view(), name="api-campaign-profile"),
+    path("campaigns/<slug:slug>/profiles/", profile.CampaignProfilesApi.as_view(), name="api-campaign-profiles"),
+    path("campaigns/<slug:slug>/hours/", profile.CampaignHoursApi.as_view(), name="api-campaign-hours"),
+    path("campaigns/<slug:slug>/crowd-links/", profile.CrowdLinkCreateApi.as_view(), name="api-crowd-links"),
     path("users/<str:username>/active/", accounts.UserActiveApi.as_view(), name="api-user-active"),
 ]

@@ -37,6 +37,7 @@ from annotation.workqueue.models import Annotation, Assignment, AssignmentEvent
 from annotation.workqueue.playback import media_played_canonical, refuse_short_playback
 from annotation.workqueue.rules import gold_matches, orientation_swapped
 from annotation.workqueue.selectors import still_member
+from annotation.workqueue.services.profile import profile_required
 from core import rows
 from core.errors import ApplicationError
 
@@ -71,7 +72,8 @@ def assignment_claim(*, campaign: Campaign, annotator: User, now: datetime | Non
     """The annotator's current lease in ``campaign`` if it is still valid, else a new lease on the next pair.
 
     Returns None when the campaign is not active or no pair is left for this annotator. Only members
-    get work (ApplicationError 403). The lease comes with what ``selectors.pair_display`` reads loaded.
+    get work (ApplicationError 403), and only once ``profile_required`` lets them (its 403s). The lease comes
+    with what ``selectors.pair_display`` reads loaded.
     ``rng`` draws once per claim whether it looks for a gold pair first (probability ``campaign.gold_rate``);
     tests pass a seeded one.
 
@@ -79,6 +81,7 @@ def assignment_claim(*, campaign: Campaign, annotator: User, now: datetime | Non
     lease of theirs, none of the campaign's due), the claim itself are one statement (``annotation/workqueue/sql/claim.sql``).
     """
     now = now or timezone.now()
+    profile_required(user=annotator, campaign=campaign)
     if connection.vendor == "postgresql":
         return _claim_postgresql(by="id", campaign=campaign.pk, annotator=annotator, now=now, rng=rng, known=campaign)
     membership = _membership_portable(campaign=campaign, annotator=annotator, now=now)
@@ -92,6 +95,7 @@ def assignment_claim_by_slug(
     """``assignment_claim`` for the campaign ``slug`` (ApplicationError 404 when there is none)."""
     now = now or timezone.now()
     if connection.vendor == "postgresql":
+        profile_required(user=annotator, campaign=slug)
         return _claim_postgresql(by="slug", campaign=slug, annotator=annotator, now=now, rng=rng)
     campaign = Campaign.objects.filter(slug=slug).first()
     if campaign is None:

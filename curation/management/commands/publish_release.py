@@ -1,5 +1,5 @@
 """publish_release --campaign SLUG[,SLUG...] --name NAME --version X.Y.Z [--license ID [--force-license]]
-[--media embedded|pointers] [--json]
+[--media embedded|pointers] [--profile-summary] [--json]
 
 --media pointers: no media bytes in the release, only each file's source and sha256 (pointers.json) and rebuild.py,
 which fills them from the user's own copy (see docs/releases.md, "Pointer releases").
@@ -40,6 +40,9 @@ class Command(BaseCommand):
         parser.add_argument("--media", choices=MEDIA_MODES, default=EMBEDDED,
                             help="embedded (default): the media in the release; pointers: only each file's source and "
                                  "sha256, for sources whose licence (or a curator) forbids redistributing them.")
+        parser.add_argument("--profile-summary", action="store_true",
+                            help="Count the raters' profile answers in the card (counts only: never a name, a free-text "
+                                 "answer or a value fewer than 3 raters gave).")
         parser.add_argument("--json", action="store_true", help="Print the result as JSON on stdout.")
         parser.add_argument("--discard", action="store_true",
                             help="Discard the failed attempt of NAME@VERSION instead: its stored files are deleted and "
@@ -55,6 +58,7 @@ class Command(BaseCommand):
                 name=options["name"], version=options["release_version"],
                 campaign_slugs=options["campaign"].split(","), license=options["license"],
                 force_license=options["force_license"], media=options["media"],
+                profile_summary=options["profile_summary"],
             )
         except ApplicationError as exc:
             raise CommandError(cli_message(exc, OPTION_HINTS)) from exc

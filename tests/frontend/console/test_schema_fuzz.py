@@ -112,6 +112,8 @@ BEYOND_THE_SCHEMA = {
     "POST /api/v1/releases/{name}/{version}/evaluations/": "the predictions file's content",
     "POST /api/v1/assignments/{assignment_id}/report/": "a note is required when the reason is “other”",
     "POST /api/v1/reports/{report_id}/answer/": "an answer is required unless the pair is excluded or marked fixed",
+    "PUT /api/v1/campaigns/{slug}/profile/": "the answers must fit the campaign's questionnaire",
+    "POST /api/v1/campaigns/{slug}/crowd-links/": "the completion URL must be an absolute http(s) address",
 }
 STATEFUL_CHECKS = [*CHECKS, use_after_free, ensure_resource_availability]
 
