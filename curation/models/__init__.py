@@ -2,7 +2,9 @@
 
 from curation.models.agreement import AgreementReport
 from curation.models.consensus import ConsensusRecord
+from curation.models.heldout import HeldoutPair, Submission, SubmissionTeam
 from curation.models.judges import Judge, JudgeVerdict
 from curation.models.releases import JudgeEvaluation, Release, ReleaseFile
 
-__all__ = ["AgreementReport", "ConsensusRecord", "Judge", "JudgeEvaluation", "JudgeVerdict", "Release", "ReleaseFile"]
+__all__ = ["AgreementReport", "ConsensusRecord", "HeldoutPair", "Judge", "JudgeEvaluation", "JudgeVerdict", "Release",
+           "ReleaseFile", "Submission", "SubmissionTeam"]

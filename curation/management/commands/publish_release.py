@@ -1,4 +1,5 @@
-"""publish_release --campaign SLUG[,SLUG...] --name NAME --version X.Y.Z [--license ID [--force-license]] [--json]
+"""publish_release --campaign SLUG[,SLUG...] --name NAME --version X.Y.Z [--license ID [--force-license]]
+[--private-split FRACTION [--private-seed N] [--private-rows unlabelled|omit]] [--json]
 
 publish_release --discard --name NAME --version X.Y.Z: discard a failed attempt (its stored files are deleted), so the
 version can be requested again with other campaigns.
@@ -10,6 +11,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from core.cli import cli_message
 from core.errors import ApplicationError
+from curation.releases.heldout import PRIVATE_ROWS, UNLABELLED
 from curation.services.releases import release_discard, release_publish, release_summary
 
 # What a refusal that names an input asks for, in this command's own options.
@@ -32,6 +34,14 @@ class Command(BaseCommand):
         parser.add_argument("--force-license", action="store_true",
                             help="Allow a --license more permissive than a source's (you hold the rights to relicense).")
         parser.add_argument("--json", action="store_true", help="Print the result as JSON on stdout.")
+        parser.add_argument("--private-split", type=float, default=None, metavar="FRACTION",
+                            help="Hold out this share of each task and prompt source (e.g. 0.2): its labels stay on the "
+                                 "server, judges are scored on it through submissions.")
+        parser.add_argument("--private-seed", type=int, default=None,
+                            help="Seed of the held-out draw (default: drawn at random); recorded in the manifest.")
+        parser.add_argument("--private-rows", choices=PRIVATE_ROWS, default=UNLABELLED,
+                            help="unlabelled: ship the private prompts and responses under private/ without labels "
+                                 "(default); omit: ship nothing of them.")
         parser.add_argument("--discard", action="store_true",
                             help="Discard the failed attempt of NAME@VERSION instead: its stored files are deleted and "
                                  "the version may then be published from other campaigns.")
@@ -45,7 +55,7 @@ class Command(BaseCommand):
             release = release_publish(
                 name=options["name"], version=options["release_version"],
                 campaign_slugs=options["campaign"].split(","), license=options["license"],
-                force_license=options["force_license"],
+                force_license=options["force_license"], **self._split(options),
             )
         except ApplicationError as exc:
             raise CommandError(cli_message(exc, OPTION_HINTS)) from exc
@@ -57,10 +67,24 @@ class Command(BaseCommand):
                 f"published {release} with {result['pairs']} pairs in {result['files']} files at {result['location']}\n"
                 f"manifest sha256 {result['manifest_sha256']}"
             )
+            held = (release.summary or {}).get("heldout")
+            if held:
+                self.stdout.write(f"held out {held['items']} items ({held['fraction']} of each task and source, seed "
+                                  f"{held['seed']}; private rows {held['private_rows']}): their labels stay on this "
+                                  "server; issue team tokens with manage.py submission_token")
             if result["left_out"]:
                 reasons = ", ".join(f"{reason} {n}" for reason, n in result["left_out"].items())
                 self.stdout.write(f"left out {sum(result['left_out'].values())} kept pairs whose consensus no longer "
                                   f"describes them ({reasons}); run consensus again to decide them")
+
+    @staticmethod
+    def _split(options) -> dict:
+        if options["private_split"] is None:
+            if options["private_seed"] is not None or options["private_rows"] != UNLABELLED:
+                raise CommandError("--private-seed and --private-rows go with --private-split FRACTION")
+            return {}
+        return {"private_split": options["private_split"], "private_seed": options["private_seed"],
+                "private_rows": options["private_rows"]}
 
     def _discard(self, options) -> None:
         if options["campaign"]:

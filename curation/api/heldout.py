@@ -1,0 +1,162 @@
+"""Held-out endpoints: curators issue team tokens; teams submit predictions on a release's private split, read their
+own aggregate scores and publish one to the release's leaderboard.
+
+Submission endpoints authenticate the team by its token (``Authorization: Bearer cst_…``), not by a Concord
+account: 401 without one, 403 for a token that is not a team's of the release.
+"""
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema, extend_schema_serializer
+from rest_framework import serializers, status
+from rest_framework.permissions import AllowAny
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from core.api.permissions import IsCurator
+from core.errors import ApplicationError
+from core.web.hostile_input import StrictFormParser, StrictJSONParser, StrictMultiPartParser
+from curation.api.releases import _predictions_field
+from curation.models import JudgeEvaluation
+from curation.selectors.heldout import heldout_leaderboard, submission_teams, team_submissions
+from curation.selectors.releases import release_get
+from curation.services.heldout import (
+    submission_create,
+    submission_publish,
+    submission_team_authenticate,
+    submission_team_issue,
+)
+
+
+def bearer_token(request) -> str | None:
+    """The token of an ``Authorization: Bearer …`` header, or None."""
+    scheme, _, token = request.headers.get("Authorization", "").partition(" ")
+    return token.strip() or None if scheme.lower() == "bearer" else None
+
+
+class SubmissionOutputSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    team = serializers.CharField(source="team.name")
+    judge = serializers.CharField(source="judge_name")
+    format = serializers.CharField()
+    status = serializers.CharField()
+    file_name = serializers.CharField()
+    predictions_sha256 = serializers.CharField()
+    scores = serializers.JSONField(help_text="Aggregate figures only: overall and per task, with 95% intervals.")
+    error = serializers.CharField()
+    published = serializers.BooleanField()
+    published_at = serializers.DateTimeField(allow_null=True)
+    created_at = serializers.DateTimeField()
+
+
+class TeamOutputSerializer(serializers.Serializer):
+    team = serializers.CharField(source="name")
+    daily_limit = serializers.IntegerField()
+    token_issued_at = serializers.DateTimeField()
+    created_at = serializers.DateTimeField()
+    scored = serializers.IntegerField(required=False)
+    last_submission = serializers.DateTimeField(required=False, allow_null=True)
+
+
+class TokenAuthenticated(APIView):
+    """A view a team reaches with its token alone."""
+
+    authentication_classes: list = []
+    permission_classes = [AllowAny]
+
+    def team(self, request, release):
+        return submission_team_authenticate(release=release, token=bearer_token(request))
+
+
+class SubmissionListApi(TokenAuthenticated):
+    """POST: score the team's predictions on the release's private split (multipart ``predictions`` file or JSON
+    ``predictions`` object; ``predictions_no_tie`` for Omni-RewardBench's no-tie run) → 201 with aggregate scores;
+    429 past the team's daily limit. GET: the team's own submissions."""
+
+    parser_classes = [StrictMultiPartParser, StrictFormParser, StrictJSONParser]
+
+    @extend_schema_serializer(component_name="SubmissionInput")
+    class InputSerializer(serializers.Serializer):
+        format = serializers.ChoiceField(choices=JudgeEvaluation.Format.choices)
+        judge = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
+
+    @extend_schema(responses=SubmissionOutputSerializer(many=True))
+    def get(self, request, name: str, version: str):
+        release = release_get(name=name, version=version, published=True)
+        team = self.team(request, release)
+        return Response(SubmissionOutputSerializer(team_submissions(team=team)[:100], many=True).data)
+
+    @extend_schema(request=InputSerializer, responses={201: SubmissionOutputSerializer})
+    def post(self, request, name: str, version: str):
+        release = release_get(name=name, version=version, published=True)
+        team = self.team(request, release)
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        predictions, file_name = _predictions_field(request, "predictions")
+        if predictions is None:
+            raise ApplicationError("send the predictions as a file field or a JSON object", code="predictions_missing")
+        no_tie, no_tie_name = _predictions_field(request, "predictions_no_tie")
+        submission = submission_create(release=release, team=team, predictions=predictions,
+                                       format=data.validated_data["format"], judge_name=data.validated_data["judge"],
+                                       file_name=file_name, predictions_no_tie=no_tie, no_tie_file_name=no_tie_name)
+        return Response(SubmissionOutputSerializer(submission).data, status=status.HTTP_201_CREATED)
+
+
+class SubmissionPublishApi(TokenAuthenticated):
+    """Put one of the team's scored submissions on the release's leaderboard page (``judge`` renames it there)."""
+
+    @extend_schema_serializer(component_name="SubmissionPublishInput")
+    class InputSerializer(serializers.Serializer):
+        judge = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
+
+    @extend_schema(request=InputSerializer, responses=SubmissionOutputSerializer)
+    def post(self, request, name: str, version: str, submission_id: int):
+        release = release_get(name=name, version=version, published=True)
+        team = self.team(request, release)
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        submission = submission_publish(team=team, submission_id=submission_id, judge_name=data.validated_data["judge"])
+        return Response(SubmissionOutputSerializer(submission).data)
+
+
+class SubmissionTeamListApi(APIView):
+    """Curators: GET the release's teams (never a token). POST issues a team's token, shown once in the answer
+    (``rotate`` replaces an existing team's token; ``daily_limit``: scored submissions in any 24 hours, default 5)."""
+
+    permission_classes = [IsCurator]
+
+    @extend_schema_serializer(component_name="SubmissionTeamInput")
+    class InputSerializer(serializers.Serializer):
+        team = serializers.CharField(max_length=100)
+        daily_limit = serializers.IntegerField(required=False, min_value=1, max_value=1000, allow_null=True,
+                                               default=None)
+        rotate = serializers.BooleanField(default=False)
+
+    @extend_schema(responses=TeamOutputSerializer(many=True))
+    def get(self, request, name: str, version: str):
+        release = release_get(name=name, version=version)
+        return Response(TeamOutputSerializer(submission_teams(release=release), many=True).data)
+
+    @extend_schema(request=InputSerializer, responses={201: OpenApiTypes.OBJECT})
+    def post(self, request, name: str, version: str):
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        team, token = submission_team_issue(
+            release=release_get(name=name, version=version), name=data.validated_data["team"],
+            daily_limit=data.validated_data["daily_limit"], rotate=data.validated_data["rotate"],
+            created_by=request.user)
+        return Response({**TeamOutputSerializer(team).data, "token": token,
+                         "note": "the token is shown once; Concord keeps only its sha256"},
+                        status=status.HTTP_201_CREATED)
+
+
+class HeldoutLeaderboardApi(APIView):
+    """The results teams published on the release's private split, best first (aggregate figures only)."""
+
+    throttle_scope = "leaderboard"
+    permission_classes = [IsCurator]
+
+    @extend_schema(responses=OpenApiTypes.OBJECT)
+    def get(self, request, name: str, version: str):
+        release = release_get(name=name, version=version)
+        return Response({"release": str(release), "heldout": (release.summary or {}).get("heldout"),
+                         "results": heldout_leaderboard(release=release)})
