@@ -96,9 +96,9 @@ def submission_team_authenticate(*, release: Release, token: str | None) -> Subm
 
 
 def release_private_gold(*, release: Release) -> list[scoring.GoldPair]:
-    """Every item of the release's private split with its task, source and label, as ``release_gold`` reads the
-    public ones."""
-    return [scoring.GoldPair(*values) for values in HeldoutPair.objects.filter(release=release).order_by("item_id")
+    """Every item of the release's private split with its task, source and label, in the order ``release_gold``
+    reads the public ones (by task, then as built): the bootstrap intervals resample the same pairs."""
+    return [scoring.GoldPair(*values) for values in HeldoutPair.objects.filter(release=release).order_by("task", "id")
             .values_list("item_id", "task", "source", "chosen").iterator(chunk_size=5_000)]
 
 

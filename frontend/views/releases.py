@@ -12,6 +12,7 @@ from core.errors import ApplicationError
 from curation.models import JudgeEvaluation, Release, ReleaseFile
 from curation.releases.archive import streaming_response, unsign_archive
 from curation.releases.storage import release_storage, unsign_download
+from curation.selectors.heldout import heldout_leaderboard
 from curation.selectors.releases import release_get, release_leaderboard, release_list
 from curation.services.releases import MANIFEST, judge_evaluate, release_archive, release_download_links
 
@@ -62,6 +63,9 @@ class ReleaseLeaderboardView(CuratorOnly, TemplateView):
                    if published and self.request.GET.get("published") else "")
         return {**super().get_context_data(**kwargs), "release": release, "board": board, "rows": rows,
                 "humans": humans, "formats": JudgeEvaluation.Format.choices, "published_message": message,
+                "heldout": (release.summary or {}).get("heldout"),
+                "heldout_rows": [{**r, "cells": [r["per_task"].get(task, {}) for task in board["tasks"]]}
+                                 for r in heldout_leaderboard(release=release)],
                 "downloads": _downloads(self.request, release) if published else None,
                 "error": kwargs.get("error"), "submitted": kwargs.get("submitted", {})}
 
