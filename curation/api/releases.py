@@ -17,6 +17,7 @@ from core.errors import ApplicationError
 from core.web.hostile_input import StrictFormParser, StrictJSONParser, StrictMultiPartParser
 from curation.models import JudgeEvaluation
 from curation.releases.archive import streaming_response
+from curation.releases.heldout import PRIVATE_ROWS, UNLABELLED
 from curation.selectors.releases import release_get, release_leaderboard, release_list
 from curation.services.releases import (
     judge_evaluate,
@@ -74,6 +75,10 @@ class ReleaseListApi(APIView):
         campaigns = serializers.ListField(child=serializers.SlugField(max_length=100), min_length=1, max_length=100)
         license = serializers.CharField(max_length=64, required=False, allow_blank=True, default="")
         force_license = serializers.BooleanField(default=False)
+        private_split = serializers.FloatField(required=False, allow_null=True, default=None,
+                                               help_text="Hold out this share of each task and source (0 < x < 1).")
+        private_seed = serializers.IntegerField(required=False, allow_null=True, default=None, min_value=0)
+        private_rows = serializers.ChoiceField(choices=PRIVATE_ROWS, default=UNLABELLED)
 
     @extend_schema(responses=ReleaseOutputSerializer(many=True))
     def get(self, request):
@@ -83,11 +88,12 @@ class ReleaseListApi(APIView):
     def post(self, request):
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
+        split = {key: data.validated_data[key] for key in ("private_split", "private_seed", "private_rows")}
         release = release_publish_async(
             name=data.validated_data["name"], version=data.validated_data["version"],
             campaign_slugs=data.validated_data["campaigns"], license=data.validated_data["license"],
             force_license=data.validated_data["force_license"],
-            created_by=request.user,
+            created_by=request.user, **(split if split["private_split"] is not None else {}),
         )
         release.refresh_from_db()
         return Response({"release": ReleaseOutputSerializer(release).data, "job": release.job_id},

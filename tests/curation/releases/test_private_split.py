@@ -405,3 +405,19 @@ def test_bad_split_options_are_refused_before_anything_is_built(campaigns):
     plain = publish("no-split")
     with pytest.raises(Exception, match="no private split"):
         call_command("submission_token", "--release", str(plain), "--team", "x", stdout=StringIO())
+
+
+def test_curators_publish_a_split_through_the_api_and_a_bad_fraction_is_refused(campaigns, curator,
+                                                                               django_capture_on_commit_callbacks):
+    body = {"name": "api-split", "version": "1.0.0", "campaigns": campaigns["slugs"]}
+    refused = curator.post("/api/v1/releases/", {**body, "private_split": 0}, format="json")
+    assert refused.status_code == 400 and refused.json()["code"] == "release_bad_private_split"
+    with django_capture_on_commit_callbacks(execute=True):
+        answer = curator.post("/api/v1/releases/", {**body, "private_split": 0.5, "private_rows": "omit"},
+                              format="json")
+    assert answer.status_code == 202
+    job = curator.get(f"/api/v1/jobs/{answer.json()['job']}/").json()
+    assert job["status"] == "succeeded" and job["result"]["heldout"]["private_rows"] == "omit"
+    release = Release.objects.get(name="api-split")
+    assert release.summary["heldout"]["items"] == HeldoutPair.objects.filter(release=release).count() == 18
+    assert release.pairs_count == 18
