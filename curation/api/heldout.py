@@ -5,14 +5,18 @@ Submission endpoints authenticate the team by its token (``Authorization: Bearer
 account: 401 without one, 403 for a token that is not a team's of the release.
 """
 
+from django.contrib.auth.models import AnonymousUser
+from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import extend_schema, extend_schema_serializer
+from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_serializer
 from rest_framework import serializers, status
-from rest_framework.permissions import AllowAny
+from rest_framework.authentication import BaseAuthentication
+from rest_framework.permissions import BasePermission
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from core.api.permissions import IsCurator
+from core.api.schema import ErrorSerializer
 from core.errors import ApplicationError
 from core.web.hostile_input import StrictFormParser, StrictJSONParser, StrictMultiPartParser
 from curation.api.releases import _predictions_field
@@ -20,11 +24,20 @@ from curation.models import JudgeEvaluation
 from curation.selectors.heldout import heldout_leaderboard, submission_teams, team_submissions
 from curation.selectors.releases import release_get
 from curation.services.heldout import (
+    WWW_AUTHENTICATE,
     submission_create,
     submission_publish,
     submission_team_authenticate,
     submission_team_issue,
+    token_missing,
 )
+
+NO_TOKEN = OpenApiResponse(ErrorSerializer, description="No team token (`Authorization: Bearer cst_…`): code "
+                                                     "`submission_token_missing`. A token that is not a team's of the "
+                                                     "release is refused with 403 `submission_token_invalid`.")
+PAST_LIMIT = OpenApiResponse(ErrorSerializer, description="Past the team's scored submissions of the last 24 hours "
+                                                          "(`submission_limit`; `extra.next_allowed_at`, Retry-After), "
+                                                          "or over the API's rate limit (`rate_limited`).")
 
 
 def bearer_token(request) -> str | None:
@@ -57,14 +70,42 @@ class TeamOutputSerializer(serializers.Serializer):
     last_submission = serializers.DateTimeField(required=False, allow_null=True)
 
 
+class TeamTokenAuthentication(BaseAuthentication):
+    """A team's submission token (``Authorization: Bearer cst_…``) as ``request.auth``, never a Concord account; the
+    view checks that it is a team's of its release."""
+
+    def authenticate(self, request):
+        token = bearer_token(request)
+        return None if token is None else (AnonymousUser(), token)
+
+    def authenticate_header(self, request) -> str:
+        return WWW_AUTHENTICATE
+
+
+class HasTeamToken(BasePermission):
+    def has_permission(self, request, view) -> bool:
+        if request.auth is None:
+            raise token_missing()
+        return True
+
+
+class TeamTokenScheme(OpenApiAuthenticationExtension):
+    target_class = TeamTokenAuthentication
+    name = "teamToken"
+
+    def get_security_definition(self, auto_schema):
+        return {"type": "http", "scheme": "bearer",
+                "description": "A team's submission token, issued by a curator (manage.py submission_token)."}
+
+
 class TokenAuthenticated(APIView):
     """A view a team reaches with its token alone."""
 
-    authentication_classes: list = []
-    permission_classes = [AllowAny]
+    authentication_classes = [TeamTokenAuthentication]
+    permission_classes = [HasTeamToken]
 
     def team(self, request, release):
-        return submission_team_authenticate(release=release, token=bearer_token(request))
+        return submission_team_authenticate(release=release, token=request.auth)
 
 
 class SubmissionListApi(TokenAuthenticated):
@@ -79,13 +120,13 @@ class SubmissionListApi(TokenAuthenticated):
         format = serializers.ChoiceField(choices=JudgeEvaluation.Format.choices)
         judge = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
 
-    @extend_schema(responses=SubmissionOutputSerializer(many=True))
+    @extend_schema(responses={200: SubmissionOutputSerializer(many=True), 401: NO_TOKEN})
     def get(self, request, name: str, version: str):
         release = release_get(name=name, version=version, published=True)
         team = self.team(request, release)
         return Response(SubmissionOutputSerializer(team_submissions(team=team)[:100], many=True).data)
 
-    @extend_schema(request=InputSerializer, responses={201: SubmissionOutputSerializer})
+    @extend_schema(request=InputSerializer, responses={201: SubmissionOutputSerializer, 401: NO_TOKEN, 429: PAST_LIMIT})
     def post(self, request, name: str, version: str):
         release = release_get(name=name, version=version, published=True)
         team = self.team(request, release)
@@ -108,7 +149,7 @@ class SubmissionPublishApi(TokenAuthenticated):
     class InputSerializer(serializers.Serializer):
         judge = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
 
-    @extend_schema(request=InputSerializer, responses=SubmissionOutputSerializer)
+    @extend_schema(request=InputSerializer, responses={200: SubmissionOutputSerializer, 401: NO_TOKEN})
     def post(self, request, name: str, version: str, submission_id: int):
         release = release_get(name=name, version=version, published=True)
         team = self.team(request, release)

@@ -75,7 +75,7 @@ class ReleaseListApi(APIView):
         campaigns = serializers.ListField(child=serializers.SlugField(max_length=100), min_length=1, max_length=100)
         license = serializers.CharField(max_length=64, required=False, allow_blank=True, default="")
         force_license = serializers.BooleanField(default=False)
-        private_split = serializers.FloatField(required=False, allow_null=True, default=None,
+        private_split = serializers.FloatField(required=False, allow_null=True, default=None, min_value=0, max_value=1,
                                                help_text="Hold out this share of each task and source (0 < x < 1).")
         private_seed = serializers.IntegerField(required=False, allow_null=True, default=None, min_value=0)
         private_rows = serializers.ChoiceField(choices=PRIVATE_ROWS, default=UNLABELLED)

@@ -50,7 +50,7 @@ class Submission(models.Model):
         INVALID = "invalid", "Refused: not valid predictions"
 
     release = models.ForeignKey("curation.Release", on_delete=models.CASCADE, related_name="submissions")
-    team = models.ForeignKey(SubmissionTeam, on_delete=models.PROTECT, related_name="submissions")
+    team = models.ForeignKey(SubmissionTeam, on_delete=models.RESTRICT, related_name="submissions")
     judge_name = models.CharField(max_length=200)
     format = models.CharField(max_length=32)
     status = models.CharField(max_length=16, choices=Status.choices)

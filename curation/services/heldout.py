@@ -81,13 +81,21 @@ def submission_team_issue(*, release: Release, name: str, daily_limit: int | Non
     return team, token
 
 
+WWW_AUTHENTICATE = 'Bearer realm="concord-submissions"'
+
+
+def token_missing() -> ApplicationError:
+    """The refusal of a submission sent without a team token (401)."""
+    return ApplicationError("send your team's submission token: Authorization: Bearer cst_…",
+                            code="submission_token_missing", status_code=401,
+                            headers={"WWW-Authenticate": WWW_AUTHENTICATE})
+
+
 def submission_team_authenticate(*, release: Release, token: str | None) -> SubmissionTeam:
     """The team a token belongs to: ApplicationError 401 without a token, 403 for one that is not a team's of this
     release (wrong, rotated, or another release's)."""
     if not token:
-        raise ApplicationError("send your team's submission token: Authorization: Bearer cst_…",
-                               code="submission_token_missing", status_code=401,
-                               headers={"WWW-Authenticate": 'Bearer realm="concord-submissions"'})
+        raise token_missing()
     team = SubmissionTeam.objects.filter(token_sha256=_token_digest(token), release=release).first()
     if team is None:
         raise ApplicationError(f"this token is not a submission token of {release}", code="submission_token_invalid",

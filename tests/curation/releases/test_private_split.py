@@ -345,6 +345,8 @@ def test_a_team_is_refused_past_its_daily_limit_with_when_the_next_is_allowed(sp
     assert Counter(Submission.objects.values_list("status", flat=True)) == {"scored": 2, "invalid": 1}
     Submission.objects.filter(pk=first.pk).update(created_at=first.created_at - timedelta(hours=25))
     assert submit(split_release, token, predictions, "mmrb2").status_code == 201
+    split_release.delete()  # a team with submissions does not stop its release from being deleted
+    assert not Submission.objects.exists() and not HeldoutPair.objects.exists()
 
 
 def test_submissions_need_a_token_of_the_release(split_release, campaigns, curator):
