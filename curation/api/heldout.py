@@ -160,8 +160,9 @@ class SubmissionPublishApi(TokenAuthenticated):
 
 
 class SubmissionTeamListApi(APIView):
-    """Curators: GET the release's teams (never a token). POST issues a team's token, shown once in the answer
-    (``rotate`` replaces an existing team's token; ``daily_limit``: scored submissions in any 24 hours, default 5)."""
+    """Curators: GET the release's teams (never a token). POST issues a team's token, shown once in the answer → 201
+    (``rotate`` replaces an existing team's token; ``daily_limit``: scored submissions in any 24 hours, default 5;
+    for an existing team without ``rotate``, ``daily_limit`` alone changes it → 200 with no token)."""
 
     permission_classes = [IsCurator]
 
@@ -177,7 +178,7 @@ class SubmissionTeamListApi(APIView):
         release = release_get(name=name, version=version)
         return Response(TeamOutputSerializer(submission_teams(release=release), many=True).data)
 
-    @extend_schema(request=InputSerializer, responses={201: OpenApiTypes.OBJECT})
+    @extend_schema(request=InputSerializer, responses={200: OpenApiTypes.OBJECT, 201: OpenApiTypes.OBJECT})
     def post(self, request, name: str, version: str):
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
@@ -185,6 +186,9 @@ class SubmissionTeamListApi(APIView):
             release=release_get(name=name, version=version), name=data.validated_data["team"],
             daily_limit=data.validated_data["daily_limit"], rotate=data.validated_data["rotate"],
             created_by=request.user)
+        if token is None:
+            return Response({**TeamOutputSerializer(team).data, "token": None, "note": "the daily limit changed; the "
+                             "token did not"})
         return Response({**TeamOutputSerializer(team).data, "token": token,
                          "note": "the token is shown once; Concord keeps only its sha256"},
                         status=status.HTTP_201_CREATED)

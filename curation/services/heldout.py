@@ -44,11 +44,12 @@ def _refuse_without_split(release: Release) -> None:
 
 
 def submission_team_issue(*, release: Release, name: str, daily_limit: int | None = None, rotate: bool = False,
-                          created_by: User | None = None) -> tuple[SubmissionTeam, str]:
+                          created_by: User | None = None) -> tuple[SubmissionTeam, str | None]:
     """A team of a release with a private split and its new token (returned once, kept only as a hash).
 
     A team that exists gets a new token only with ``rotate`` (its old token stops working); ``daily_limit`` (scored
-    submissions in any 24 hours, default 5) is set when given.
+    submissions in any 24 hours, default 5) is set when given, and for an existing team without ``rotate`` it is all
+    that changes (the token returned is None).
     """
     _refuse_without_split(release)
     name = (name or "").strip()
@@ -61,6 +62,10 @@ def submission_team_issue(*, release: Release, name: str, daily_limit: int | Non
     now = timezone.now()
     with transaction.atomic():
         team = SubmissionTeam.objects.select_for_update().filter(release=release, name=name).first()
+        if team is not None and not rotate and daily_limit is not None:
+            team.daily_limit = daily_limit
+            team.save(update_fields=["daily_limit"])
+            return team, None
         if team is not None and not rotate:
             raise ApplicationError(f"team {name!r} already has a token for {release}; rotate it to issue a new one (the "
                                    "old one then stops working)", code="team_exists", status_code=409)

@@ -1,6 +1,7 @@
 """submission_token --release NAME@X.Y.Z --team NAME [--daily-limit N] [--rotate] [--json]
 
-Issues a team's token for scoring predictions on the release's private split; the token is printed once.
+Issues a team's token for scoring predictions on the release's private split; the token is printed once. For a team
+that has one, ``--daily-limit`` alone changes its limit and ``--rotate`` issues a new token.
 """
 
 import json
@@ -35,6 +36,10 @@ class Command(BaseCommand):
         if options["json"]:
             self.stdout.write(json.dumps({"release": options["release"], "team": team.name, "token": token,
                                           "daily_limit": team.daily_limit}))
+            return
+        if token is None:
+            self.stdout.write(f"team {team.name!r} on {options['release']}: {team.daily_limit} scored submissions a day "
+                              "(its token is unchanged)")
             return
         self.stdout.write(f"{token}\n")
         self.stderr.write(f"token of team {team.name!r} on {options['release']} ({team.daily_limit} scored submissions "

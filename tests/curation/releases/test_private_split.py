@@ -363,6 +363,10 @@ def test_submissions_need_a_token_of_the_release(split_release, campaigns, curat
     assert curator.post(reverse("api-release-teams", kwargs={"name": split_release.name,
                                                              "version": split_release.version}),
                         {"team": "team-a"}, format="json").status_code == 409
+    limited = curator.post(reverse("api-release-teams", kwargs={"name": split_release.name,
+                                                                "version": split_release.version}),
+                           {"team": "team-a", "daily_limit": 3}, format="json")
+    assert limited.status_code == 200 and limited.json()["token"] is None and limited.json()["daily_limit"] == 3
     new = issue(curator, split_release, "team-a", rotate=True)
     assert submit(split_release, old, predictions, "mmrb2").status_code == 403
     assert submit(split_release, new, predictions, "mmrb2").status_code == 201
