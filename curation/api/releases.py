@@ -17,6 +17,7 @@ from core.errors import ApplicationError
 from core.web.hostile_input import StrictFormParser, StrictJSONParser, StrictMultiPartParser
 from curation.models import JudgeEvaluation
 from curation.releases.archive import streaming_response
+from curation.releases.heldout import PRIVATE_ROWS, UNLABELLED
 from curation.selectors.releases import release_get, release_leaderboard, release_list
 from curation.services.releases import (
     judge_evaluate,
@@ -76,6 +77,10 @@ class ReleaseListApi(APIView):
         force_license = serializers.BooleanField(default=False)
         profile_summary = serializers.BooleanField(default=False, help_text="Count the raters' profile answers in "
                                                    "the card (counts only, never names or free text).")
+        private_split = serializers.FloatField(required=False, allow_null=True, default=None, min_value=0, max_value=1,
+                                               help_text="Hold out this share of each task and source (0 < x < 1).")
+        private_seed = serializers.IntegerField(required=False, allow_null=True, default=None, min_value=0)
+        private_rows = serializers.ChoiceField(choices=PRIVATE_ROWS, default=UNLABELLED)
 
     @extend_schema(responses=ReleaseOutputSerializer(many=True))
     def get(self, request):
@@ -85,12 +90,13 @@ class ReleaseListApi(APIView):
     def post(self, request):
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
+        split = {key: data.validated_data[key] for key in ("private_split", "private_seed", "private_rows")}
         release = release_publish_async(
             name=data.validated_data["name"], version=data.validated_data["version"],
             campaign_slugs=data.validated_data["campaigns"], license=data.validated_data["license"],
             force_license=data.validated_data["force_license"],
             profile_summary=data.validated_data["profile_summary"],
-            created_by=request.user,
+            created_by=request.user, **(split if split["private_split"] is not None else {}),
         )
         release.refresh_from_db()
         return Response({"release": ReleaseOutputSerializer(release).data, "job": release.job_id},

@@ -2,9 +2,10 @@
 
 from curation.models.agreement import AgreementReport
 from curation.models.consensus import ConsensusRecord
+from curation.models.heldout import HeldoutPair, Submission, SubmissionTeam
 from curation.models.judges import Judge, JudgeVerdict
 from curation.models.releases import JudgeEvaluation, Release, ReleaseFile
 from curation.models.threads import PairComment, PairThreadInvite
 
-__all__ = ["AgreementReport", "ConsensusRecord", "Judge", "JudgeEvaluation", "JudgeVerdict", "PairComment", "PairThreadInvite",
-           "Release", "ReleaseFile"]
+__all__ = ["AgreementReport", "ConsensusRecord", "HeldoutPair", "Judge", "JudgeEvaluation", "JudgeVerdict", "PairComment",
+           "PairThreadInvite", "Release", "ReleaseFile", "Submission", "SubmissionTeam"]

@@ -30,7 +30,7 @@ from annotation.catalogue.records import ANONYMOUS_RATER_PREFIX
 from annotation.workqueue.models import Annotation
 from core.errors import ApplicationError
 from curation.models import ConsensusRecord
-from curation.releases import pointers, rebuild, rows
+from curation.releases import heldout, pointers, rebuild, rows
 from curation.releases.omni_export import OmniWriter
 from curation.releases.writers import MediaUnreadable, RowUntyped, SplitWriter, config_shape
 
@@ -179,11 +179,13 @@ def grouped_ratings(stream):
 
 
 def build(*, campaigns: list[Campaign], staging: Path, progress: Callable[[int], None],
-          media: str = pointers.EMBEDDED) -> BuildOutput:
+          media: str = pointers.EMBEDDED, split: heldout.Split | None = None) -> BuildOutput:
     """Write every split into ``staging``; ApplicationError for a duplicate pair id or unstored media.
 
     ``media``: ``embedded`` (images and audio in the Parquet files), or ``pointers`` (placeholders there instead, and
     no media bytes read: see ``pointers``).
+    ``split``: the pairs held out, whose labels it gathers and whose rows go unlabelled to ``private/`` or nowhere;
+    nothing of theirs is counted in the public figures.
 
     Precondition: ``staging`` is an empty folder on local disk; the campaigns' rating schemas are loaded.
     """
@@ -212,6 +214,11 @@ def build(*, campaigns: list[Campaign], staging: Path, progress: Callable[[int],
         return pseudonyms[key]
 
     reader = MediaReader()
+    private_writer = (heldout.PrivateWriter(staging, media_name=media_names.__getitem__)
+                      if split is not None and split.rows == heldout.UNLABELLED else None)
+
+    def omitted(pair: KeptPair) -> bool:
+        return split is not None and split.rows == heldout.OMIT and pair.pair_id in split.private
 
     def pointer_sizes(digest: str) -> int:
         return out.media[digest].size
@@ -223,7 +230,7 @@ def build(*, campaigns: list[Campaign], staging: Path, progress: Callable[[int],
 
     def flush() -> None:
         nonlocal pending_ratings
-        _resolve_media(batch, media_names, out)
+        _resolve_media([pair for pair in batch if not omitted(pair)], media_names, out)
         for pair in batch:
             campaign = by_id[pair.campaign_id]
             definition = campaign.rating_schema.definition
@@ -245,6 +252,10 @@ def build(*, campaigns: list[Campaign], staging: Path, progress: Callable[[int],
                                              decided=pair.decided_criteria or [], chosen=pair.chosen)
             else:
                 items = [(pair.external_id, pair.criteria or [], pair.chosen)]
+            if split is not None and pair.pair_id in split.private:
+                _hold_out(split, private_writer, pair, campaign, items, ratings, media_names, out)
+                origin[pair.external_id] = campaign.slug
+                continue
             writer = writers.get(campaign.kind)
             if writer is None:
                 writer = writers[campaign.kind] = SplitWriter(staging, campaign.kind, media_name=media_names.__getitem__,
@@ -307,11 +318,36 @@ def build(*, campaigns: list[Campaign], staging: Path, progress: Callable[[int],
         for writer in writers.values():
             writer.abort()
         omni.abort()
+        if private_writer is not None:
+            private_writer.abort()
         raise
     for task in sorted(writers):
         out.staged.extend(writers[task].close())
     out.staged.extend(omni.close())
+    if private_writer is not None:
+        out.staged.extend(private_writer.close())
     return out
+
+
+def _hold_out(split: heldout.Split, writer: heldout.PrivateWriter | None, pair: KeptPair, campaign: Campaign,
+              items: list, ratings: list, media_names: dict[str, str], out: BuildOutput) -> None:
+    """Keep a private pair's labels for the server and write its rows unlabelled (``writer`` None: omitted)."""
+    for item_id, criteria, chosen in items:
+        split.take(item_id=item_id, task=campaign.kind, source=pair.source, chosen=chosen)
+        if writer is None:
+            continue
+        source = rows.PairSource(
+            pair_id=item_id, task=campaign.kind, campaign=campaign.slug, prompt_source=pair.source,
+            prompt_source_task=pair.source_task, prompt_metadata=pair.metadata, prompt_content=pair.prompt_content,
+            model_a=pair.model_a, content_a=pair.content_a, model_b=pair.model_b, content_b=pair.content_b,
+            chosen=chosen, criteria=criteria, ratings=ratings, definition=campaign.rating_schema.definition,
+        )
+        row, _, _ = rows.build_row(source, media_names.__getitem__)
+        omni = heldout.omni_private_row(kind=campaign.kind, pair_id=item_id, prompt=pair.prompt_content,
+                                        model_a=pair.model_a, content_a=pair.content_a, model_b=pair.model_b,
+                                        content_b=pair.content_b, criteria=criteria, chosen=chosen,
+                                        media_path=lambda d: out.media[d].path)
+        writer.add(row=row, omni=omni)
 
 
 def measured_side(definition: dict) -> str:

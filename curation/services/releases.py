@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import secrets
 import shutil
 import time
 import tomllib
@@ -49,8 +50,8 @@ from core.web.hostile_input import json_loads_checked
 from curation.agreement.report import variable_agreement
 from curation.agreement.variables import primary_variable
 from curation.leaderboard.card import leaderboard_card_section
-from curation.models import AgreementReport, JudgeEvaluation, Release, ReleaseFile
-from curation.releases import archive, builder, card, licences, pointers, privacy, scoring
+from curation.models import AgreementReport, HeldoutPair, JudgeEvaluation, Release, ReleaseFile
+from curation.releases import archive, builder, card, heldout, licences, pointers, privacy, scoring
 from curation.releases.card import changelog_between, changelog_text, parse_version
 from curation.releases.storage import default_storage_kind, file_sha256, release_storage
 from curation.selectors.leaderboard import model_leaderboards_per_kind
@@ -151,7 +152,8 @@ def _licence(campaigns: list[Campaign], license: str, force_license: bool) -> tu
 @transaction.atomic
 def release_request(*, name: str, version: str, campaign_slugs: list[str], license: str = "", force_license: bool = False,
                     created_by: User | None = None, media: str = pointers.EMBEDDED,
-                    profile_summary: bool = False) -> Release:
+                    profile_summary: bool = False, private_split: float | None = None, private_seed: int | None = None,
+                    private_rows: str = heldout.UNLABELLED) -> Release:
     """A release ready to build, with its job: new, or a failed or abandoned attempt of the same NAME@VERSION.
 
     Refuses a published NAME@VERSION (releases are immutable), one being built right now, a retry whose
@@ -159,6 +161,8 @@ def release_request(*, name: str, version: str, campaign_slugs: list[str], licen
     permissive than a source's without ``force_license`` (the default is the most restrictive source's).
     ``media``: ``embedded``, or ``pointers`` (no media bytes in the release: ``curation.releases.pointers``).
     ``profile_summary``: the card counts the raters' profile answers (``release_profile_summaries``).
+    ``private_split`` holds out that share of each task and source (``private_seed``: drawn at random and recorded
+    when not given; a retry keeps the first attempt's), its rows shipped unlabelled or omitted (``private_rows``).
     """
     if media not in pointers.MODES:
         raise ApplicationError(f"--media {media!r}: expected {' or '.join(pointers.MODES)}", code="release_bad_media")
@@ -183,6 +187,10 @@ def release_request(*, name: str, version: str, campaign_slugs: list[str], licen
               "sources": sources, "profile_summary": bool(profile_summary)}
     if media != pointers.EMBEDDED:
         params["media"] = media
+    if private_split is not None:
+        recorded = (release.params.get("heldout") or {}) if release is not None else {}
+        params["heldout"] = _heldout_params(fraction=private_split, rows=private_rows,
+                                            seed=private_seed if private_seed is not None else recorded.get("seed"))
     if release is None:
         release = Release.objects.create(
             name=name, version=version, storage=default_storage_kind(), created_by=created_by, params=params)
@@ -213,6 +221,12 @@ def release_request(*, name: str, version: str, campaign_slugs: list[str], licen
                 f"must ask the same, or discard the failed attempt first ({DISCARD_HINT})",
                 code="release_conflict", status_code=409,
             )
+        if release.params.get("heldout") != params.get("heldout"):
+            raise ApplicationError(
+                f"{release} was first requested with held-out split {release.params.get('heldout')}; a retry must ask "
+                f"for the same split, or discard the failed attempt first ({DISCARD_HINT})",
+                code="release_conflict", status_code=409,
+            )
         if release.params.get("policies") != policies:
             raise ApplicationError(
                 f"consensus changed since {release} was first requested; publish a new version instead, or discard "
@@ -231,6 +245,21 @@ def release_request(*, name: str, version: str, campaign_slugs: list[str], licen
 
 
 DISCARD_HINT = "POST /api/v1/releases/NAME/VERSION/discard/ or manage.py publish_release --discard"
+
+
+def _heldout_params(*, fraction: float, rows: str, seed: int | None) -> dict:
+    """The frozen held-out split of a request; ApplicationError for a fraction outside (0, 1) or unknown rows."""
+    if isinstance(fraction, bool) or not isinstance(fraction, (int, float)) or not 0 < fraction < 1:
+        raise ApplicationError(f"the private split {fraction!r} must be a fraction between 0 and 1 (exclusive), "
+                               "e.g. 0.2", code="release_bad_private_split", extra={"field": "private_split"})
+    if rows not in heldout.PRIVATE_ROWS:
+        raise ApplicationError(f"private rows {rows!r} must be one of {', '.join(heldout.PRIVATE_ROWS)}",
+                               code="release_bad_private_split", extra={"field": "private_rows"})
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63):
+        raise ApplicationError(f"the private seed {seed!r} must be a non-negative integer",
+                               code="release_bad_private_split", extra={"field": "private_seed"})
+    return {"fraction": float(fraction), "seed": secrets.randbelow(2**31) if seed is None else seed,
+            "private_rows": rows}
 DUPLICATES_SHOWN = 5
 
 
@@ -359,7 +388,8 @@ def release_summary(release: Release) -> dict:
     """What ``publish_release --json`` prints."""
     return {"release": release.name, "version": release.version, "pairs": release.pairs_count,
             "files": release.files_count, "manifest_sha256": release.manifest_sha256, "location": release.location,
-            "left_out": (release.summary or {}).get("counts", {}).get("left_out", {})}
+            "left_out": (release.summary or {}).get("counts", {}).get("left_out", {}),
+            **({"heldout": release.summary["heldout"]} if (release.summary or {}).get("heldout") else {})}
 
 
 @dataclass(frozen=True)
@@ -401,7 +431,17 @@ def _build_and_store(release: Release, staging: Path) -> None:
             job_progress(job_id=job_id, done=done, total=total)
 
     media_mode = release.params.get("media", pointers.EMBEDDED)
-    out = builder.build(campaigns=campaigns, staging=staging, progress=rows_done, media=media_mode)
+    frozen = release.params.get("heldout")
+    split = None
+    if frozen:
+        candidates = [heldout.Candidate(*values) for values in builder.current_records([c.pk for c in campaigns])
+                      .values_list("pair_id", "pair__external_id", "pair__campaign__kind", "pair__prompt__source")
+                      .iterator(chunk_size=builder.BATCH)]
+        split = heldout.Split(private=heldout.draw(candidates, fraction=frozen["fraction"], seed=frozen["seed"]),
+                              rows=frozen["private_rows"])
+    out = builder.build(campaigns=campaigns, staging=staging, progress=rows_done, media=media_mode, split=split)
+    held = (heldout.manifest_entry(fraction=frozen["fraction"], seed=frozen["seed"], rows=frozen["private_rows"],
+                                   split=split) if split is not None else None)
     pointer_summary = None
     if media_mode == pointers.POINTERS:
         staged, pointer_summary = pointers.write_pointer_files(staging, out.media.values(), _media_datasets(out))
@@ -456,7 +496,8 @@ def _build_and_store(release: Release, staging: Path) -> None:
                        pointers=pointer_summary,
                        profile_summaries=release_profile_summaries(campaigns=campaigns, pair_ids=list(out.release_ids))
                        if release.params.get("profile_summary") else None)
-        + "\n" + leaderboard_card_section(models, scope="the released pairs"),
+        + "\n" + leaderboard_card_section(models, scope="the released pairs")
+        + ("" if held is None else "\n" + heldout.card_section(held, release=str(release))),
         encoding="utf-8",
     )
     items = []
@@ -486,6 +527,7 @@ def _build_and_store(release: Release, staging: Path) -> None:
         "raters": raters,
         "agreement": {"human_pairwise": human, "reports": reports, "pair_sets": pair_sets},
         "model_leaderboards": models,
+        **({} if held is None else {"heldout": held}),
         "changelog": log.summary(),
         "media": {"mode": media_mode, **({"pointers": pointers.POINTERS_FILE, "rebuild": pointers.SCRIPT,
                                           "not_included": pointer_summary} if pointer_summary else {})},
@@ -505,7 +547,14 @@ def _build_and_store(release: Release, staging: Path) -> None:
                           "sha256": archive_sha256, "size": archive_size, "manifest_size": len(data)}
     summary["per_task"] = manifest["counts"]["per_task"]
     summary["human_agreement"] = human
+    if held is not None:
+        summary["heldout"] = held
     with transaction.atomic():
+        HeldoutPair.objects.filter(release=release).delete()
+        if split is not None:
+            HeldoutPair.objects.bulk_create(
+                [HeldoutPair(release=release, item_id=item_id, task=task, source=source, chosen=chosen)
+                 for item_id, task, source, chosen in split.labels], batch_size=5_000)
         ReleaseFile.objects.filter(release=release).delete()
         ReleaseFile.objects.bulk_create(
             [ReleaseFile(release=release, path=i.path, kind=i.kind, sha256=i.sha256, size=i.size) for i in items],
@@ -656,25 +705,28 @@ def _published_choices(release: Release) -> dict[str, str]:
 
 def release_publish(*, name: str, version: str, campaign_slugs: list[str], license: str = "", force_license: bool = False,
                     created_by: User | None = None, media: str = pointers.EMBEDDED,
-                    profile_summary: bool = False) -> Release:
-    """Request and build NAME@VERSION in this process (the CLI); a failed attempt of it is retried."""
+                    profile_summary: bool = False, **split) -> Release:
+    """Request and build NAME@VERSION in this process (the CLI); a failed attempt of it is retried.
+
+    ``split``: ``private_split``, ``private_seed``, ``private_rows``, as ``release_request`` takes them."""
     release = release_request(name=name, version=version, campaign_slugs=campaign_slugs, license=license,
                               force_license=force_license, created_by=created_by, media=media,
-                              profile_summary=profile_summary)
+                              profile_summary=profile_summary, **split)
     return release_build(release_id=release.pk)
 
 
 def release_publish_async(*, name: str, version: str, campaign_slugs: list[str], license: str = "",
                           force_license: bool = False, created_by: User | None = None,
-                          profile_summary: bool = False) -> Release:
-    """Request NAME@VERSION and build it on a worker once this transaction commits."""
+                          profile_summary: bool = False, **split) -> Release:
+    """Request NAME@VERSION and build it on a worker once this transaction commits (``split`` as for
+    ``release_publish``)."""
     from curation.tasks import release_build_task
 
     try:
         with transaction.atomic():
             release = release_request(name=name, version=version, campaign_slugs=campaign_slugs, license=license,
                                       force_license=force_license, created_by=created_by,
-                                      profile_summary=profile_summary)
+                                      profile_summary=profile_summary, **split)
             job_dispatch(job=release.job, task=release_build_task, args=[release.pk])
     except JobNotQueued as exc:
         Release.objects.filter(name=name, version=version, status=Release.Status.BUILDING).update(
@@ -927,50 +979,63 @@ def _predictions_data(raw: bytes, what: str):
         raise ApplicationError(f"{what} are not valid JSON: {str(exc)[:200]}", code="predictions_not_json") from exc
 
 
-def judge_evaluate(*, release: Release, judge_name: str, predictions: bytes, format: str,
-                   predictions_no_tie: bytes | None = None, file_name: str = "", no_tie_file_name: str = "",
-                   created_by: User | None = None) -> JudgeEvaluation:
-    """Score a judge's predictions (JSON bytes) against a published release and keep the scores.
+def predictions_score(*, gold: Callable[[], list[scoring.GoldPair]], predictions: bytes, format: str,
+                      predictions_no_tie: bytes | None = None, file_name: str = "", no_tie_file_name: str = "") -> dict:
+    """Every figure of a judge's predictions (JSON bytes) against ``gold()`` (read once the file is parsed), as
+    MMRB2's or Omni-RewardBench's script gives them; the one scoring path of ``evaluate_judge`` and of held-out
+    submissions.
 
     ``predictions_no_tie`` is Omni-RewardBench's second run (the no-tie prompt on the non-tie pairs): the
     figure without ties is read from it. The scores name the file each figure came from (``files``).
-    ApplicationError for an unpublished release, an unknown format, oversized or malformed predictions, or
-    predictions that carry no prediction (a reference answer is never read as one).
+    ApplicationError for an unknown format, oversized or malformed predictions, or predictions that carry no
+    prediction (a reference answer is never read as one).
     """
-    judge_name = (judge_name or "").strip()
-    if not judge_name or len(judge_name) > 200:
-        raise ApplicationError("name the judge (1 to 200 characters)", code="judge_bad_name")
     if format not in JudgeEvaluation.Format.values:
         raise ApplicationError(f"format {format!r} is not one of {', '.join(JudgeEvaluation.Format.values)}",
                                code="predictions_bad_format")
     if predictions_no_tie is not None and format != JudgeEvaluation.Format.OMNIREWARD:
         raise ApplicationError("a no-tie predictions file belongs to the omnireward format only (Omni-RewardBench's "
                                "separate no-tie run); MMRB2 has one predictions file", code="predictions_bad_format")
-    if release.status != Release.Status.PUBLISHED:
-        raise ApplicationError(f"{release} is {release.status}; judges are scored against published releases only",
-                               code="release_not_published", status_code=409)
     data = _predictions_data(predictions, "predictions")
     no_tie = None if predictions_no_tie is None else _predictions_data(predictions_no_tie, "no-tie predictions")
     files = {"predictions": {"name": file_name[:200], "sha256": hashlib.sha256(predictions).hexdigest()}}
     try:
         if format == JudgeEvaluation.Format.MMRB2:
-            scores = scoring.score_mmrb2(release_gold(release=release), scoring.parse_mmrb2(data))
+            scores = scoring.score_mmrb2(gold(), scoring.parse_mmrb2(data))
         else:
             labels = scoring.parse_omnireward(data)
             try:
                 no_tie_labels = None if no_tie is None else scoring.parse_omnireward(no_tie)
             except scoring.PredictionsError as exc:
                 raise scoring.PredictionsError(f"no-tie predictions: {exc}") from exc
-            scores = scoring.score_omnireward(release_gold(release=release), labels, no_tie_labels=no_tie_labels)
+            scores = scoring.score_omnireward(gold(), labels, no_tie_labels=no_tie_labels)
             if predictions_no_tie is not None:
                 files["predictions_no_tie"] = {"name": no_tie_file_name[:200],
                                                "sha256": hashlib.sha256(predictions_no_tie).hexdigest()}
     except scoring.PredictionsError as exc:
         raise ApplicationError(f"predictions ({format}): {exc}", code="predictions_invalid") from exc
     scores["files"] = files
+    return scores
+
+
+def judge_evaluate(*, release: Release, judge_name: str, predictions: bytes, format: str,
+                   predictions_no_tie: bytes | None = None, file_name: str = "", no_tie_file_name: str = "",
+                   created_by: User | None = None) -> JudgeEvaluation:
+    """Score a judge's predictions against a published release's public labels and keep the scores
+    (``predictions_score``); ApplicationError also for an unpublished release or a bad judge name."""
+    judge_name = (judge_name or "").strip()
+    if not judge_name or len(judge_name) > 200:
+        raise ApplicationError("name the judge (1 to 200 characters)", code="judge_bad_name")
+    if format not in JudgeEvaluation.Format.values:
+        raise ApplicationError(f"format {format!r} is not one of {', '.join(JudgeEvaluation.Format.values)}",
+                               code="predictions_bad_format")
+    if release.status != Release.Status.PUBLISHED:
+        raise ApplicationError(f"{release} is {release.status}; judges are scored against published releases only",
+                               code="release_not_published", status_code=409)
+    scores = predictions_score(gold=lambda: release_gold(release=release), predictions=predictions, format=format,
+                               predictions_no_tie=predictions_no_tie, file_name=file_name,
+                               no_tie_file_name=no_tie_file_name)
     return JudgeEvaluation.objects.create(
         release=release, judge_name=judge_name, format=format, scores=scores,
-        predictions_sha256=files["predictions"]["sha256"], created_by=created_by,
+        predictions_sha256=scores["files"]["predictions"]["sha256"], created_by=created_by,
     )
-
-

@@ -17,6 +17,7 @@ from curation.models import JudgeEvaluation, Release, ReleaseFile
 from curation.releases.archive import streaming_response, unsign_archive
 from curation.releases.storage import release_storage, unsign_download
 from curation.releases.training import FORMATS
+from curation.selectors.heldout import heldout_leaderboard
 from curation.selectors.releases import release_get, release_leaderboard, release_list
 from curation.services.releases import MANIFEST, judge_evaluate, release_archive, release_download_links
 from curation.services.training_exports import (
@@ -75,6 +76,9 @@ class ReleaseLeaderboardView(CuratorOnly, TemplateView):
                    if published and self.request.GET.get("published") else "")
         return {**super().get_context_data(**kwargs), "release": release, "board": board, "rows": rows,
                 "humans": humans, "formats": JudgeEvaluation.Format.choices, "published_message": message,
+                "heldout": (release.summary or {}).get("heldout"),
+                "heldout_rows": [{**r, "cells": [r["per_task"].get(task, {}) for task in board["tasks"]]}
+                                 for r in heldout_leaderboard(release=release)],
                 "downloads": _downloads(self.request, release) if published else None,
                 "error": kwargs.get("error"), "submitted": kwargs.get("submitted", {})}
 

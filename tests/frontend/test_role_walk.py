@@ -157,6 +157,16 @@ EXPECTED: dict[str, dict[str, dict]] = {
     "api/v1/assignments/<int:assignment_id>/thread/": {"GET": allowed(403, 404, 404, 404, 404),
                                                        "POST": allowed(403, 404, 400, 404, 404)},
     "work/assignments/<int:assignment_id>/thread/": {"POST": allowed(302, 404, 404, 404, 404)},
+    # Held-out submissions (issue 34): a team's token, never an account, reaches them (401 without one, whoever is
+    # signed in); curators issue the tokens and read the published results. Both the NAME@X.Y.Z and NAME/X.Y.Z forms.
+    **{f"api/v1/releases/<slug:name>{sep}<str:version>/{route}": expected
+       for sep in ("@", "/")
+       for route, expected in (
+           ("submissions/", {"GET": allowed(401, 401, 401, 401, 401), "POST": allowed(401, 401, 401, 401, 401)}),
+           ("submissions/<int:submission_id>/publish/", {"POST": allowed(401, 401, 401, 401, 401)}),
+           ("teams/", {"GET": CURATOR_API, "POST": curator_post(400)}),
+           ("heldout/", {"GET": CURATOR_API}),
+       )},
     # Judges and the pre-filter (issue 5), against judge-1 (a python judge with verdicts) and a finished run.
     "api/v1/judges/": {"GET": CURATOR_API},
     "api/v1/judges/create/": {"POST": curator_post(400)},
@@ -298,6 +308,7 @@ def scene():
         "object_id": y.pairs["kept"].pk, "id": y.bob.pk, "content_type_id": 1,
         "version": release.version, "token": "forged-download-token",
         "assignment_id": lease.pk, "username": y.bob.username, "fmt": "csv", "report_id": report.pk, "folder": "trl",
+        "submission_id": 1,
     }
     # What an annotator must never see: every model name, judge output, a co-annotator's rationale;
     # alice additionally must not see anything of campaign Y.

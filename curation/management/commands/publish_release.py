@@ -1,5 +1,6 @@
 """publish_release --campaign SLUG[,SLUG...] --name NAME --version X.Y.Z [--license ID [--force-license]]
-[--media embedded|pointers] [--profile-summary] [--json]
+[--media embedded|pointers] [--profile-summary]
+[--private-split FRACTION [--private-seed N] [--private-rows unlabelled|omit]] [--json]
 
 --media pointers: no media bytes in the release, only each file's source and sha256 (pointers.json) and rebuild.py,
 which fills them from the user's own copy (see docs/releases.md, "Pointer releases").
@@ -14,6 +15,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from core.cli import cli_message
 from core.errors import ApplicationError
+from curation.releases.heldout import PRIVATE_ROWS, UNLABELLED
 from curation.releases.pointers import EMBEDDED
 from curation.releases.pointers import MODES as MEDIA_MODES
 from curation.services.releases import release_discard, release_publish, release_summary
@@ -44,6 +46,14 @@ class Command(BaseCommand):
                             help="Count the raters' profile answers in the card (counts only: never a name, a free-text "
                                  "answer or a value fewer than 3 raters gave).")
         parser.add_argument("--json", action="store_true", help="Print the result as JSON on stdout.")
+        parser.add_argument("--private-split", type=float, default=None, metavar="FRACTION",
+                            help="Hold out this share of each task and prompt source (e.g. 0.2): its labels stay on the "
+                                 "server, judges are scored on it through submissions.")
+        parser.add_argument("--private-seed", type=int, default=None,
+                            help="Seed of the held-out draw (default: drawn at random); recorded in the manifest.")
+        parser.add_argument("--private-rows", choices=PRIVATE_ROWS, default=UNLABELLED,
+                            help="unlabelled: ship the private prompts and responses under private/ without labels "
+                                 "(default); omit: ship nothing of them.")
         parser.add_argument("--discard", action="store_true",
                             help="Discard the failed attempt of NAME@VERSION instead: its stored files are deleted and "
                                  "the version may then be published from other campaigns.")
@@ -58,7 +68,7 @@ class Command(BaseCommand):
                 name=options["name"], version=options["release_version"],
                 campaign_slugs=options["campaign"].split(","), license=options["license"],
                 force_license=options["force_license"], media=options["media"],
-                profile_summary=options["profile_summary"],
+                profile_summary=options["profile_summary"], **self._split(options),
             )
         except ApplicationError as exc:
             raise CommandError(cli_message(exc, OPTION_HINTS)) from exc
@@ -74,10 +84,24 @@ class Command(BaseCommand):
             if media.get("mode") == "pointers":
                 self.stdout.write(f"media not included: {media['not_included']['files']} files named in "
                                   f"{media['pointers']}; {media['rebuild']} fills them from the user's copy")
+            held = (release.summary or {}).get("heldout")
+            if held:
+                self.stdout.write(f"held out {held['items']} items ({held['fraction']} of each task and source, seed "
+                                  f"{held['seed']}; private rows {held['private_rows']}): their labels stay on this "
+                                  "server; issue team tokens with manage.py submission_token")
             if result["left_out"]:
                 reasons = ", ".join(f"{reason} {n}" for reason, n in result["left_out"].items())
                 self.stdout.write(f"left out {sum(result['left_out'].values())} kept pairs whose consensus no longer "
                                   f"describes them ({reasons}); run consensus again to decide them")
+
+    @staticmethod
+    def _split(options) -> dict:
+        if options["private_split"] is None:
+            if options["private_seed"] is not None or options["private_rows"] != UNLABELLED:
+                raise CommandError("--private-seed and --private-rows go with --private-split FRACTION")
+            return {}
+        return {"private_split": options["private_split"], "private_seed": options["private_seed"],
+                "private_rows": options["private_rows"]}
 
     def _discard(self, options) -> None:
         if options["campaign"]:
