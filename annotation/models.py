@@ -1,12 +1,30 @@
 """The app's models, defined by sub-domain; importing them here registers them under the label ``annotation``."""
 
 from annotation.accounts.models import AccountEvent, Invitation, LoginFailure, Role, User, UserSession
-from annotation.catalogue.models import Campaign, Media, Pair, Prompt, RatingSchema, Response, SourceDataset
+from annotation.catalogue.models import (
+    CalibrationItem,
+    CalibrationSet,
+    Campaign,
+    Media,
+    Pair,
+    Prompt,
+    RatingSchema,
+    Response,
+    SourceDataset,
+)
 from annotation.jobs.models import Job
-from annotation.workqueue.models import Annotation, AnnotationRevision, Assignment, AssignmentEvent
+from annotation.workqueue.models import (
+    Annotation,
+    AnnotationRevision,
+    Assignment,
+    AssignmentEvent,
+    CalibrationAnswer,
+    QualificationRound,
+    RaterPause,
+)
 
 __all__ = [
-    "AccountEvent", "Annotation", "AnnotationRevision", "Assignment", "AssignmentEvent", "Campaign", "Invitation",
-    "Job", "LoginFailure", "Media", "Pair", "Prompt", "RatingSchema", "Response", "Role", "SourceDataset", "User",
-    "UserSession",
+    "AccountEvent", "Annotation", "AnnotationRevision", "Assignment", "AssignmentEvent", "CalibrationAnswer",
+    "CalibrationItem", "CalibrationSet", "Campaign", "Invitation", "Job", "LoginFailure", "Media", "Pair", "Prompt",
+    "QualificationRound", "RaterPause", "RatingSchema", "Response", "Role", "SourceDataset", "User", "UserSession",
 ]
