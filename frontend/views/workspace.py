@@ -25,6 +25,7 @@ from annotation.workqueue.selectors import (
 )
 from annotation.workqueue.services.assignments import assignment_claim
 from annotation.workqueue.services.preview import pair_preview_next
+from annotation.workqueue.services.qualification import rater_admission
 from core.errors import ApplicationError
 from frontend.templatetags.workspace import IMAGE_SIZES
 
@@ -135,6 +136,8 @@ class NextPairView(AnnotationPage):
 
     def get(self, request, slug: str):
         campaign = _member_campaign(request.user, slug)
+        if not rater_admission(user=request.user, campaign=campaign).admitted:
+            return HttpResponse(status=204)  # nothing of the real queue is shown before admission
         display = pair_preview_next(campaign=campaign, annotator=request.user)
         if display is None:
             return HttpResponse(status=204)

@@ -1,9 +1,10 @@
 """Routes of the annotator's work queue under /api/v1/: claim, submit, drafts, lease renewals, skips, statistics,
-review and correct, and an account's active switch (deactivation gives its leases back)."""
+review and correct, qualification (calibration rounds, pauses), and an account's active switch (deactivation gives
+its leases back)."""
 
 from django.urls import path
 
-from annotation.workqueue.api import accounts, assignments, review
+from annotation.workqueue.api import accounts, assignments, qualification, review
 
 urlpatterns = [
     path("campaigns/<slug:slug>/claim/", assignments.AssignmentClaimApi.as_view(), name="api-assignment-claim"),
@@ -21,5 +22,16 @@ urlpatterns = [
     path("assignments/<int:assignment_id>/withdrawal/", review.AnnotationWithdrawApi.as_view(),
          name="api-annotation-withdraw"),
     path("assignments/<int:assignment_id>/check/", review.AnswersCheckApi.as_view(), name="api-answers-check"),
+    path("campaigns/<slug:slug>/qualification/", qualification.QualificationStateApi.as_view(),
+         name="api-qualification-state"),
+    path("calibration-rounds/<int:round_id>/answers/", qualification.CalibrationAnswerApi.as_view(),
+         name="api-calibration-answer"),
+    path("calibration-rounds/<int:round_id>/release/", qualification.QualificationRoundReleaseApi.as_view(),
+         name="api-qualification-release"),
+    path("campaigns/<slug:slug>/calibration-set/", qualification.CalibrationSetApi.as_view(), name="api-calibration-set"),
+    path("campaigns/<slug:slug>/qualification/report/", qualification.QualificationReportApi.as_view(),
+         name="api-qualification-report"),
+    path("campaigns/<slug:slug>/pauses/<str:username>/lift/", qualification.RaterPauseLiftApi.as_view(),
+         name="api-rater-pause-lift"),
     path("users/<str:username>/active/", accounts.UserActiveApi.as_view(), name="api-user-active"),
 ]

@@ -64,7 +64,8 @@ def rater_admission(*, user: User, campaign: Campaign, now: datetime | None = No
     """The one admission check of the real queue (membership aside, which the claim checks itself)."""
     now = now or timezone.now()
     pause = RaterPause.objects.filter(rater=user, campaign=campaign, lifted_at__isnull=True).first()
-    has_set = campaign.calibration_set_id is not None
+    # Read from the row, not the instance: a campaign loaded before its set was given must not let a rater through.
+    has_set = Campaign.objects.filter(pk=campaign.pk, calibration_set__isnull=False).exists()
     if pause is None and not has_set:
         return Admission(True, "admitted", "")
     latest = _latest_round(user, campaign.kind) if has_set else None
@@ -254,6 +255,7 @@ def qualification_round_start(*, user: User, campaign: Campaign, now: datetime |
     """The rater's open round for the campaign's kind, or a new one when they may start it (403 otherwise): pairs
     they have not answered in an earlier round first, in a random order."""
     now = now or timezone.now()
+    campaign = Campaign.objects.get(pk=campaign.pk)  # its settings as they are now
     if not campaign.members.filter(pk=user.pk).exists():
         raise ApplicationError("You are not a member of this campaign.", code="not_a_member", status_code=403)
     current = QualificationRound.objects.filter(rater=user, kind=campaign.kind,
