@@ -19,30 +19,6 @@ def _member_campaign(user, slug: str) -> Campaign:
     return get_object_or_404(Campaign.objects.select_related("rating_schema"), slug=slug, members=user)
 
 
-def _admission(user, campaign: Campaign) -> dict:
-    admission = services.rater_admission(user=user, campaign=campaign)
-    return {"admitted": admission.admitted, "code": admission.code, "message": admission.message,
-            "can_start_round": admission.can_start_round, "retry_after": admission.retry_after}
-
-
-def round_state(user, campaign: Campaign, *, start: bool) -> dict:
-    """The rater's admission, their round (started with ``start`` when they may) and its next pair's display."""
-    admission = services.rater_admission(user=user, campaign=campaign)
-    round_ = None
-    if not admission.admitted:
-        open_round = admission.round if admission.round and admission.round.verdict == "open" else None
-        if open_round is not None or (start and admission.can_start_round):
-            round_ = services.qualification_round_start(user=user, campaign=campaign)
-        elif admission.round is not None:
-            round_ = admission.round
-    elif admission.round is not None:
-        round_ = admission.round
-    display = services.calibration_display(round_=round_) if round_ is not None and round_.verdict == "open" else None
-    return {"admission": _admission(user, campaign),
-            "round": None if round_ is None else services.round_progress(round_=round_),
-            "display": display}
-
-
 ROUND_STATE = inline_serializer("QualificationState", {
     "admission": serializers.DictField(help_text="admitted, code (admitted, qualification_required, "
                                                  "paused_recalibrate), message, can_start_round, retry_after"),
@@ -59,11 +35,13 @@ class QualificationStateApi(APIView):
 
     @extend_schema(responses=ROUND_STATE)
     def get(self, request, slug: str):
-        return Response(round_state(request.user, _member_campaign(request.user, slug), start=False))
+        campaign = _member_campaign(request.user, slug)
+        return Response(services.qualification_state(user=request.user, campaign=campaign, start=False))
 
     @extend_schema(request=None, responses=ROUND_STATE)
     def post(self, request, slug: str):
-        return Response(round_state(request.user, _member_campaign(request.user, slug), start=True))
+        campaign = _member_campaign(request.user, slug)
+        return Response(services.qualification_state(user=request.user, campaign=campaign, start=True))
 
 
 class CalibrationAnswerApi(APIView):

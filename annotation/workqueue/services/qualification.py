@@ -100,7 +100,7 @@ def _retry_after(latest: QualificationRound | None, *, since: datetime | None) -
 
 def admission_refuse(admission: Admission) -> None:
     """Raise the claim's 403 for a rater not admitted."""
-    extra = {"retry_after": admission.retry_after.isoformat() if admission.retry_after else None,
+    extra = {"round_after": admission.retry_after.isoformat() if admission.retry_after else None,
              "can_start_round": admission.can_start_round}
     raise ApplicationError(admission.message, code=admission.code, status_code=403, extra=extra)
 
@@ -421,6 +421,26 @@ def round_progress(*, round_: QualificationRound) -> dict:
     return {**out, "correct": round_.correct, "share": decision.score.share, "lower": decision.score.lower,
             "upper": decision.score.upper, "rubric_distance": round_.rubric_distance, "message": decision.message,
             "retry_after": round_.retry_after, "study": study if round_.verdict == QualificationRound.Verdict.FAILED else []}
+
+
+def qualification_state(*, user: User, campaign: Campaign, start: bool) -> dict:
+    """What the rater's calibration page shows: their admission, their round (started with ``start`` when they may
+    start one) and its next pair's display (None once every pair is answered)."""
+    admission = rater_admission(user=user, campaign=campaign)
+    round_ = admission.round
+    if not admission.admitted and (
+            (round_ is not None and round_.verdict == QualificationRound.Verdict.OPEN)
+            or (start and admission.can_start_round)):
+        round_ = qualification_round_start(user=user, campaign=campaign)
+        admission = rater_admission(user=user, campaign=campaign)
+    display = (calibration_display(round_=round_) if round_ is not None
+               and round_.verdict == QualificationRound.Verdict.OPEN else None)
+    return {
+        "admission": {"admitted": admission.admitted, "code": admission.code, "message": admission.message,
+                      "can_start_round": admission.can_start_round, "retry_after": admission.retry_after},
+        "round": None if round_ is None else round_progress(round_=round_),
+        "display": display,
+    }
 
 
 @transaction.atomic
