@@ -37,6 +37,7 @@ SKIP_REASONS = [
     ("other", "Other (say why)"),
 ]
 INSTRUCTIONS_SEEN = "workspace_instructions_seen"
+ADMISSION_REFUSALS = ("qualification_required", "paused_recalibrate")
 
 
 def _member_campaign(user, slug: str):
@@ -149,7 +150,8 @@ class NextPairView(AnnotationPage):
         try:
             assignment = assignment_claim(campaign=campaign, annotator=request.user)
         except ApplicationError as error:
-            messages.error(request, error.message)
+            if error.code not in ADMISSION_REFUSALS:  # the queue itself says why a rater is not admitted
+                messages.error(request, error.message)
             return redirect("workspace-queue", slug=campaign.slug)
         if assignment is None:
             messages.info(request, "Nothing is left for you in this campaign. Thank you!")

@@ -65,7 +65,9 @@ def rater_admission(*, user: User, campaign: Campaign, now: datetime | None = No
     now = now or timezone.now()
     pause = RaterPause.objects.filter(rater=user, campaign=campaign, lifted_at__isnull=True).first()
     # Read from the row, not the instance: a campaign loaded before its set was given must not let a rater through.
-    has_set = Campaign.objects.filter(pk=campaign.pk, calibration_set__isnull=False).exists()
+    set_id, round_size, pass_mark = Campaign.objects.filter(pk=campaign.pk).values_list(
+        "calibration_set_id", "qualification_round_size", "qualification_pass_mark").get()
+    has_set = set_id is not None
     if pause is None and not has_set:
         return Admission(True, "admitted", "")
     latest = _latest_round(user, campaign.kind) if has_set else None
@@ -84,7 +86,8 @@ def rater_admission(*, user: User, campaign: Campaign, now: datetime | None = No
         message = (f"You did not pass the calibration round for this task; you can try again after "
                    f"{timezone.localtime(retry_after):%Y-%m-%d %H:%M}, or when a curator releases you.")
     else:
-        message = "Before your first pair in this campaign, rate its calibration pairs: they show the standard expected."
+        message = (f"Before your first pair in this campaign, rate up to {round_size} of its calibration pairs: they "
+                   f"show the standard expected, and you pass when {pass_mark:.0%} of your overall preferences match.")
     return Admission(False, "qualification_required", message, round=latest, can_start_round=can_start,
                      retry_after=retry_after)
 
