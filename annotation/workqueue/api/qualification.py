@@ -93,7 +93,7 @@ class CalibrationSetApi(APIView):
     def get(self, request, slug: str):
         return Response(self._out(get_object_or_404(Campaign, slug=slug)))
 
-    @extend_schema(request=AddSerializer, responses=OpenApiTypes.OBJECT)
+    @extend_schema(request=AddSerializer, responses={201: OpenApiTypes.OBJECT})
     def post(self, request, slug: str):
         campaign = get_object_or_404(Campaign, slug=slug)
         data = self.AddSerializer(data=request.data)

@@ -127,6 +127,8 @@ def _pair_of(row: dict, campaign: Campaign, where: str) -> Pair:
     if not isinstance(external_id, str) or not external_id:
         raise ApplicationError(f"{where}: \"pair\" is the pair's id in its campaign (a string).", code="invalid_row")
     slug = row.get("campaign") or campaign.slug
+    if not isinstance(slug, str):
+        raise ApplicationError(f"{where}: \"campaign\" is the slug of the pair's campaign.", code="invalid_row")
     pair = Pair.objects.filter(campaign__slug=slug, external_id=external_id).select_related("campaign").first()
     if pair is None:
         raise ApplicationError(f"{where}: no pair {external_id!r} in campaign {slug!r}.", code="pair_not_found")
@@ -271,8 +273,10 @@ def qualification_round_start(*, user: User, campaign: Campaign, now: datetime |
                                status_code=409)
     if not admission.can_start_round:
         admission_refuse(admission)
-    items = list(CalibrationItem.objects.filter(calibration_set_id=campaign.calibration_set_id)
-                 .values_list("pk", flat=True).order_by("pk"))
+    calibration_set = campaign.calibration_set
+    if calibration_set is None:
+        raise ApplicationError("This campaign has no calibration set.", code="no_calibration_set", status_code=409)
+    items = list(calibration_set.items.values_list("pk", flat=True).order_by("pk"))
     if not items:
         raise ApplicationError("This campaign's calibration set has no pairs yet; ask a curator.",
                                code="calibration_set_empty", status_code=409)
@@ -285,7 +289,7 @@ def qualification_round_start(*, user: User, campaign: Campaign, now: datetime |
     try:
         with transaction.atomic():
             return QualificationRound.objects.create(
-                rater=user, kind=campaign.kind, campaign=campaign, calibration_set_id=campaign.calibration_set_id,
+                rater=user, kind=campaign.kind, campaign=campaign, calibration_set=calibration_set,
                 items=chosen, pass_mark=campaign.qualification_pass_mark, started_at=now)
     except IntegrityError:  # a second tab started it at the same moment
         return QualificationRound.objects.get(rater=user, kind=campaign.kind, verdict=QualificationRound.Verdict.OPEN)
@@ -479,7 +483,7 @@ def gold_outcomes(*, annotator, campaign: Campaign, window: int | None = None) -
         answers = answers.filter(created_at__gt=since)
     recent = list(answers.order_by("-created_at", "-pk").values_list("gold_correct", flat=True)
                   [:window or campaign.gold_pause_window])
-    return recent[::-1]
+    return [bool(outcome) for outcome in recent[::-1]]
 
 
 def gold_pause_review(*, pair_id: int, annotator: User, now: datetime | None = None) -> RaterPause | None:
