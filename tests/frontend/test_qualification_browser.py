@@ -84,7 +84,7 @@ def test_a_new_member_calibrates_with_feedback_fails_retries_passes_and_reaches_
     real = add_pair(campaign, seed=200)
     q.calibration_items_add(campaign=campaign, rows=[
         {"pair": pair.external_id, "expected": EXPECTED_A,
-         "explanation": f"Calibration {n}: the left-hand image of the expert's choice draws every object asked for."}
+         "explanation": f"Calibration {n}: the better image draws every object asked for."}
         for n, pair in enumerate(calibration)])
     q.campaign_qualification_set(campaign=campaign, round_size=2, pass_mark=1.0, retry_hours=24)
     page = _page(browser, rater.username, live_server.url, viewport)
