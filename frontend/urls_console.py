@@ -9,6 +9,8 @@ urlpatterns = [
     path("console/campaigns/<slug:slug>/", console.CampaignFunnelView.as_view(), name="console-campaign"),
     path("console/campaigns/<slug:slug>/run/<slug:kind>/", console.CampaignRunView.as_view(), name="console-campaign-run"),
     path("console/campaigns/<slug:slug>/pairs/", console.PairBrowserView.as_view(), name="console-pairs"),
+    path("console/campaigns/<slug:slug>/qualification/", console.QualificationView.as_view(),
+         name="console-qualification"),
     path("console/campaigns/<slug:slug>/pairs/bulk/", console.PairBulkActionView.as_view(), name="console-pairs-bulk"),
     path("console/pairs/<int:pair_id>/", console.PairDetailView.as_view(), name="console-pair"),
     path("console/pairs/<int:pair_id>/<slug:action>/", console.PairActionView.as_view(), name="console-pair-action"),

@@ -86,6 +86,20 @@ class Campaign(models.Model):
         max_length=32, default=_orientation_seed, help_text="Seeds the left/right order shown per pair and annotator."
     )
     members = models.ManyToManyField(settings.AUTH_USER_MODEL, related_name="campaigns", blank=True)
+    # Qualification (docs/qualification.md): with a calibration set, a new member rates a round of its pairs before
+    # the real queue, and passes at the pass mark; during work the same mark, over the last gold answers, pauses.
+    calibration_set = models.ForeignKey(
+        "CalibrationSet", null=True, blank=True, on_delete=models.SET_NULL, related_name="campaigns",
+        help_text="Pairs with expected answers a new member rates first; shared by campaigns of the same kind.",
+    )
+    qualification_pass_mark = models.FloatField(
+        default=0.8, help_text="Share of calibration (and, during work, gold) pairs whose overall preference must match.")
+    qualification_round_size = models.PositiveSmallIntegerField(default=10, help_text="Calibration pairs per round.")
+    qualification_retry_hours = models.PositiveIntegerField(
+        default=24, help_text="Hours a rater who failed a round waits before another (a curator may release sooner).")
+    gold_pause_window = models.PositiveSmallIntegerField(default=30, help_text="Last gold answers the pause reads.")
+    gold_pause_min = models.PositiveSmallIntegerField(
+        default=15, help_text="Gold answers needed in the window before a rater can be paused.")
     sources = models.ManyToManyField(SourceDataset, related_name="campaigns", blank=True,
                                      help_text="Datasets this campaign's pairs were imported from.")
     created_at = models.DateTimeField(auto_now_add=True)
@@ -95,6 +109,11 @@ class Campaign(models.Model):
             models.CheckConstraint(condition=Q(overlap__gte=1), name="campaign_overlap_positive"),
             models.CheckConstraint(condition=Q(max_overlap__gte=F("overlap")), name="campaign_max_overlap_ge_overlap"),
             models.CheckConstraint(condition=Q(gold_rate__gte=0) & Q(gold_rate__lte=1), name="campaign_gold_rate_share"),
+            models.CheckConstraint(condition=Q(qualification_pass_mark__gt=0) & Q(qualification_pass_mark__lte=1),
+                                   name="campaign_pass_mark_share"),
+            models.CheckConstraint(condition=Q(qualification_round_size__gte=1), name="campaign_round_size_positive"),
+            models.CheckConstraint(condition=Q(gold_pause_min__gte=1) & Q(gold_pause_min__lte=F("gold_pause_window")),
+                                   name="campaign_gold_pause_within_window"),
         ]
 
     def __str__(self):
@@ -261,3 +280,31 @@ class Pair(models.Model):
 
     def __str__(self):
         return self.external_id
+
+
+class CalibrationSet(models.Model):
+    """Pairs with an expert's expected answer that qualify raters of one task kind; campaigns of that kind share it."""
+
+    slug = models.SlugField(max_length=100, unique=True)
+    kind = models.CharField(max_length=32, choices=TaskKind.choices)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self):
+        return self.slug
+
+
+class CalibrationItem(models.Model):
+    """One calibration pair: the answer a qualified rater is expected to give, and why."""
+
+    calibration_set = models.ForeignKey(CalibrationSet, on_delete=models.CASCADE, related_name="items", db_index=False)
+    pair = models.ForeignKey(Pair, on_delete=models.CASCADE, related_name="calibration_items")
+    expected = models.JSONField(
+        help_text="Canonical answers by question id: the overall preference, and any rubric values that matter.")
+    explanation = models.TextField(help_text="Why this answer: which response is better, which rubric decides.")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["calibration_set", "pair"], name="calibration_item_once_per_set")]
+
+    def __str__(self):
+        return f"{self.calibration_set_id}: pair {self.pair_id}"

@@ -8,7 +8,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
-from annotation.catalogue.models import Campaign, Pair
+from annotation.catalogue.models import CalibrationItem, CalibrationSet, Campaign, Pair
 
 if TYPE_CHECKING:
     from annotation.workqueue.selectors import Shown
@@ -324,3 +324,88 @@ class CrowdEntry(models.Model):
 
     def __str__(self):
         return f"entry of {self.participant_id} by link {self.link_id}"
+
+
+class QualificationRound(models.Model):
+    """One rater's round of calibration pairs for a task kind: passing it admits them to every campaign of that kind
+    with a calibration set. Its answers (CalibrationAnswer) are stored apart from annotations and never counted."""
+
+    class Verdict(models.TextChoices):
+        OPEN = "open", "In progress"
+        PASSED = "passed", "Passed"
+        FAILED = "failed", "Not passed"
+
+    rater = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="qualification_rounds")
+    kind = models.CharField(max_length=32)
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="qualification_rounds",
+                                 help_text="Where the round was taken (its pass mark and orientation seed).")
+    calibration_set = models.ForeignKey(CalibrationSet, on_delete=models.CASCADE, related_name="rounds")
+    items = models.JSONField(help_text="CalibrationItem ids in the order shown.")
+    pass_mark = models.FloatField()
+    verdict = models.CharField(max_length=16, choices=Verdict.choices, default=Verdict.OPEN)
+    started_at = models.DateTimeField()
+    finished_at = models.DateTimeField(null=True, blank=True)
+    answered = models.PositiveSmallIntegerField(default=0)
+    correct = models.PositiveSmallIntegerField(default=0)
+    lower = models.FloatField(null=True, blank=True)
+    upper = models.FloatField(null=True, blank=True)
+    rubric_distance = models.FloatField(null=True, blank=True, help_text="Mean distance of the rubric answers, 0–1.")
+    retry_after = models.DateTimeField(null=True, blank=True)
+    released_at = models.DateTimeField(null=True, blank=True, help_text="A curator let the rater retry at once.")
+    released_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+                                    related_name="+")
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["rater", "kind"], condition=Q(verdict="open"),
+                                    name="qualification_one_open_round_per_kind"),
+        ]
+        indexes = [models.Index(fields=["rater", "kind", "verdict"], name="qualification_round_idx")]
+
+    def __str__(self):
+        return f"{self.rater_id} {self.kind} round ({self.verdict})"
+
+
+class CalibrationAnswer(models.Model):
+    """A rater's answer to a calibration pair, canonical orientation, with how it compares to the expected one."""
+
+    round = models.ForeignKey(QualificationRound, on_delete=models.CASCADE, related_name="answers", db_index=False)
+    item = models.ForeignKey(CalibrationItem, on_delete=models.CASCADE, related_name="answers")
+    values = models.JSONField()
+    swapped = models.BooleanField(help_text="Response B was shown on the left.")
+    matched = models.BooleanField(help_text="The overall preference matched the expected one.")
+    rubric_distance = models.FloatField(null=True, blank=True)
+    differences = models.JSONField(default=list, blank=True, help_text="Per question: expected, given, matched.")
+    time_on_item_ms = models.PositiveIntegerField(null=True, blank=True)
+    answered_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["round", "item"], name="calibration_answer_once_per_round")]
+
+    def __str__(self):
+        return f"answer to {self.item_id} in round {self.round_id}"
+
+
+class RaterPause(models.Model):
+    """A rater taken off a campaign's queue because their recent gold answers fell below the pass mark."""
+
+    rater = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="pauses")
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="rater_pauses", db_index=False)
+    paused_at = models.DateTimeField()
+    gold_answers = models.PositiveSmallIntegerField()
+    gold_correct = models.PositiveSmallIntegerField()
+    upper = models.FloatField(help_text="Upper end of the interval of the gold share, below the pass mark.")
+    message = models.CharField(max_length=500)
+    lifted_at = models.DateTimeField(null=True, blank=True)
+    lifted_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+                                  related_name="+")
+    lift_reason = models.CharField(max_length=200, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["campaign", "rater"], condition=Q(lifted_at__isnull=True),
+                                    name="rater_pause_one_open"),
+        ]
+
+    def __str__(self):
+        return f"{self.rater_id} paused in {self.campaign_id}"

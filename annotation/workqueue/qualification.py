@@ -101,3 +101,71 @@ def pause_decision(*, outcomes: Sequence[bool], pass_mark: float, window: int, m
                         f"Paused: the last {len(recent)} gold pairs matched {_figures(s)}, below the pass mark of "
                         f"{pass_mark:.0%} with the whole interval; recalibrate to continue.")
     return Decision("working", s, pass_mark, f"Gold so far: {_figures(s)}.")
+
+
+@dataclass(frozen=True)
+class Difference:
+    """One question of a calibration answer against the expected one (both as shown: "A" is the left response)."""
+
+    question: str
+    label: str
+    expected: object
+    given: object
+    same: bool
+    distance: float | None
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """A calibration answer against the expected one: whether the overall preference matched, the mean distance of
+    the rubric scales (0 the same, 1 the whole scale apart; None without rubric values to compare), per question."""
+
+    matched: bool
+    rubric_distance: float | None
+    differences: list[Difference]
+
+
+def _preference_side(q: dict, value) -> str | None:
+    if value is None:
+        return None
+    if q["type"] == "scale":
+        middle = (q["min"] + q["max"]) / 2
+        return "A" if value > middle else "B" if value < middle else "tie"
+    return str(value)
+
+
+def answer_comparison(definition: dict, expected: dict, given: dict) -> Comparison:
+    """Compare ``given`` with ``expected`` on the questions ``expected`` names (text questions aside), both in the
+    same orientation. The overall preference (the schema's oriented pair-level scale or choice) matches on the side it
+    prefers; a per-response scale is a rubric, its distance the mean over the sides of |given − expected| over the
+    scale's span; criteria match label by label; anything else must be equal."""
+    preference = next((q for q in definition.get("questions", [])
+                       if q.get("oriented") and q["type"] in ("scale", "choice") and q.get("scope") != "response"), None)
+    matched = False
+    distances: list[float] = []
+    differences: list[Difference] = []
+    for q in definition.get("questions", []):
+        qid = q["id"]
+        if qid not in expected or q["type"] == "text":
+            continue
+        want, got = expected[qid], given.get(qid)
+        distance = None
+        if preference is not None and qid == preference["id"]:
+            same = _preference_side(q, want) == _preference_side(q, got)
+            matched = same
+        elif q["type"] == "scale" and q.get("scope") == "response" and isinstance(want, dict):
+            span = (q["max"] - q["min"]) or 1
+            got_sides = got if isinstance(got, dict) else {}
+            gaps = [abs(got_sides[side] - value) / span if isinstance(got_sides.get(side), int | float) else 1.0
+                    for side, value in want.items() if isinstance(value, int | float)]
+            distance = sum(gaps) / len(gaps) if gaps else None
+            if distance is not None:
+                distances.append(distance)
+            same = all(got_sides.get(side) == value for side, value in want.items())
+        elif q["type"] == "criteria":
+            given_labels = {i.get("criterion"): i.get("label") for i in got or [] if isinstance(i, dict)}
+            same = all(given_labels.get(i.get("criterion")) == i.get("label") for i in want if isinstance(i, dict))
+        else:
+            same = want == got
+        differences.append(Difference(qid, q.get("label", qid), want, got, same, distance))
+    return Comparison(matched, sum(distances) / len(distances) if distances else None, differences)

@@ -21,6 +21,12 @@ from django.views.generic import TemplateView
 from annotation.catalogue import schemas
 from annotation.catalogue.models import Campaign, Media, Pair
 from annotation.catalogue.selectors import media_url
+from annotation.workqueue.models import RaterPause
+from annotation.workqueue.services.qualification import (
+    qualification_report,
+    qualification_round_release,
+    rater_pause_lift,
+)
 from core.errors import ApplicationError
 from curation import quality
 from curation.csv_cells import csv_safe
@@ -78,6 +84,7 @@ class CampaignFunnelView(CuratorRequiredMixin, TemplateView):
             "agreement_headline": quality.agreement_points(agreement_run.result) if agreement_run else {},
             "judges": [judge for judge in judges_list() if judge.enabled],
             "on_dispute": ON_DISPUTE,
+            "paused_raters": RaterPause.objects.filter(campaign=campaign, lifted_at__isnull=True).count(),
         }
 
 
@@ -358,3 +365,36 @@ class AnnotatorView(CuratorRequiredMixin, TemplateView):
             "annotator": annotator,
             "rows": console_selectors.annotator_recent_work(annotator_id=annotator.pk, limit=100),
         }
+
+
+class QualificationView(CuratorRequiredMixin, TemplateView):
+    """The campaign's qualification panel: the calibration set and pass mark, each member's round and gold score,
+    paused raters with a button to lift the pause, failed rounds with one to let the rater retry now (POST)."""
+
+    template_name = "frontend/console/qualification.html"
+
+    def get_context_data(self, **kwargs):
+        campaign = campaign_or_404(self.kwargs["slug"])
+        report = qualification_report(campaign=campaign)
+        return {**super().get_context_data(**kwargs), "campaign": campaign, "report": report,
+                "paused": [r for r in report["raters"] if r["pause"]]}
+
+    def post(self, request, slug: str):
+        campaign = campaign_or_404(slug)
+        try:
+            if request.POST.get("action") == "lift":
+                username = request.POST.get("username", "")
+                rater_pause_lift(campaign=campaign, username=username, curator=request.user,
+                                 reason=request.POST.get("reason", ""))
+                messages.success(request, f"{username} may rate {campaign.slug} again; their gold score starts anew.")
+            elif request.POST.get("action") == "release":
+                round_id = request.POST.get("round", "")
+                if not round_id.isdigit():
+                    raise ApplicationError("Name the round to release.", code="invalid_round")
+                qualification_round_release(round_id=int(round_id), curator=request.user)
+                messages.success(request, "The rater may take a new calibration round now.")
+            else:
+                raise ApplicationError("Choose lift or release.", code="invalid_action")
+        except ApplicationError as exc:
+            messages.error(request, exc.message)
+        return HttpResponseRedirect(reverse("console-qualification", args=[campaign.slug]))

@@ -28,6 +28,7 @@ from annotation.workqueue.selectors import (
 )
 from annotation.workqueue.services.assignments import assignment_claim
 from annotation.workqueue.services.preview import pair_preview_next
+from annotation.workqueue.services.qualification import qualification_state, rater_admission
 from annotation.workqueue.services.reports import REPORT_NOTE_MAX
 from core.errors import ApplicationError
 from curation.services import threads
@@ -41,6 +42,7 @@ SKIP_REASONS = [
     ("other", "Other (say why)"),
 ]
 INSTRUCTIONS_SEEN = "workspace_instructions_seen"
+ADMISSION_REFUSALS = ("qualification_required", "paused_recalibrate")
 
 
 def _member_campaign(user, slug: str):
@@ -74,6 +76,7 @@ class QueueView(LoginRequiredMixin, TemplateView):
             "has_work": stats["campaigns"][0]["has_open_assignment"]
             or campaign_has_work_for(campaign=campaign, annotator=self.request.user),
             "show_instructions": bool(campaign.instructions) and not seen,
+            "admission": rater_admission(user=self.request.user, campaign=campaign),
         }
 
 
@@ -143,6 +146,8 @@ class NextPairView(AnnotationPage):
 
     def get(self, request, slug: str):
         campaign = _member_campaign(request.user, slug)
+        if not rater_admission(user=request.user, campaign=campaign).admitted:
+            return HttpResponse(status=204)  # nothing of the real queue is shown before admission
         display = pair_preview_next(campaign=campaign, annotator=request.user)
         if display is None:
             return HttpResponse(status=204)
@@ -157,7 +162,8 @@ class NextPairView(AnnotationPage):
                 return redirect("workspace-profile", slug=campaign.slug)
             if error.code == "quota_done":
                 return HttpResponseRedirect(error.extra["completion_url"])
-            messages.error(request, error.message)
+            if error.code not in ADMISSION_REFUSALS:  # the queue itself says why a rater is not admitted
+                messages.error(request, error.message)
             return redirect("workspace-queue", slug=campaign.slug)
         if assignment is None:
             messages.info(request, "Nothing is left for you in this campaign. Thank you!")
@@ -193,6 +199,45 @@ class AnnotateView(AnnotationPage):
         if first_visit:
             self.request.session[INSTRUCTIONS_SEEN] = [*seen, campaign.slug]
         return {**super().get_context_data(**kwargs), **self.page_context(campaign, display, show_instructions=first_visit)}
+
+
+class CalibrationView(LoginRequiredMixin, TemplateView):
+    """The rater's calibration round: its next pair in the workspace's own layout, form and keys (the answer goes to
+    the calibration API, which answers with the expected answer and the explanation), or the round's result.
+
+    POST starts a round (or continues the open one) and shows it."""
+
+    template_name = "frontend/workspace/calibration.html"
+
+    def post(self, request, slug: str):
+        campaign = _member_campaign(request.user, slug)
+        try:
+            qualification_state(user=request.user, campaign=campaign, start=True)
+        except ApplicationError as error:
+            messages.error(request, error.message)
+        return redirect("workspace-calibration", slug=campaign.slug)
+
+    def get_context_data(self, **kwargs):
+        campaign = _member_campaign(self.request.user, self.kwargs["slug"])
+        state = qualification_state(user=self.request.user, campaign=campaign, start=False)
+        display, round_ = state["display"], state["round"]
+        config = {
+            "urls": {
+                "answer": reverse("api-calibration-answer", args=[round_["round"]]) if round_ else "",
+                "page": reverse("workspace-calibration", args=[campaign.slug]),
+            },
+            "item": display["calibration"]["item"] if display else None,
+            "style_nonce": getattr(self.request, "csp_nonce", ""),
+        }
+        return {
+            **super().get_context_data(**kwargs),
+            "campaign": campaign,
+            "kind_label": TaskKind(campaign.kind).label,
+            "display": display,
+            "round": round_,
+            "admission": state["admission"],
+            "config": config,
+        }
 
 
 class MyWorkView(LoginRequiredMixin, TemplateView):

@@ -235,6 +235,20 @@ EXPECTED: dict[str, dict[str, dict]] = {
     "crowd/<str:token>/": {"GET": allowed(400, 400, 400, 400, 400)},
     "console/campaigns/<slug:slug>/profile/": {"GET": CURATOR_PAGE, "POST": allowed(302, 403, 403, 400, 400)},
     "console/campaigns/<slug:slug>/hours.csv": {"GET": CURATOR_PAGE},
+    # Qualification (issue 33), in campaign Y, which has no calibration set: bob is admitted, nobody is paused, and
+    # the round id names no round. A rater's round and answers are members' only; the set, the report, releases
+    # and lifts are for curators.
+    "api/v1/campaigns/<slug:slug>/qualification/": {"GET": allowed(403, 404, 200, 404, 404),
+                                                     "POST": allowed(403, 404, 200, 404, 404)},
+    "api/v1/calibration-rounds/<int:round_id>/answers/": {"POST": allowed(403, 400, 400, 400, 400)},  # item required
+    "api/v1/calibration-rounds/<int:round_id>/release/": {"POST": curator_post(404)},
+    "api/v1/campaigns/<slug:slug>/calibration-set/": {"GET": CURATOR_API, "POST": curator_post(400),
+                                                       "PATCH": curator_post(200)},
+    "api/v1/campaigns/<slug:slug>/qualification/report/": {"GET": CURATOR_API},
+    "api/v1/campaigns/<slug:slug>/pauses/<str:username>/lift/": {"POST": curator_post(404)},  # bob is not paused
+    "work/campaigns/<slug:slug>/calibration/": {"GET": allowed(302, 404, 200, 404, 404),
+                                                "POST": allowed(302, 404, 302, 404, 404)},
+    "console/campaigns/<slug:slug>/qualification/": {"GET": CURATOR_PAGE, "POST": allowed(302, 403, 403, 302, 302)},
 }
 
 # Django's admin site is generated from the registered models: every page is for staff only (the
@@ -308,7 +322,7 @@ def scene():
         "object_id": y.pairs["kept"].pk, "id": y.bob.pk, "content_type_id": 1,
         "version": release.version, "token": "forged-download-token",
         "assignment_id": lease.pk, "username": y.bob.username, "fmt": "csv", "report_id": report.pk, "folder": "trl",
-        "submission_id": 1,
+        "submission_id": 1, "round_id": 2_000_000_000,
     }
     # What an annotator must never see: every model name, judge output, a co-annotator's rationale;
     # alice additionally must not see anything of campaign Y.

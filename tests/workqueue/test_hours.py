@@ -11,7 +11,7 @@ from django.test import Client
 from rest_framework.test import APIClient
 
 from annotation.workqueue.hours import active_time
-from annotation.workqueue.models import AssignmentEvent
+from annotation.workqueue.models import Assignment, AssignmentEvent
 from annotation.workqueue.services.assignments import assignment_claim, assignment_save_draft, assignment_skip
 from tests.factories import CuratorFactory, PairFactory
 from tests.workqueue.assignment_helpers import AB_TIE_ANSWER, ab_tie_campaign, submit
@@ -51,6 +51,9 @@ def _scenario():
     campaign.save(update_fields=["gold_rate"])
     first = assignment_claim(campaign=campaign, annotator=worker, now=at(0))
     assert first.pair_id == gold.pk
+    # Sides are drawn per lease; shown as stored, the answer "A" is the gold's A (swapped, it would be B).
+    Assignment.objects.filter(pk=first.pk).update(swapped=False)
+    first.refresh_from_db()
     assignment_save_draft(assignment=first, annotator=worker, values={"preference": "A"}, now=at(1))
     submit(first, now=at(3))
     second = assignment_claim(campaign=campaign, annotator=worker, now=at(4))

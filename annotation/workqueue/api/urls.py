@@ -1,10 +1,10 @@
 """Routes of the annotator's work queue under /api/v1/: claim, submit, drafts, lease renewals, skips, statistics,
-review and correct, reports of broken pairs, rater profiles, hours for payment, crowd entry links, and an account's
-active switch (deactivation gives its leases back)."""
+review and correct, reports of broken pairs, rater profiles, hours for payment, crowd entry links, qualification
+(calibration rounds, pauses), and an account's active switch (deactivation gives its leases back)."""
 
 from django.urls import path
 
-from annotation.workqueue.api import accounts, assignments, profile, reports, review
+from annotation.workqueue.api import accounts, assignments, profile, qualification, reports, review
 
 urlpatterns = [
     path("campaigns/<slug:slug>/claim/", assignments.AssignmentClaimApi.as_view(), name="api-assignment-claim"),
@@ -27,5 +27,16 @@ urlpatterns = [
     path("campaigns/<slug:slug>/profiles/", profile.CampaignProfilesApi.as_view(), name="api-campaign-profiles"),
     path("campaigns/<slug:slug>/hours/", profile.CampaignHoursApi.as_view(), name="api-campaign-hours"),
     path("campaigns/<slug:slug>/crowd-links/", profile.CrowdLinkCreateApi.as_view(), name="api-crowd-links"),
+    path("campaigns/<slug:slug>/qualification/", qualification.QualificationStateApi.as_view(),
+         name="api-qualification-state"),
+    path("calibration-rounds/<int:round_id>/answers/", qualification.CalibrationAnswerApi.as_view(),
+         name="api-calibration-answer"),
+    path("calibration-rounds/<int:round_id>/release/", qualification.QualificationRoundReleaseApi.as_view(),
+         name="api-qualification-release"),
+    path("campaigns/<slug:slug>/calibration-set/", qualification.CalibrationSetApi.as_view(), name="api-calibration-set"),
+    path("campaigns/<slug:slug>/qualification/report/", qualification.QualificationReportApi.as_view(),
+         name="api-qualification-report"),
+    path("campaigns/<slug:slug>/pauses/<str:username>/lift/", qualification.RaterPauseLiftApi.as_view(),
+         name="api-rater-pause-lift"),
     path("users/<str:username>/active/", accounts.UserActiveApi.as_view(), name="api-user-active"),
 ]

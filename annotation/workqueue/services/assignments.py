@@ -86,7 +86,7 @@ def assignment_claim(*, campaign: Campaign, annotator: User, now: datetime | Non
         return _claim_postgresql(by="id", campaign=campaign.pk, annotator=annotator, now=now, rng=rng, known=campaign)
     membership = _membership_portable(campaign=campaign, annotator=annotator, now=now)
     return _claim_for_member(campaign=campaign, annotator=annotator, membership=membership, now=now,
-                             gold_first=_gold_first(campaign, (rng or _rng).random()))
+                             gold_first=_gold_first(campaign, (rng or _rng).random()), held=None)
 
 
 def assignment_claim_by_slug(
@@ -126,7 +126,7 @@ def _claim_postgresql(*, by: str, campaign: int | str, annotator, now: datetime,
         raise ApplicationError("No such campaign.", code="not_found", status_code=404)
     gold_first = _gold_first(read.campaign, draw)
     return _claim_for_member(campaign=read.campaign, annotator=annotator, membership=read.membership, now=now,
-                             gold_first=gold_first, tried=gold_first if read.looked else None)
+                             gold_first=gold_first, tried=gold_first if read.looked else None, held=read.held)
 
 
 def _membership_portable(*, campaign: Campaign, annotator, now: datetime) -> tuple | None:
@@ -140,11 +140,19 @@ def _membership_portable(*, campaign: Campaign, annotator, now: datetime) -> tup
 
 
 def _claim_for_member(*, campaign: Campaign, annotator, membership: tuple | None, now: datetime, gold_first: bool,
-                      tried: bool | None = None):
+                      tried: bool | None = None, held: bool | None = False):
     """``membership``: (open lease id, its expiry, any lease due), None for a non-member. ``tried``: the kind of pair
-    (gold or not) the claim statement already looked for and found none of."""
+    (gold or not) the claim statement already looked for and found none of. ``held``: whether the claim statement
+    found the rater not admitted (None: not read yet, the portable path)."""
     if membership is None:
         raise ApplicationError("You are not a member of this campaign.", code="not_a_member", status_code=403)
+    if held is None or held:
+        # Imported here: the qualification services release leases through this module.
+        from annotation.workqueue.services.qualification import admission_refuse, rater_admission
+
+        admission = rater_admission(user=annotator, campaign=campaign, now=now)
+        if not admission.admitted:
+            admission_refuse(admission)
     if campaign.status != Campaign.Status.ACTIVE:
         return None
     current_id, current_expires_at, any_due = membership
@@ -235,12 +243,14 @@ def claim_params(*, campaign: int | str, annotator: User, now: datetime, draw: f
 class ClaimRead(NamedTuple):
     """What the claim statement answers: the lease it took (or None); without one, the campaign (None: no such
     campaign), the membership as ``_claim_for_member`` takes it, and whether it looked for a pair. With a lease the
-    campaign is the caller's ``known`` one, or None (a claim by slug builds no campaign it does not need)."""
+    campaign is the caller's ``known`` one, or None (a claim by slug builds no campaign it does not need). ``held``:
+    the rater is not admitted to the queue (paused, or not qualified), as ``rater_admission`` decides."""
 
     lease: Assignment | None
     campaign: Campaign | None
     membership: tuple | None
     looked: bool
+    held: bool = False
 
 
 def _claim_statement(*, by: str, campaign: int | str, annotator, now: datetime, draw: float = 1.0,
@@ -256,21 +266,21 @@ def _claim_statement(*, by: str, campaign: int | str, annotator, now: datetime, 
         return ClaimRead(None, None, None, False)
     (campaign_part,) = sql.parts("claim_campaign")
     width = len(campaign_part.attnames)
-    is_member, current_id, current_expires_at, any_due, looked, lease_id, pair_id, swapped, expires_at = (
-        row[width:width + 9])
+    is_member, current_id, current_expires_at, any_due, held, looked, lease_id, pair_id, swapped, expires_at = (
+        row[width:width + 10])
     membership = (current_id, current_expires_at, any_due) if is_member else None
     if lease_id is None:
         found = known or rows.instances(row[:width], [campaign_part])["c"]
-        return ClaimRead(None, found, membership, looked)
+        return ClaimRead(None, found, membership, looked, held)
     campaign_values = rows.values(row[:width], [campaign_part])["c"]
     lease = {"id": lease_id, "pair_id": pair_id, "annotator_id": annotator.pk, "status": Assignment.Status.ACTIVE,
              "swapped": swapped, "claimed_at": now, "expires_at": expires_at, "finished_at": None, "skip_reason": "",
              "draft": {}, "draft_saved_at": None}
     assignment = rows.loaded(Assignment, **lease, annotator=annotator,
                              **({"campaign": known} if known else {"campaign_id": campaign_values["id"]}))
-    assignment.shown = selectors.Shown.read(lease, campaign_values, rows.values(row[width + 9:],
+    assignment.shown = selectors.Shown.read(lease, campaign_values, rows.values(row[width + 10:],
                                                                                 sql.parts("claim_display")))
-    return ClaimRead(assignment, known, membership, looked)
+    return ClaimRead(assignment, known, membership, looked, False)
 
 
 def _lease_portable(*, campaign: Campaign, annotator, gold: bool, now: datetime) -> Assignment | None:
@@ -378,11 +388,15 @@ def assignments_expire(*, now: datetime | None = None) -> int:
 
 
 @transaction.atomic
-def assignments_release(*, annotator: User, reason: str, now: datetime | None = None) -> int:
-    """End every live lease of ``annotator`` now, before its time (their account was deactivated, say): each is
-    expired, its slot goes to someone else, its event says ``released`` with the reason. Returns how many."""
+def assignments_release(*, annotator: User, reason: str, now: datetime | None = None,
+                        campaign: Campaign | None = None) -> int:
+    """End every live lease of ``annotator`` (in ``campaign`` only, when given) now, before its time (their account
+    was deactivated, say): each is expired, its slot goes to someone else, its event says ``released`` with the
+    reason. Returns how many."""
     now = now or timezone.now()
     live = Assignment.objects.filter(annotator=annotator, status=Assignment.Status.ACTIVE).order_by("pk")
+    if campaign is not None:
+        live = live.filter(campaign_id=campaign.pk)
     ids = list(live.select_for_update().values_list("pk", flat=True))
     return _expire_locked(ids=ids, now=now, released=reason)
 
@@ -652,13 +666,21 @@ def annotation_submit(
     key = _idempotency_key(assignment, idempotency_key)
     submission = {"assignment": assignment, "annotator": annotator, "values": values, "time_on_item_ms": time_on_item_ms,
                   "key": key, "now": now, "media_played": media_played}
+    annotation = None
     if connection.vendor == "postgresql" and not connection.in_atomic_block:
         try:
-            return _submit(**submission, lock=False)
+            annotation = _submit(**submission, lock=False)
         except _AssignmentChanged:
             pass
-    with transaction.atomic():
-        return _submit(**submission, lock=True)
+    if annotation is None:
+        with transaction.atomic():
+            annotation = _submit(**submission, lock=True)
+    if annotation.gold_correct is not None:
+        # A gold answer moves the rater's gold score: the pause rule reads it (only gold submissions pay for it).
+        from annotation.workqueue.services.qualification import gold_pause_review
+
+        gold_pause_review(pair_id=annotation.pair_id, annotator=annotator, now=now)
+    return annotation
 
 
 def _submit(*, assignment: Assignment, annotator, values, time_on_item_ms, key: str, now: datetime, lock: bool,

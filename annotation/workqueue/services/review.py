@@ -25,6 +25,7 @@ from annotation.workqueue import consistency
 from annotation.workqueue.models import Annotation, AnnotationRevision, Assignment, AssignmentEvent
 from annotation.workqueue.rules import gold_matches
 from annotation.workqueue.services.assignments import pair_counters_recount
+from annotation.workqueue.services.qualification import gold_pause_review
 from core.errors import ApplicationError
 
 if TYPE_CHECKING:
@@ -101,6 +102,8 @@ def annotation_correct(*, assignment_id: int, annotator: User, values: dict, now
     revision = AnnotationRevision.objects.create(assignment=assignment, kind=AnnotationRevision.Kind.CORRECTED,
                                                  values=canonical, rationale=annotation.rationale, at=now)
     _event(assignment, AssignmentEvent.Kind.CORRECT, now, annotation=annotation.pk, revision=revision.pk)
+    if annotation.gold_correct is not None:
+        gold_pause_review(pair_id=pair.pk, annotator=annotator, now=now)  # a corrected gold answer moves the score
     return Correction(annotation, consistency.rubric_contradictions(definition, values))
 
 

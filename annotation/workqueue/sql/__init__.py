@@ -25,7 +25,8 @@ _PARTS: dict[str, list[tuple[str, str, list[str] | None]]] = {
     # The campaign as the claim statement reads it: what deciding the claim, writing the lease and the display need
     # (the others load on access; a claim by id keeps the caller's campaign).
     "claim_campaign": [("c", "annotation.Campaign", ["id", "slug", "kind", "instructions", "rating_schema_id", "status",
-                                                    "gold_rate", "orientation_seed", "lease_minutes"])],
+                                                    "gold_rate", "orientation_seed", "lease_minutes",
+                                                    "calibration_set_id"])],
     "display": [
         ("a", "annotation.Assignment",
          ["id", "pair_id", "campaign_id", "annotator_id", "swapped", "draft", "status", "expires_at"]),
@@ -75,7 +76,7 @@ def parts(name: str) -> tuple[rows.Part, ...]:
 def names() -> dict[str, str]:
     """What ``${name}`` stands for in the statements: tables and columns from ``_meta``, and the select lists."""
     from annotation.catalogue.models import Campaign, Pair, Prompt, RatingSchema, Response
-    from annotation.workqueue.models import Annotation, Assignment, AssignmentEvent
+    from annotation.workqueue.models import Annotation, Assignment, AssignmentEvent, QualificationRound, RaterPause
 
     members = Campaign.members.through._meta
     return {
@@ -83,6 +84,8 @@ def names() -> dict[str, str]:
         "assignment_event": AssignmentEvent._meta.db_table,
         "annotation": Annotation._meta.db_table,
         "campaign": Campaign._meta.db_table,
+        "rater_pause": RaterPause._meta.db_table,
+        "qualification_round": QualificationRound._meta.db_table,
         "pair": Pair._meta.db_table,
         "prompt": Prompt._meta.db_table,
         "response": Response._meta.db_table,

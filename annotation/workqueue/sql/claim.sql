@@ -5,7 +5,7 @@
 -- It claims only when the annotator is a member, the campaign is active, they hold no lease in it, and no lease of
 -- the campaign is due (or the caller has just expired the due ones: %(due_expired)s). Otherwise it only reads, and
 -- the service decides (their open lease, 403, nothing to do, or the due leases to expire first). The row comes back
--- for any campaign found: the campaign, the membership read (member?, open lease, its expiry, any lease due),
+-- for any campaign found: the campaign, the membership read (member?, open lease, its expiry, any lease due, held),
 -- whether it looked for a pair, then the lease and its display (NULL when none was taken).
 --
 -- Gold or not: the caller's %(gold)s, else the draw (%(draw)s < gold_rate), as assignment_claim describes. The
@@ -27,7 +27,14 @@ WITH claimant AS (
     SELECT ${claim_campaign_columns}, m.${member_user} IS NOT NULL AS is_member,
         o.id AS open_id, o.expires_at AS open_expires_at,
         EXISTS (SELECT FROM ${assignment} d WHERE d.campaign_id = c.id AND d.status = 'active' AND d.expires_at <= %(now)s)
-            AS any_due
+            AS any_due,
+        -- Not admitted to the queue (annotation.workqueue.services.qualification.rater_admission says why): paused,
+        -- or the campaign has a calibration set and the rater passed no round of its kind.
+        (EXISTS (SELECT FROM ${rater_pause} z
+                 WHERE z.campaign_id = c.id AND z.rater_id = %(annotator)s AND z.lifted_at IS NULL)
+         OR (c.calibration_set_id IS NOT NULL
+             AND NOT EXISTS (SELECT FROM ${qualification_round} r
+                             WHERE r.rater_id = %(annotator)s AND r.kind = c.kind AND r.verdict = 'passed'))) AS held
     FROM ${campaign} c
     LEFT JOIN ${members} m ON m.${member_campaign} = c.id AND m.${member_user} = %(annotator)s
     LEFT JOIN LATERAL (SELECT id, expires_at FROM ${assignment}
@@ -37,7 +44,8 @@ WITH claimant AS (
     SELECT c.id, COALESCE(%(gold)s::boolean, %(draw)s::float8 < c.gold_rate) AS gold,
            c.orientation_seed, c.lease_minutes
     FROM claimant c
-    WHERE c.is_member AND c.status = 'active' AND c.open_id IS NULL AND (NOT c.any_due OR %(due_expired)s::boolean)
+    WHERE c.is_member AND NOT c.held AND c.status = 'active' AND c.open_id IS NULL
+      AND (NOT c.any_due OR %(due_expired)s::boolean)
 ), floor AS (
     SELECT p.priority FROM ${pair} p
     WHERE (p.campaign_id, p.is_gold) = (SELECT id, gold FROM go) AND p.status = 'queued'
