@@ -13,6 +13,7 @@ from django.views.generic import TemplateView
 
 from annotation.catalogue.models import TaskKind
 from annotation.catalogue.selectors import campaigns_for_user
+from annotation.workqueue.consistency import can_contradict
 from annotation.workqueue.models import Assignment
 from annotation.workqueue.playback import FULL_PLAYBACK_TOLERANCE
 from annotation.workqueue.selectors import (
@@ -74,12 +75,13 @@ class QueueView(LoginRequiredMixin, TemplateView):
 
 # The pages of one assignment, as patterns: a page prepared ahead learns its assignment from the claim.
 ASSIGNMENT_ROUTES = {"draft": "api-assignment-draft", "submit": "api-assignment-submit", "skip": "api-assignment-skip",
-                     "renewal": "api-assignment-renewal",
+                     "renewal": "api-assignment-renewal", "check": "api-answers-check",
                      "page": "workspace-annotate"}
 
 
 def assignment_urls(assignment_id: int | str) -> dict[str, str]:
-    """The draft, submit and skip API and the page of one assignment; ``"{assignment}"`` gives the patterns."""
+    """The draft, submit, skip, renewal and check API and the page of one assignment; ``"{assignment}"`` gives the
+    patterns."""
     return {name: reverse(route, args=[0]).replace("/0/", f"/{assignment_id}/") for name, route in ASSIGNMENT_ROUTES.items()}
 
 
@@ -113,6 +115,8 @@ class AnnotationPage(LoginRequiredMixin, TemplateView):
             "lease_minutes": campaign.lease_minutes,
             "requires_full_playback": campaign.requires_full_playback,
             "full_playback_share": FULL_PLAYBACK_TOLERANCE,
+            # Whether a submit asks the answers check first (consistency.js): only where answers can contradict.
+            "consistency_check": can_contradict(display["schema"]),
             # For wavesurfer.js's own <style> (see core.web.csp); absent where the policy middleware did not run.
             "style_nonce": getattr(self.request, "csp_nonce", ""),
         }
