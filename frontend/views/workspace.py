@@ -224,5 +224,8 @@ class ReviewView(LoginRequiredMixin, TemplateView):
             **super().get_context_data(**kwargs),
             "kind_label": TaskKind(display["kind"]).label,
             "display": display,
+            # Warnings confirmed at submit that the answer no longer raises (it was corrected since); those it still
+            # raises are marked in the list of warnings.
+            "confirmed_since_changed": [w for w in display["confirmed_warnings"] if w not in display["warnings"]],
             "config": config,
         }
