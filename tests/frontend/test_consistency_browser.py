@@ -16,6 +16,7 @@ from annotation.catalogue import schemas
 from annotation.workqueue.models import Annotation, Assignment
 from tests.browser import chromium, log_in
 from tests.factories import UserFactory
+from tests.frontend.test_workspace_keys import UNBOUND, UNKEYED, axe_violations
 from tests.frontend.workspace_pairs import make_pair
 
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
@@ -44,10 +45,10 @@ def browser():
         yield browser
 
 
-def _rating_page(browser, base: str, size, username: str, *, seed: int, clock: bool = False):
+def _rating_page(browser, base: str, size, username: str, *, seed: int, clock: bool = False, bypass_csp: bool = False):
     rater = UserFactory(username=username)
     pair = make_pair("text-to-image", annotators=[rater], seed=seed)
-    context = browser.new_context(viewport={"width": size[0], "height": size[1]})
+    context = browser.new_context(viewport={"width": size[0], "height": size[1]}, bypass_csp=bypass_csp)
     context.set_default_timeout(15_000)
     if clock:
         context.clock.install()
@@ -178,4 +179,17 @@ def test_the_prompt_closes_when_the_lease_runs_out(live_server, browser, size):
     prompt.wait_for(state="hidden")
     assert page.locator("[data-lease-over]").is_visible() and page.locator("[data-submit]").is_disabled()
     assert not Annotation.objects.filter(assignment=assignment).exists()
+    context.close()
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_the_prompts_controls_show_their_keys_and_axe_finds_nothing_serious(live_server, browser, size):
+    # axe-core writes styles while it measures contrast, which the page's policy refuses (as in test_workspace_keys).
+    context, page, _ = _rating_page(browser, live_server.url, size, f"rater-axe-{size[0]}", seed=91 + size[0],
+                                    bypass_csp=True)
+    _answer(page, overall=1)
+    page.keyboard.press("Control+Enter")
+    page.locator("#consistency-dialog").wait_for(state="visible")
+    assert page.evaluate(UNKEYED) == [] and page.evaluate(UNBOUND) == []
+    assert axe_violations(page) == [], "the consistency prompt"
     context.close()
