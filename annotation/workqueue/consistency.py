@@ -16,6 +16,7 @@ in either orientation: the warning names the sides as the answers do.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TypeGuard
 
 from annotation.catalogue.schemas import SIDES
 
@@ -46,7 +47,7 @@ class _Preference:
         return self.question.get("label", self.question["id"])
 
 
-def _is_int(value) -> bool:
+def _is_int(value) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
