@@ -16,9 +16,9 @@ import io
 import json
 import os
 import random
-import resource
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -157,18 +157,23 @@ def generate(pairs: int, media_count: int, image_size: int) -> float:
 
 
 def run_child(args: list[str]) -> tuple[float, float, float, str]:
-    """Wall seconds, CPU seconds, peak RSS (MiB) and stdout of a manage.py command run in a child process."""
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    before, cpu_before = usage.ru_maxrss, usage.ru_utime + usage.ru_stime
-    started = time.perf_counter()
-    done = subprocess.run([sys.executable, str(ROOT / "manage.py"), *args], env=environment(), cwd=ROOT,
-                          capture_output=True, text=True, check=False)
-    elapsed = time.perf_counter() - started
-    if done.returncode not in (0,):
-        sys.stderr.write(done.stderr)
-        raise SystemExit(f"{args[0]} exited with {done.returncode}")
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return elapsed, usage.ru_utime + usage.ru_stime - cpu_before, max(usage.ru_maxrss, before) / 1024, done.stdout
+    """Wall seconds, CPU seconds, peak RSS (MiB) and stdout of a manage.py command run in a child process.
+
+    The figures are that child's own (``wait4``), not the maximum over every child this process has run.
+    """
+    with tempfile.TemporaryFile("w+") as stdout, tempfile.TemporaryFile("w+") as stderr:
+        started = time.perf_counter()
+        child = subprocess.Popen([sys.executable, str(ROOT / "manage.py"), *args], env=environment(), cwd=ROOT,
+                                 stdout=stdout, stderr=stderr, text=True)
+        _pid, status, usage = os.wait4(child.pid, 0)
+        child.returncode = os.waitstatus_to_exitcode(status)
+        elapsed = time.perf_counter() - started
+        if child.returncode != 0:
+            stderr.seek(0)
+            sys.stderr.write(stderr.read())
+            raise SystemExit(f"{args[0]} exited with {child.returncode}")
+        stdout.seek(0)
+        return elapsed, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, stdout.read()
 
 
 def main() -> None:

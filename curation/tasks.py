@@ -49,6 +49,15 @@ def release_build_task(release_id: int) -> None:
         return
 
 
+@shared_task(name="curation.training_export", queue=Queue.RELEASES, acks_late=True, soft_time_limit=3600, time_limit=3660)
+def training_export_task(job_id: int) -> None:
+    """Write a release's training export; a finished export is found and reused, so a rerun repeats nothing."""
+    from annotation.jobs.services import job_leased
+    from curation.services.training_exports import training_export_job_run
+
+    job_leased(training_export_job_run, job_id=job_id)
+
+
 @shared_task(name="curation.release_verify", queue=Queue.RELEASES, acks_late=True, soft_time_limit=3600, time_limit=3660)
 def release_verify_task(job_id: int) -> None:
     """Re-read a published release's files against its manifest; the job holds the result, so a rerun only repeats it."""

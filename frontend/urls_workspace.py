@@ -11,4 +11,5 @@ urlpatterns = [
     path("work/campaigns/<slug:slug>/next/", workspace.NextPairView.as_view(), name="workspace-next"),
     path("work/assignments/<int:assignment_id>/", workspace.AnnotateView.as_view(), name="workspace-annotate"),
     path("work/assignments/<int:assignment_id>/review/", workspace.ReviewView.as_view(), name="workspace-review"),
+    path("work/assignments/<int:assignment_id>/thread/", workspace.ThreadPostView.as_view(), name="workspace-thread"),
 ]

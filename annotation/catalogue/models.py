@@ -121,6 +121,15 @@ class Media(models.Model):
         max_length=300, blank=True, default="", db_default="",
         help_text="Why no rendition could be made (annotators then get nothing).",
     )
+    # Where the file was first imported from, as imported: what a pointer release names instead of the bytes.
+    source_dataset = models.CharField(
+        max_length=100, blank=True, default="", db_default="",
+        help_text="The source dataset (SourceDataset name) of the import that first brought the file; empty if none.",
+    )
+    source_path = models.CharField(
+        max_length=1024, blank=True, default="", db_default="",
+        help_text="The file's path as that import named it (relative to its media root or zip).",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -167,8 +167,9 @@ class ImportResult:
 class MediaStore:
     """Stores the files a batch's rows name, each once under its digest, and knows the ids of stored media."""
 
-    def __init__(self):
+    def __init__(self, source_dataset: str = ""):
         self.media_ids = Lru(CACHE_ENTRIES)
+        self.source_dataset = source_dataset  # recorded with each file as imported (what pointer releases name)
 
     def stored_ids(self, digests: set[str]) -> dict[str, int]:
         """Ids of media already stored, among ``digests``."""
@@ -180,25 +181,40 @@ class MediaStore:
                 self.media_ids.put(digest, pk)
         return out
 
-    def store(self, infos: Iterable[FileInfo]) -> tuple[dict[str, int], list[Future]]:
-        """Media ids for ``infos``; each file not stored yet gets its row now and starts saving (once, under its digest).
+    def store(self, files: Iterable[tuple[str, FileInfo]]) -> tuple[dict[str, int], list[Future]]:
+        """Media ids for ``files`` (``(path as the row names it, info)``); each file not stored yet gets its row now,
+        with that path and the import's source dataset, and starts saving (once, under its digest). A file stored
+        earlier without a recorded source (uploaded, or imported before sources were recorded) gets this one.
 
         Precondition: inside a transaction, which the caller commits only after every returned
         future has finished: the files save in threads while the caller writes its rows.
         """
-        by_digest = {info.digest: info for info in infos}
+        by_digest, paths = {}, {}
+        for relative, info in files:
+            by_digest[info.digest] = info
+            paths.setdefault(info.digest, relative)
         ids = self.stored_ids(set(by_digest))
         # in digest order, so two imports inserting the same files lock them in the same order (no deadlock)
         new = sorted((info for digest, info in by_digest.items() if digest not in ids), key=lambda info: info.digest)
         saving = [pool().submit(_save_files, new[i:i + SAVE_CHUNK]) for i in range(0, len(new), SAVE_CHUNK)]
         if new:
             bulk.insert_ignoring_conflicts(
-                Media, ["sha256", "kind", "mime_type", "size", "width", "height", "file"],
-                [(i.digest, i.kind, i.mime_type, i.size, i.width, i.height, storage_name(i.digest, i.extension))
-                 for i in new],
+                Media, ["sha256", "kind", "mime_type", "size", "width", "height", "file", "source_dataset", "source_path"],
+                [(i.digest, i.kind, i.mime_type, i.size, i.width, i.height, storage_name(i.digest, i.extension),
+                  self.source_dataset, paths[i.digest]) for i in new],
             )
             ids.update(self.stored_ids({info.digest for info in new}))
+        known = sorted(set(by_digest) - {info.digest for info in new})
+        if known:
+            _record_sources(self.source_dataset, {digest: paths[digest] for digest in known})
         return ids, saving
+
+
+def _record_sources(dataset: str, paths: dict[str, str]) -> None:
+    """Give media stored without a recorded source the path (and dataset) of this import; others keep theirs."""
+    unrecorded = Media.objects.filter(sha256__any=list(paths), source_path="").values_list("sha256", flat=True)
+    for digest in sorted(unrecorded):
+        Media.objects.filter(sha256=digest, source_path="").update(source_path=paths[digest], source_dataset=dataset)
 
 
 def _save_files(infos: list[FileInfo]) -> None:
@@ -260,7 +276,7 @@ class _Importer:
     """
 
     def __init__(self, *, campaign: Campaign, fmt, media_root: Path | None, with_annotations: bool, dry_run: bool,
-                 batch_size: int, prompt_key: str = "id"):
+                 batch_size: int, prompt_key: str = "id", source_dataset: str = ""):
         self.campaign = campaign
         self.fmt = fmt
         self.options = rows.ParseOptions(with_annotations=with_annotations, prompt_key=prompt_key)
@@ -268,7 +284,7 @@ class _Importer:
         # database again (a dry run may then miss a clash, which its writing pass still refuses)
         self.prompts = Lru(CACHE_ENTRIES)
         self.media_root = media_root
-        self.media = MediaStore()
+        self.media = MediaStore(source_dataset)
         self.schema = relaxed_schema(campaign.rating_schema.definition)
         self.dry_run = dry_run
         self.batch_size = batch_size
@@ -319,7 +335,7 @@ class _Importer:
             self.result.annotations_imported += sum(len(getattr(row, "annotations", [])) for row in good)
             return
         with transaction.atomic():
-            media_ids, saving = self.media.store(info for found in infos for info in found.values())
+            media_ids, saving = self.media.store(item for found in infos for item in found.items())
             try:
                 media_ids.update(self.media.stored_ids({d for row in good for d in row.media_digests()} - media_ids.keys()))
                 outcome = pairs_create_many(campaign=self.campaign, batch=good, media_ids=media_ids, checked_new=True)
@@ -405,11 +421,12 @@ def pairs_import(
                                code="unknown_prompt_key")
     report = progress or (lambda done: None)
 
+    source = source or FORMATS[fmt].SOURCE
+
     def importer(dry_run: bool) -> _Importer:
         return _Importer(campaign=campaign, fmt=FORMATS[fmt], media_root=media_root, with_annotations=with_annotations,
-                         dry_run=dry_run, batch_size=batch_size, prompt_key=prompt_key)
-
-    source = source or FORMATS[fmt].SOURCE
+                         dry_run=dry_run, batch_size=batch_size, prompt_key=prompt_key,
+                         source_dataset=source.name if source is not None else "")
     if not strict:
         if source is not None:
             source_dataset_link(campaign=campaign, source=source)

@@ -50,7 +50,7 @@ class JobNotQueued(ApplicationError):
 
 # What each kind of job counts in progress_done / progress_total, so a bar names its own units.
 JOB_UNITS = {"import": "bytes", "prefilter": "verdicts", "agreement": "steps", "consensus": "pairs", "release": "rows",
-             "leaderboard_fit": "resamples"}
+             "leaderboard_fit": "resamples", "training_export": "pairs"}
 
 
 def job_unit(kind: str) -> str:

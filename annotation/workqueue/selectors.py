@@ -171,6 +171,12 @@ def _blind_patterns(shown: Shown) -> Mask:
     return Mask(secrets, self_identification.masked_terms(shown.self_identification))
 
 
+def blind_mask(assignment: Assignment) -> Mask:
+    """What must be hidden from the assignment's annotator in any text shown to them (model names, external ids,
+    self-identifications); the assignment's pair, prompt and responses must be loaded."""
+    return _blind_patterns(Shown.of(assignment))
+
+
 def _blind_value(value, hidden: Mask):
     if isinstance(value, str):
         return hidden.redact(value)

@@ -8,4 +8,5 @@ urlpatterns = [
     path("", include("curation.api.urls_releases")),
     path("", include("curation.api.urls_console")),
     path("", include("curation.api.urls_leaderboard")),
+    path("", include("curation.api.urls_threads")),
 ]

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from curation.api import releases
+from curation.api import releases, training
 
 urlpatterns = [
     path("releases/", releases.ReleaseListApi.as_view(), name="api-release-list"),
@@ -15,4 +15,8 @@ urlpatterns = [
          name="api-release-evaluations"),
     path("releases/<slug:name>/<str:version>/leaderboard/", releases.ReleaseLeaderboardApi.as_view(),
          name="api-release-leaderboard"),
+    path("releases/<slug:name>/<str:version>/training-exports/", training.TrainingExportListApi.as_view(),
+         name="api-release-training"),
+    path("releases/<slug:name>/<str:version>/training-exports/<str:folder>/archive/",
+         training.TrainingExportArchiveApi.as_view(), name="api-release-training-archive"),
 ]

@@ -30,7 +30,7 @@ from annotation.catalogue.records import ANONYMOUS_RATER_PREFIX
 from annotation.workqueue.models import Annotation
 from core.errors import ApplicationError
 from curation.models import ConsensusRecord
-from curation.releases import rows
+from curation.releases import pointers, rebuild, rows
 from curation.releases.omni_export import OmniWriter
 from curation.releases.writers import MediaUnreadable, RowUntyped, SplitWriter, config_shape
 
@@ -47,6 +47,8 @@ class MediaRef:
     size: int
     storage_name: str
     mime_type: str
+    source_dataset: str = ""  # where it was first imported from, as imported (a pointer release names these)
+    source_path: str = ""
 
 
 @dataclass
@@ -176,11 +178,16 @@ def grouped_ratings(stream):
         yield current, group
 
 
-def build(*, campaigns: list[Campaign], staging: Path, progress: Callable[[int], None]) -> BuildOutput:
+def build(*, campaigns: list[Campaign], staging: Path, progress: Callable[[int], None],
+          media: str = pointers.EMBEDDED) -> BuildOutput:
     """Write every split into ``staging``; ApplicationError for a duplicate pair id or unstored media.
+
+    ``media``: ``embedded`` (images and audio in the Parquet files), or ``pointers`` (placeholders there instead, and
+    no media bytes read: see ``pointers``).
 
     Precondition: ``staging`` is an empty folder on local disk; the campaigns' rating schemas are loaded.
     """
+    as_pointers = pointers.check_mode(media) == pointers.POINTERS
     by_id = {c.pk: c for c in campaigns}
     definitions: dict[str, list[dict]] = defaultdict(list)
     for campaign in campaigns:
@@ -206,7 +213,12 @@ def build(*, campaigns: list[Campaign], staging: Path, progress: Callable[[int],
 
     reader = MediaReader()
 
+    def pointer_sizes(digest: str) -> int:
+        return out.media[digest].size
+
     def media_bytes(digest: str) -> bytes:
+        if as_pointers:
+            return rebuild.placeholder(digest)
         return reader.read(out.media[digest])
 
     def flush() -> None:
@@ -236,7 +248,8 @@ def build(*, campaigns: list[Campaign], staging: Path, progress: Callable[[int],
             writer = writers.get(campaign.kind)
             if writer is None:
                 writer = writers[campaign.kind] = SplitWriter(staging, campaign.kind, media_name=media_names.__getitem__,
-                                                              media_bytes=media_bytes, shape=shapes[campaign.kind])
+                                                              media_bytes=media_bytes, shape=shapes[campaign.kind],
+                                                              pointer_sizes=pointer_sizes if as_pointers else None)
                 out.features[campaign.kind] = writer.features
             for item_id, criteria, chosen in items:
                 source = rows.PairSource(
@@ -325,12 +338,14 @@ def _resolve_media(batch: list[KeptPair], names: dict[str, str], out: BuildOutpu
                     wanted.setdefault(digest, pair.external_id)
     if not wanted:
         return
-    found = Media.objects.filter(sha256__in=list(wanted)).values_list("sha256", "file", "size", "mime_type")
-    for digest, storage_name, size, mime_type in found:
+    found = Media.objects.filter(sha256__in=list(wanted)).values_list("sha256", "file", "size", "mime_type",
+                                                                    "source_dataset", "source_path")
+    for digest, storage_name, size, mime_type, source_dataset, source_path in found:
         extension = Path(storage_name).suffix.lstrip(".") or "bin"
         names[digest] = rows.media_file_name(digest, extension)
         path = f"media/{names[digest]}"
-        out.media[digest] = MediaRef(path=path, sha256=digest, size=size, storage_name=storage_name, mime_type=mime_type)
+        out.media[digest] = MediaRef(path=path, sha256=digest, size=size, storage_name=storage_name, mime_type=mime_type,
+                                     source_dataset=source_dataset, source_path=source_path)
     missing = [d for d in wanted if d not in names]
     if missing:
         raise ApplicationError(

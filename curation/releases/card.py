@@ -10,6 +10,7 @@ import json
 import re
 from dataclasses import dataclass, field
 
+from curation.releases.pointers import card_section as pointer_section
 from curation.releases.writers import MMRB2_FILES, SPLIT
 
 SEMVER = re.compile(r"^(0|[1-9]\d{0,5})\.(0|[1-9]\d{0,5})\.(0|[1-9]\d{0,5})$")
@@ -188,8 +189,11 @@ def json_columns(features) -> list[str]:
 def card_text(*, name: str, version: str, licence: dict, tasks: dict[str, int], features: dict, split_bytes: dict[str, int],
               prompt_sources: dict[str, int], sources: list[SourceDataset], campaigns: list[CampaignFacts],
               policies: dict, human_agreement: dict, agreement_reports: dict, concord_version: str, changelog: dict,
-              media_files: int, year: int, raters: dict, pair_set_agreement: dict | None = None) -> str:
-    """README.md: the Hugging Face card header and a datasheet, naming what each figure measured."""
+              media_files: int, year: int, raters: dict, pair_set_agreement: dict | None = None,
+              pointers: dict | None = None) -> str:
+    """README.md: the Hugging Face card header and a datasheet, naming what each figure measured. ``pointers``
+    (``pointers.write_pointer_files``' summary) for a pointer release: what must be obtained, from where, and how to
+    put it in place."""
     total = sum(tasks.values())
     header = card_header(name=name, license=licence["licence"], tasks=tasks, features=features, sources=sources,
                          split_bytes=split_bytes)
@@ -216,6 +220,12 @@ def card_text(*, name: str, version: str, licence: dict, tasks: dict[str, int], 
         "files are in `media/`, named by `*_files` columns relative to this folder. `*_text` holds the text with "
         "`<image_N>` / `<audio_N>` / `<video_N>` / `<model3d_N>` placeholders, N counting from 0 in the matching list.",
         "",
+    ]
+    if pointers is not None:
+        body += ["**This is a pointer release: its media are not included.** Fill them in from your own copy first "
+                 "(below); then it loads as above.", ""]
+        body += pointer_section(name, version, pointers)
+    body += [
         "## Tasks and sizes",
         "",
         "| Task (config) | Pairs | Human pairwise agreement over the released pairs, ties excluded (95% CI) | Rater pairs "
@@ -257,7 +267,9 @@ def card_text(*, name: str, version: str, licence: dict, tasks: dict[str, int], 
         body.append(f"- {', '.join(mmrb2)}: MMRB2's `{{\"pairs\": [...]}}` files; image paths resolve from the `mmrb2/` "
                     "folder, so MMRB2's `evaluate.py` and `compute_accuracy.py --benchmark_dir mmrb2` run unchanged.")
     body += [
-        f"- `media/`: {media_files} files, each stored once under the sha256 of its bytes.",
+        f"- `media/`: {media_files} files, each stored once under the sha256 of its bytes." if pointers is None else
+        f"- `media/`: not included; `pointers.json` names its {media_files} files (path, sha256, size, source) and "
+        "`rebuild.py` puts them in place from your copy.",
         "- `manifest.json`: every file with its sha256 and size, counts, policy, agreement reports; written last.",
         f"- The whole release as one file: `{name}-{version}.zip` (every file under `{name}-{version}/`, stored "
         "uncompressed), downloaded from Concord; its sha256 is recorded beside the manifest (Concord's release "

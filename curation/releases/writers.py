@@ -20,6 +20,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from annotation.catalogue import content, schemas
+from curation.releases.rebuild import PLACEHOLDER, media_column
 
 ROW_GROUP = 1_000
 ROW_GROUP_BYTES = 64 * 1024 * 1024
@@ -30,6 +31,7 @@ SPLIT = "test"
 MMRB2_FILES = {"text-to-image": "t2i", "image-editing": "edit", "interleaved": "interleaved", "reasoning": "reasoning"}
 
 EMBEDDED = {"image": "images", "audio": "audio"}
+SIDES = ("prompt", "response_a", "response_b")
 AS_FILES = ("video", "model3d")
 
 
@@ -273,19 +275,55 @@ def parquet_columns(row: dict, media_name: Callable[[str], str], media_bytes: Ca
     return columns, size
 
 
+def pointer_parquet_options(schema: pa.Schema) -> dict:
+    """ParquetWriter options for a pointer release: the columns of embedded media bytes (which hold placeholders)
+    uncompressed, PLAIN-encoded, without statistics, in v1 data pages and no page index, so ``rebuild.py`` can put
+    the bytes in place with the standard library alone; every other column as a full release has it (zstd)."""
+    paths = [".".join(p) for p in _leaf_paths(schema)]
+    media = [p for p in paths if media_column(tuple(p.split(".")))]
+    other = [p for p in paths if p not in media]
+    return {"compression": {p: ("none" if p in media else "zstd") for p in paths}, "use_dictionary": other,
+            "write_statistics": other, "column_encoding": dict.fromkeys(media, "PLAIN"), "data_page_version": "1.0",
+            "write_page_index": False}
+
+
+def _leaf_paths(schema: pa.Schema) -> list[tuple[str, ...]]:
+    """The Parquet leaf column paths of an Arrow schema (lists as ``list.element``, as pyarrow writes them)."""
+    out = []
+
+    def walk(prefix: tuple, kind: pa.DataType) -> None:
+        if pa.types.is_struct(kind):
+            for i in range(kind.num_fields):
+                walk((*prefix, kind.field(i).name), kind.field(i).type)
+        elif pa.types.is_list(kind) or pa.types.is_large_list(kind):
+            walk((*prefix, "list", "element"), kind.value_type)
+        else:
+            out.append(prefix)
+
+    for field_ in schema:
+        walk((field_.name,), field_.type)
+    return out
+
+
 class SplitWriter:
     """The files of one task split, written as rows arrive; ``close`` returns their paths in the release.
 
     ``media_name(digest)`` names a media file inside the release's ``media/`` folder, ``media_bytes(digest)``
     returns its bytes (MediaUnreadable when it cannot). Parquet shards are ``data/<task>/test-NNNNN-of-MMMMM.parquet``.
+    ``pointer_sizes`` (a pointer release): ``media_bytes`` gives placeholders, written as ``pointer_parquet_options``
+    lays them out; ``pointer_sizes(digest)`` is the size of the file each stands for, so row groups close where the
+    rebuilt file's would (``rebuild.py`` then holds one row group's media column at a time, as a reader does).
     """
 
     def __init__(self, staging: Path, task: str, *, media_name: Callable[[str], str], media_bytes: Callable[[str], bytes],
-                 shard_bytes: int = SHARD_BYTES, shape: Shape | None = None):
+                 shard_bytes: int = SHARD_BYTES, shape: Shape | None = None,
+                 pointer_sizes: Callable[[str], int] | None = None):
         self.task = task
         self.shape = shape or Shape()
         self.features = features(self.shape)
         self.schema = self.features.arrow_schema
+        self.pointer_sizes = pointer_sizes
+        self.parquet_options = pointer_parquet_options(self.schema) if pointer_sizes else {"compression": "zstd"}
         self.staging = staging
         self.media_name = media_name
         self.media_bytes = media_bytes
@@ -313,6 +351,9 @@ class SplitWriter:
             self._mmrb2.write(("\n" if self.mmrb2_count == 0 else ",\n") + json.dumps(mmrb2, ensure_ascii=False))
             self.mmrb2_count += 1
         columns, size = parquet_columns(row, self.media_name, self.media_bytes, self.shape)
+        if self.pointer_sizes is not None:
+            size = sum(self.pointer_sizes(item["bytes"][len(PLACEHOLDER):].decode("ascii"))
+                       for prefix in SIDES for kind in EMBEDDED.values() for item in columns[f"{prefix}_{kind}"])
         self._rows.append(columns)
         self._group_bytes += size
         self.count += 1
@@ -325,7 +366,7 @@ class SplitWriter:
         if self._parquet is None:
             path = self.staging / "data" / self.task / f"{SPLIT}-{len(self._shards):05d}.parquet"
             self._shards.append(path)
-            self._parquet = pq.ParquetWriter(path, self.schema, compression="zstd")
+            self._parquet = pq.ParquetWriter(path, self.schema, **self.parquet_options)
         self._parquet.write_table(pa.Table.from_pylist(self._rows, schema=self.schema))
         self._rows, self._group_bytes = [], 0
         if self._shards[-1].stat().st_size >= self.shard_bytes:

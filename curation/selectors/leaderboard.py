@@ -12,6 +12,7 @@ from __future__ import annotations
 import csv
 import hashlib
 import io
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
@@ -27,7 +28,8 @@ from annotation.catalogue.models import Campaign, Pair
 from annotation.catalogue.schemas import preference_question
 from annotation.jobs.models import Job
 from core.errors import ApplicationError
-from curation.agreement.variables import SIDE_A, SIDE_B, variables_of_schema
+from curation.agreement.variables import SIDE_A, SIDE_B, SIDE_NONE, variables_of_schema
+from curation.consensus import get_policy
 from curation.csv_cells import csv_safe
 from curation.leaderboard.bradley_terry import (
     FIT_VERSION,
@@ -57,39 +59,103 @@ class CampaignComparisons:
     kind: np.ndarray
     source: np.ndarray
     without_preference: list[str]
+    basis: dict[str, str]
 
 
-def _campaign_preferences(campaign: Campaign, variable, pair_ids: np.ndarray | QuerySet | None):
-    """One streamed query: per counted rating its pair, the side shown left, the answer's code and both models."""
+@dataclass(frozen=True)
+class Basis:
+    """What a campaign's ratings count as comparisons: ``how`` is preference, criteria or grades (None: not counted)."""
+
+    how: str | None
+    variable: object
+    text: str
+
+
+def leaderboard_basis(campaign: Campaign) -> Basis:
+    """How the campaign's ratings become comparisons, or why they do not (``text`` says which, for the page).
+
+    - a pair-level oriented scale or choice (MMRB2's overall, A/B/tie, arena): one comparison per rating;
+    - an Omni-style criteria question: one comparison per criterion a rater answered A, B or tie;
+    - MMRB2's reasoning grades (campaigns under the ``mmrb2-reasoning`` policy, whose scale runs from best to
+      worst): one comparison per rating, won by the better-graded response, a tie when both grades are equal.
+    """
+    definition = campaign.rating_schema.definition
+    variables = variables_of_schema(definition)
+    question = preference_question(definition)
+    if question is not None:
+        variable = variables[question["id"]]
+        return Basis("preference", variable, f"{question['id']} ({variable.values_text()}): one comparison per rating")
+    for q in definition["questions"]:
+        if q.get("oriented") and q["type"] == "criteria":
+            return Basis("criteria", variables[q["id"]], f"{q['id']}: one comparison per criterion answered A, B or tie")
+    if campaign.consensus_policy == "mmrb2-reasoning":
+        qid = {**get_policy("mmrb2-reasoning").defaults, **(campaign.consensus_params or {})}["question"]
+        variable = variables.get(qid)
+        if variable is not None and variable.numeric and variable.scope == "response":
+            return Basis("grades", variable, f"{qid} per response ({variable.values_text()}, lower is better): one "
+                                             "comparison per rating, a tie when both responses got the same grade")
+    return Basis(None, None, "not counted: no question names the better response, and no grade of both responses "
+                             "under the mmrb2-reasoning policy")
+
+
+def _campaign_ratings_frame(campaign: Campaign, answers: dict, pair_ids: np.ndarray | QuerySet | None):
+    """One streamed query: per counted rating its pair, the side shown left, both models, the source and ``answers``
+    (column name → JSON expression)."""
     ratings = (campaign_ratings(campaign).exclude(pair__status__in=LEFT_OUT)
-               .annotate(c_swapped=swapped_code(), c_answer=KeyTransform(variable.qid, "values"),
-                         c_model_a=F("pair__response_a__model_name"), c_model_b=F("pair__response_b__model_name"),
-                         c_source=F("pair__prompt__source")))
+               .annotate(c_swapped=swapped_code(), c_model_a=F("pair__response_a__model_name"),
+                         c_model_b=F("pair__response_b__model_name"), c_source=F("pair__prompt__source"), **answers))
     if pair_ids is not None:
         ratings = ratings.filter(pair_id__in=pair_ids.tolist() if isinstance(pair_ids, np.ndarray) else pair_ids)
-    frame = stream_frame(ratings, names=["pair_id", "c_swapped", "c_answer", "c_model_a", "c_model_b", "c_source"],
-                         json_columns={"c_answer"}, text_columns={"c_model_a", "c_model_b", "c_source"})
-    code = codes_from_json_text(variable, frame["c_answer"])
-    answered = code >= 0
-    return frame[answered], code[answered]
+    return stream_frame(ratings, names=["pair_id", "c_swapped", "c_model_a", "c_model_b", "c_source", *answers],
+                        json_columns=set(answers), text_columns={"c_model_a", "c_model_b", "c_source"})
+
+
+def _campaign_sides(campaign: Campaign, basis: Basis, pair_ids):
+    """The comparisons of one campaign: one frame row per comparison and the side it names (SIDE_A, SIDE_B or
+    neither for a tie)."""
+    variable = basis.variable
+    if basis.how == "preference":
+        frame = _campaign_ratings_frame(campaign, {"c_answer": KeyTransform(variable.qid, "values")}, pair_ids)
+        code = codes_from_json_text(variable, frame["c_answer"])
+        answered = code >= 0
+        return frame[answered], np.asarray(variable.side_of_code, dtype=np.int64)[code[answered]]
+    if basis.how == "grades":
+        answers = {f"c_{side}": KeyTransform(side, KeyTransform(variable.qid, "values")) for side in "AB"}
+        frame = _campaign_ratings_frame(campaign, answers, pair_ids)
+        values = np.asarray(variable.values, dtype=float)
+        code_a, code_b = (codes_from_json_text(variable, frame[f"c_{side}"]) for side in "AB")
+        answered = (code_a >= 0) & (code_b >= 0)
+        grade_a, grade_b = values[code_a[answered]], values[code_b[answered]]
+        return frame[answered], np.where(grade_a < grade_b, SIDE_A, np.where(grade_b < grade_a, SIDE_B, SIDE_NONE))
+    frame = _campaign_ratings_frame(campaign, {"c_answer": KeyTransform(variable.qid, "values")}, pair_ids)
+    rows, sides = [], []
+    for row, text in enumerate(frame["c_answer"].tolist()):
+        answer = json.loads(text) if isinstance(text, str) else None
+        for item in answer if isinstance(answer, list) else []:
+            code = variable.code_of(item.get("label")) if isinstance(item, dict) else -1
+            if code >= 0 and str(item.get("criterion", "")).strip():
+                rows.append(row)
+                sides.append(variable.side_of_code[code])
+    return frame.iloc[rows], np.asarray(sides, dtype=np.int64)
 
 
 def model_comparisons(*, campaigns: list[Campaign], pair_ids: np.ndarray | QuerySet | None = None) -> CampaignComparisons:
-    """Every counted human preference of the campaigns as one comparison between the two responses' models.
+    """Every counted human preference of the campaigns as one comparison between the two responses' models
+    (``leaderboard_basis`` says what counts in each campaign).
 
     ``pair_ids`` (ids, or a queryset of them), when given, limits the count to the ratings of those pairs
     (a release's own pairs).
     An answer outside the question's domain is left out, as in the agreement statistics.
     """
     a_names, b_names, outcomes, lefts, pairs, kinds, sources, without = [], [], [], [], [], [], [], []
+    bases = {}
     for campaign in campaigns:
-        question = preference_question(campaign.rating_schema.definition)
-        if question is None:
+        basis = leaderboard_basis(campaign)
+        bases[campaign.slug] = basis.text
+        if basis.how is None:
             without.append(campaign.slug)
             continue
-        variable = variables_of_schema(campaign.rating_schema.definition)[question["id"]]
-        frame, code = _campaign_preferences(campaign, variable, pair_ids)
-        side = np.asarray(variable.side_of_code, dtype=np.int64)[code]
+        frame, side = _campaign_sides(campaign, basis, pair_ids)
         swapped = frame["c_swapped"].to_numpy(dtype=np.int64)
         a_names.extend(frame["c_model_a"].fillna("").tolist())
         b_names.extend(frame["c_model_b"].fillna("").tolist())
@@ -107,7 +173,7 @@ def model_comparisons(*, campaigns: list[Campaign], pair_ids: np.ndarray | Query
     comparisons = comparisons_from_names(model_a=a_names, model_b=b_names, outcome=joined(outcomes, float),
                                          left=joined(lefts, float), pair=joined(pairs, np.int64))
     return CampaignComparisons(comparisons=comparisons, kind=np.asarray(kinds, dtype=object)[keep],
-                               source=joined(sources, object)[keep], without_preference=without)
+                               source=joined(sources, object)[keep], without_preference=without, basis=bases)
 
 
 def leaderboard_campaigns(*, slugs: list[str] | None = None) -> list[Campaign]:
@@ -195,6 +261,7 @@ class LeaderboardScope:
     kinds: list[str]
     sources: list[str]
     without_preference: list[str]
+    basis: dict[str, str]
 
     def report(self, board: dict | None) -> dict:
         """The JSON of the API and the page around ``board``."""
@@ -205,6 +272,7 @@ class LeaderboardScope:
             "kinds": self.kinds,
             "sources": self.sources,
             "campaigns_without_preference": self.without_preference,
+            "counted": self.basis,
             "leaderboard": board,
         }
 
@@ -229,7 +297,7 @@ def leaderboard_scope(*, campaigns: list[Campaign], kind: str = "", source: str 
     return LeaderboardScope(campaigns=campaigns, kind=kind, source=source, comparisons=data.comparisons.restrict(keep),
                             kinds=sorted(set(data.kind.tolist())),
                             sources=sorted(s for s in set(data.source.tolist()) if s),
-                            without_preference=data.without_preference)
+                            without_preference=data.without_preference, basis=data.basis)
 
 
 def model_leaderboard(*, campaigns: list[Campaign], kind: str = "", source: str = "", bootstrap: int = 200,

@@ -459,7 +459,16 @@ def _decide_and_apply(*, job: Job, rule: rules.Rule) -> dict:
             changed.append(pair)
     Pair.objects.bulk_update(changed, ["status", "status_reason"], batch_size=1_000)
     rows = [r for rows in judged.values() for r in rows]
-    return _report(job=job, rule=rule, rows=rows, dropped=dropped, kept=kept, not_judged=len(candidates) - len(judged))
+    report = _report(job=job, rule=rule, rows=rows, dropped=dropped, kept=kept, not_judged=len(candidates) - len(judged))
+    # Pairs no run may move (claimed, rated or restored by a curator) stay in annotation: the funnel counts them
+    # with the kept ones. The campaign's counts after the run come from the funnel's own selector, so the report
+    # and the funnel never disagree.
+    from curation.selectors.console import ANNOTATION_STATUSES, campaign_funnel
+
+    report["left_alone"] = (Pair.objects.filter(campaign=job.campaign, status__in=ANNOTATION_STATUSES)
+                            .exclude(pk__in=list(candidates)).count())
+    report["campaign_after"] = campaign_funnel(campaign=job.campaign)["prefilter"]
+    return report
 
 
 def _report(*, job: Job, rule: rules.Rule, rows: list[tuple], dropped: int, kept: int, not_judged: int) -> dict:

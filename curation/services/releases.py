@@ -50,7 +50,7 @@ from curation.agreement.report import variable_agreement
 from curation.agreement.variables import primary_variable
 from curation.leaderboard.card import leaderboard_card_section
 from curation.models import AgreementReport, JudgeEvaluation, Release, ReleaseFile
-from curation.releases import archive, builder, card, licences, privacy, scoring
+from curation.releases import archive, builder, card, licences, pointers, privacy, scoring
 from curation.releases.card import changelog_between, changelog_text, parse_version
 from curation.releases.storage import default_storage_kind, file_sha256, release_storage
 from curation.selectors.leaderboard import model_leaderboards_per_kind
@@ -150,13 +150,16 @@ def _licence(campaigns: list[Campaign], license: str, force_license: bool) -> tu
 
 @transaction.atomic
 def release_request(*, name: str, version: str, campaign_slugs: list[str], license: str = "", force_license: bool = False,
-                    created_by: User | None = None) -> Release:
+                    created_by: User | None = None, media: str = pointers.EMBEDDED) -> Release:
     """A release ready to build, with its job: new, or a failed or abandoned attempt of the same NAME@VERSION.
 
     Refuses a published NAME@VERSION (releases are immutable), one being built right now, a retry whose
     campaigns or consensus policy differ from the first attempt's frozen ones, and a ``license`` more
     permissive than a source's without ``force_license`` (the default is the most restrictive source's).
+    ``media``: ``embedded``, or ``pointers`` (no media bytes in the release: ``curation.releases.pointers``).
     """
+    if media not in pointers.MODES:
+        raise ApplicationError(f"--media {media!r}: expected {' or '.join(pointers.MODES)}", code="release_bad_media")
     if not NAME.match(name or ""):
         raise ApplicationError(
             f"release name {name!r} must be lowercase letters, digits and hyphens (at most 100)", code="release_bad_name"
@@ -176,6 +179,8 @@ def release_request(*, name: str, version: str, campaign_slugs: list[str], licen
     release = Release.objects.select_for_update().filter(name=name, version=version).first()
     params = {"campaigns": slugs, "policies": policies, "license": licence["licence"], "licence": licence,
               "sources": sources}
+    if media != pointers.EMBEDDED:
+        params["media"] = media
     if release is None:
         release = Release.objects.create(
             name=name, version=version, storage=default_storage_kind(), created_by=created_by, params=params)
@@ -198,6 +203,12 @@ def release_request(*, name: str, version: str, campaign_slugs: list[str], licen
             raise ApplicationError(
                 f"{release} was first requested for campaigns {', '.join(release.params.get('campaigns', []))}; "
                 f"a retry must name the same campaigns, or discard the failed attempt first ({DISCARD_HINT})",
+                code="release_conflict", status_code=409,
+            )
+        if release.params.get("media", pointers.EMBEDDED) != media:
+            raise ApplicationError(
+                f"{release} was first requested with media {release.params.get('media', pointers.EMBEDDED)}; a retry "
+                f"must ask the same, or discard the failed attempt first ({DISCARD_HINT})",
                 code="release_conflict", status_code=409,
             )
         if release.params.get("policies") != policies:
@@ -378,7 +389,12 @@ def _build_and_store(release: Release, staging: Path) -> None:
         if job_id:
             job_progress(job_id=job_id, done=done, total=total)
 
-    out = builder.build(campaigns=campaigns, staging=staging, progress=rows_done)
+    media_mode = release.params.get("media", pointers.EMBEDDED)
+    out = builder.build(campaigns=campaigns, staging=staging, progress=rows_done, media=media_mode)
+    pointer_summary = None
+    if media_mode == pointers.POINTERS:
+        staged, pointer_summary = pointers.write_pointer_files(staging, out.media.values(), _media_datasets(out))
+        out.staged.extend(staged)
     previous = release_previous(release)
     log = changelog_between(str(previous) if previous else None, {}, out.chosen)
     if previous:
@@ -425,7 +441,8 @@ def _build_and_store(release: Release, staging: Path) -> None:
                        sources=[card.SourceDataset(**s) for s in sources], campaigns=facts, policies=policies,
                        human_agreement=human, agreement_reports=reports, pair_set_agreement=pair_sets,
                        concord_version=version,
-                       changelog=log.summary(), media_files=len(out.media), year=timezone.now().year, raters=raters)
+                       changelog=log.summary(), media_files=len(out.media), year=timezone.now().year, raters=raters,
+                       pointers=pointer_summary)
         + "\n" + leaderboard_card_section(models, scope="the released pairs"),
         encoding="utf-8",
     )
@@ -435,8 +452,9 @@ def _build_and_store(release: Release, staging: Path) -> None:
     ]:
         sha256, size = file_sha256(staging / relative)
         items.append(_Item(relative, kind, sha256, size, staging / relative, staged=True))
-    items += [_Item(m.path, ReleaseFile.Kind.MEDIA, m.sha256, m.size, None, storage_name=m.storage_name)
-              for m in out.media.values()]
+    if pointer_summary is None:
+        items += [_Item(m.path, ReleaseFile.Kind.MEDIA, m.sha256, m.size, None, storage_name=m.storage_name)
+                  for m in out.media.values()]
     _store_all(store, prefix, items, staging, job_id)
     manifest = {
         "format": "concord-release/1",
@@ -456,6 +474,8 @@ def _build_and_store(release: Release, staging: Path) -> None:
         "agreement": {"human_pairwise": human, "reports": reports, "pair_sets": pair_sets},
         "model_leaderboards": models,
         "changelog": log.summary(),
+        "media": {"mode": media_mode, **({"pointers": pointers.POINTERS_FILE, "rebuild": pointers.SCRIPT,
+                                          "not_included": pointer_summary} if pointer_summary else {})},
         "files": [{"path": i.path, "kind": i.kind, "sha256": i.sha256, "size": i.size}
                   for i in sorted(items, key=lambda i: i.path)],
     }
@@ -467,7 +487,7 @@ def _build_and_store(release: Release, staging: Path) -> None:
     store.put_bytes(f"{prefix}/{MANIFEST}", data, content_type="application/json")
     entries = [archive.Entry(i.path, i.size) for i in items] + [archive.Entry(MANIFEST, len(data))]
     archive_sha256, archive_size = archive.archive_digest(_archive_chunks(store, release, entries))
-    summary = {key: manifest[key] for key in ("counts", "raters", "changelog")}
+    summary = {key: manifest[key] for key in ("counts", "raters", "changelog", "media")}
     summary["archive"] = {"name": archive.archive_name(release.name, release.version), "format": archive.FORMAT,
                           "sha256": archive_sha256, "size": archive_size, "manifest_size": len(data)}
     summary["per_task"] = manifest["counts"]["per_task"]
@@ -483,6 +503,13 @@ def _build_and_store(release: Release, staging: Path) -> None:
             files_count=len(items) + 1, location=store.location(prefix), published_at=timezone.now(), error="",
             summary=summary,
         )
+
+
+def _media_datasets(out: builder.BuildOutput) -> dict[str, dict]:
+    """The title, address and licence of each source dataset a release's media were first imported from."""
+    names = {m.source_dataset for m in out.media.values() if m.source_dataset}
+    return {d.name: {"title": d.title, "url": d.url, "license": d.license}
+            for d in SourceDataset.objects.filter(name__in=names)}
 
 
 def _split_bytes(staging: Path, tasks) -> dict[str, int]:
@@ -615,10 +642,10 @@ def _published_choices(release: Release) -> dict[str, str]:
 
 
 def release_publish(*, name: str, version: str, campaign_slugs: list[str], license: str = "", force_license: bool = False,
-                    created_by: User | None = None) -> Release:
+                    created_by: User | None = None, media: str = pointers.EMBEDDED) -> Release:
     """Request and build NAME@VERSION in this process (the CLI); a failed attempt of it is retried."""
     release = release_request(name=name, version=version, campaign_slugs=campaign_slugs, license=license,
-                              force_license=force_license, created_by=created_by)
+                              force_license=force_license, created_by=created_by, media=media)
     return release_build(release_id=release.pk)
 
 
@@ -718,8 +745,10 @@ def release_verify(*, release: Release, progress: Callable[[int, int], None] | N
         mismatches.append({"path": MANIFEST, "problem": "checksum", "expected_sha256": release.manifest_sha256,
                            "actual_sha256": actual})
     try:
-        listed = {f["path"]: f for f in json.loads(data)["files"]}
-    except (ValueError, KeyError, TypeError) as exc:
+        parsed = json.loads(data)
+        listed = {f["path"]: f for f in parsed["files"]}
+        media = _verified_media(parsed.get("media") or {"mode": pointers.EMBEDDED}, listed, mismatches)
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:
         mismatches.append({"path": MANIFEST, "problem": f"unreadable: {exc}"})
         return {"ok": False, "files_checked": 1, "mismatches": mismatches,
                 "archive": {"checked": False, "why": "the manifest is unreadable"}}
@@ -757,7 +786,26 @@ def release_verify(*, release: Release, progress: Callable[[int, int], None] | N
         mismatches.append({"path": checked_archive["name"], "problem": "archive",
                            "expected_sha256": checked_archive["sha256"], "actual_sha256": checked_archive["actual_sha256"],
                            "expected_size": checked_archive["size"], "actual_size": checked_archive["actual_size"]})
-    return {"ok": not mismatches, "files_checked": total, "mismatches": mismatches, "archive": checked_archive}
+    result = {"ok": not mismatches, "files_checked": total, "mismatches": mismatches, "archive": checked_archive}
+    if media["mode"] == pointers.POINTERS:
+        result["media"] = media  # a full release's answer stays as it was
+    return result
+
+
+def _verified_media(media: dict, listed: dict, mismatches: list) -> dict:
+    """What ``release_verify`` says of the media: embedded (stored with the release), or pointers (not stored:
+    ``pointers.json`` and ``rebuild.py`` must then be among the release's files, and no media file)."""
+    if media.get("mode") != pointers.POINTERS:
+        return {"mode": pointers.EMBEDDED}
+    for path in (pointers.POINTERS_FILE, pointers.SCRIPT):
+        if path not in listed:
+            mismatches.append({"path": path, "problem": "missing from the manifest of a pointer release"})
+    stored = sorted(p for p in listed if p.startswith("media/"))
+    if stored:
+        mismatches.append({"path": stored[0], "problem": f"a pointer release stores media ({len(stored)} files)"})
+    not_included = media.get("not_included") or {}
+    return {"mode": pointers.POINTERS, "pointers": pointers.POINTERS_FILE, "rebuild": pointers.SCRIPT,
+            "media_not_included": not_included.get("files", 0)}
 
 
 def _archive_verify(store, release: Release, listed: dict, *, manifest_size: int, files_match: bool) -> dict:

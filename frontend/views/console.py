@@ -35,7 +35,7 @@ from curation.selectors.dashboards import (
     judge_tallies,
 )
 from curation.selectors.judges import judges_list
-from curation.services import curator_actions
+from curation.services import curator_actions, threads
 from curation.services.agreement import agreement_job_create
 from curation.services.bulk_actions import BULK_ACTIONS, pairs_bulk_apply
 from curation.services.consensus import ON_DISPUTE, consensus_job_create, pair_adjudicate
@@ -241,6 +241,7 @@ class PairDetailView(CuratorRequiredMixin, TemplateView):
             "max_extra": max(0, pair.campaign.max_overlap - pair.required_annotations),
             "in_annotation": pair.status in curator_actions.ANNOTATION_STATUSES,
             "offers_tie": schemas.offers_tie(pair.campaign.rating_schema.definition),
+            "thread": threads.thread_messages(pair_id=pair.pk, viewer=self.request.user),
         }
 
 
@@ -278,6 +279,13 @@ class PairActionView(CuratorRequiredMixin, View):
             elif action == "exclude":
                 curator_actions.pair_exclude(pair_id=pair_id, reason=form.get("reason", ""), actor=request.user)
                 done = "Excluded."
+            elif action == "comment":
+                threads.thread_post(pair_id=pair_id, author=request.user, body=form.get("body", ""))
+                done = "Message posted."
+            elif action == "invite-raters":
+                invited = threads.thread_invite_raters(pair_id=pair_id, curator=request.user)
+                done = (f"Invited {invited['invited']} rater{'s' if invited['invited'] != 1 else ''} into the discussion"
+                        + (f" ({invited['already_invited']} were already)." if invited["already_invited"] else "."))
             elif action == "restore":
                 curator_actions.pair_restore(pair_id=pair_id, note=form.get("note", ""), actor=request.user)
                 done = "Restored."

@@ -1,19 +1,32 @@
 """Release pages: the list with its publish form, a leaderboard per release, and signed local downloads."""
 
+from datetime import timedelta
+
 from django.contrib.auth.mixins import LoginRequiredMixin, UserPassesTestMixin
 from django.core import signing
 from django.http import FileResponse, Http404, HttpResponseRedirect
 from django.urls import reverse
+from django.utils import timezone
 from django.views import View
 from django.views.generic import TemplateView
 
 from annotation.catalogue.models import Campaign
+from annotation.jobs.models import Job
 from core.errors import ApplicationError
 from curation.models import JudgeEvaluation, Release, ReleaseFile
 from curation.releases.archive import streaming_response, unsign_archive
 from curation.releases.storage import release_storage, unsign_download
+from curation.releases.training import FORMATS
 from curation.selectors.releases import release_get, release_leaderboard, release_list
 from curation.services.releases import MANIFEST, judge_evaluate, release_archive, release_download_links
+from curation.services.training_exports import (
+    JOB_KIND as TRAINING_JOB,
+)
+from curation.services.training_exports import (
+    training_export_archive,
+    training_export_start,
+    training_exports,
+)
 
 
 class CuratorOnly(LoginRequiredMixin, UserPassesTestMixin):
@@ -119,3 +132,53 @@ class ReleaseArchiveDownloadView(View):
             raise Http404("no such published release")
         whole = release_archive(release=release)
         return streaming_response(name=whole.name, sha256=whole.sha256, size=whole.size, chunks=whole.chunks)
+
+
+class TrainingExportsView(CuratorOnly, TemplateView):
+    """A release's training exports: start one (a background job with a live progress bar), download finished ones."""
+
+    template_name = "frontend/releases/training.html"
+
+    def get_context_data(self, **kwargs):
+        try:
+            release = release_get(name=self.kwargs["name"], version=self.kwargs["version"], published=True)
+        except ApplicationError as exc:
+            raise Http404(exc.message) from exc
+        mine = Job.objects.filter(kind=TRAINING_JOB, params__name=release.name, params__version=release.version)
+        recent = timezone.now() - timedelta(hours=1)
+        return {**super().get_context_data(**kwargs), "release": release, "formats": FORMATS,
+                "exports": training_exports(release=release), "on_s3": release.storage != Release.Storage.LOCAL,
+                "jobs": mine.filter(status__in=(Job.Status.QUEUED, Job.Status.RUNNING)).order_by("created_at"),
+                "failed": mine.filter(status=Job.Status.FAILED, finished_at__gte=recent).order_by("-finished_at")[:3],
+                "error": kwargs.get("error"), "submitted": kwargs.get("submitted", {})}
+
+    def post(self, request, name: str, version: str):
+        submitted = {key: request.POST.get(key, "") for key in ("format", "ties", "min_agreement")}
+        try:
+            release = release_get(name=name, version=version, published=True)
+            raw = submitted["min_agreement"].strip()
+            try:
+                min_agreement = float(raw) if raw else None
+            except ValueError:
+                raise ApplicationError(f"minimum agreement is a share between 0 and 1, not {raw!r}",
+                                       code="invalid_export_options") from None
+            training_export_start(release=release, format=submitted["format"], ties=submitted["ties"] or "drop",
+                                  min_agreement=min_agreement, created_by=request.user)
+        except ApplicationError as exc:
+            if exc.status_code == 404:
+                raise Http404(exc.message) from exc
+            context = self.get_context_data(error=exc.message, submitted=submitted)
+            return self.render_to_response(context, status=exc.status_code)
+        return HttpResponseRedirect(reverse("release-training", kwargs={"name": name, "version": version}))
+
+
+class TrainingExportArchiveView(CuratorOnly, View):
+    """One finished training export as a zip, streamed."""
+
+    def get(self, request, name: str, version: str, folder: str):
+        try:
+            whole = training_export_archive(release=release_get(name=name, version=version, published=True),
+                                            folder=folder)
+        except ApplicationError as exc:
+            raise Http404(exc.message) from exc
+        return streaming_response(name=whole.name, sha256="", size=None, chunks=whole.chunks)

@@ -6,9 +6,10 @@ Views validate, call one engine service or selector, and render; the engine live
 
 from django.contrib import messages
 from django.contrib.auth.mixins import LoginRequiredMixin
-from django.http import Http404, HttpResponse
+from django.http import Http404, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404, redirect
 from django.urls import reverse
+from django.views import View
 from django.views.generic import TemplateView
 
 from annotation.catalogue.models import TaskKind
@@ -19,6 +20,7 @@ from annotation.workqueue.playback import FULL_PLAYBACK_TOLERANCE
 from annotation.workqueue.selectors import (
     annotator_stats,
     assignment_for_annotator,
+    blind_mask,
     campaign_has_work_for,
     my_work,
     pair_display,
@@ -27,6 +29,7 @@ from annotation.workqueue.selectors import (
 from annotation.workqueue.services.assignments import assignment_claim
 from annotation.workqueue.services.preview import pair_preview_next
 from core.errors import ApplicationError
+from curation.services import threads
 from frontend.templatetags.workspace import IMAGE_SIZES
 
 SKIP_REASONS = [
@@ -194,7 +197,11 @@ class MyWorkView(LoginRequiredMixin, TemplateView):
 
     def get_context_data(self, **kwargs):
         stats = annotator_stats(annotator=self.request.user)
-        return {**super().get_context_data(**kwargs), "stats": stats, "work": my_work(annotator=self.request.user)}
+        work = my_work(annotator=self.request.user)
+        discussions = threads.rater_discussions(rater=self.request.user, assignment_ids=[w["assignment"] for w in work])
+        for item in work:
+            item["discussion"] = discussions.get(item["assignment"])
+        return {**super().get_context_data(**kwargs), "stats": stats, "work": work}
 
 
 class ReviewView(LoginRequiredMixin, TemplateView):
@@ -220,6 +227,12 @@ class ReviewView(LoginRequiredMixin, TemplateView):
             # For wavesurfer.js's own <style> (see core.web.csp); absent where the policy middleware did not run.
             "style_nonce": getattr(self.request, "csp_nonce", ""),
         }
+        assignment = assignment_for_annotator(assignment_id=assignment_id, annotator=self.request.user)
+        thread = None
+        if threads.thread_allowed(pair_id=assignment.pair_id, user=self.request.user):
+            thread = threads.thread_messages(pair_id=assignment.pair_id, viewer=self.request.user,
+                                             redact=blind_mask(assignment).redact)
+            thread["a_shown_on"] = "right" if assignment.swapped else "left"
         return {
             **super().get_context_data(**kwargs),
             "kind_label": TaskKind(display["kind"]).label,
@@ -228,4 +241,21 @@ class ReviewView(LoginRequiredMixin, TemplateView):
             # raises are marked in the list of warnings.
             "confirmed_since_changed": [w for w in display["confirmed_warnings"] if w not in display["warnings"]],
             "config": config,
+            "thread": thread,
         }
+
+
+class ThreadPostView(LoginRequiredMixin, View):
+    """POST a message to the discussion of a pair the rater rated and was invited into; back to its review page."""
+
+    def post(self, request, assignment_id: int):
+        try:
+            assignment = assignment_for_annotator(assignment_id=assignment_id, annotator=request.user, for_display=False)
+            threads.thread_post(pair_id=assignment.pair_id, author=request.user, body=request.POST.get("body", ""))
+        except ApplicationError as error:
+            if error.status_code == 404:
+                raise Http404(error.message) from error
+            messages.error(request, error.message)
+        else:
+            messages.success(request, "Message posted.")
+        return HttpResponseRedirect(reverse("workspace-review", args=[assignment_id]) + "#discussion")

@@ -146,7 +146,7 @@ def test_the_human_summary_lists_failed_lines(tmp_path):
     path = write_jsonl(tmp_path / "pairs.jsonl", [concord_pair(0), {"nope": 1}])
     code, out = run_import(path, *NEW_CAMPAIGN)
     assert code == 2
-    assert "1 created, 0 already present, 0 annotations imported, 1 rows failed." in out
+    assert "1 created, 0 already present, 0 annotations imported, 1 row failed." in out
     assert "line 2: unknown field(s): nope" in out
 
 

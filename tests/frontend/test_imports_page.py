@@ -40,7 +40,7 @@ def test_a_curator_uploads_a_file_and_sees_progress_and_failed_lines(curator, li
     assert page.inner_text("#import-result .import-status") == (
         "partial · 2 of 3 rows imported (2 created, 0 already present); 1 failed")
     assert page.inner_text("#import-result .summary") == (
-        "2 created · 0 already present · 0 annotations imported · 1 rows failed")
+        "2 created · 0 already present · 0 annotations imported · 1 row failed")
     assert page.inner_text("#import-result table tbody tr") == "3\tprompt: expected an object, got null"
 
 

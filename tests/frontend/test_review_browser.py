@@ -16,7 +16,7 @@ from tests.frontend.workspace_pairs import add_pair, make_pair
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "screenshots"
 TIMEOUT_MS = 15_000
-ANSWER = ["3", "2", "2", "1", "Control+Enter", "5", "Enter", "text:A follows the prompt.", "Escape", "j", "y"]
+ANSWER = ["3", "2", "2", "1", "Control+Enter", "2", "Enter", "text:A follows the prompt.", "Escape", "j", "y"]
 
 
 @pytest.fixture(scope="module")

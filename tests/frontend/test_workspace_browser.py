@@ -31,7 +31,7 @@ PLANS = {
         "before": ["3", "2", "2", "1"],
         "draft": {"text_faithfulness": {"A": 3, "B": 2}, "image_quality": {"A": 2, "B": 1}},
         "missing": ["overall", "rationale", "prompt_valid"],
-        "after": ["5", "Enter", "text:A follows the prompt; B misses the sun.", "Escape", "j", "y"],
+        "after": ["2", "Enter", "text:A follows the prompt; B misses the sun.", "Escape", "j", "y"],  # 2: A marginally
         "final": {"overall": 5, "rationale": "A follows the prompt; B misses the sun.", "prompt_valid": True},
     },
     "image-editing": {
@@ -40,7 +40,7 @@ PLANS = {
         "draft": {"text_faithfulness": {"A": 3, "B": 2}, "image_faithfulness": {"A": 1, "B": 3},
                   "image_quality": {"A": 2, "B": 2}},
         "missing": ["overall", "rationale", "prompt_valid"],
-        "after": ["2", "r", "text:B keeps the input intact.", "Escape", "j", "n"],
+        "after": ["5", "r", "text:B keeps the input intact.", "Escape", "j", "n"],  # 5: B marginally better
         "final": {"overall": 2, "rationale": "B keeps the input intact.", "prompt_valid": False},
     },
     "interleaved": {
@@ -48,7 +48,7 @@ PLANS = {
         "draft": {"text_faithfulness": {"A": 3, "B": 3}, "image_faithfulness": {"A": 2, "B": 2},
                   "image_quality": {"A": 1, "B": 1}},
         "missing": ["cross_image_congruence", "text_image_alignment", "text_quality", "overall", "rationale", "prompt_valid"],
-        "after": ["2", "2", "3", "3", "1", "2", "4", "Enter", "text:Both fine; A reads better.", "Escape", "j", "y"],
+        "after": ["2", "2", "3", "3", "1", "2", "3", "Enter", "text:Both fine; A reads better.", "Escape", "j", "y"],
         "final": {"cross_image_congruence": {"A": 2, "B": 2}, "text_image_alignment": {"A": 3, "B": 3},
                   "text_quality": {"A": 1, "B": 2}, "overall": 4, "rationale": "Both fine; A reads better.",
                   "prompt_valid": True},
@@ -64,7 +64,7 @@ PLANS = {
         "before": ["1"],
         "draft": {"criteria": [{"criterion": "Describes the sound accurately", "label": "A"}]},
         "missing": ["criteria"],
-        "after": ["3", "r", "text:Only A hears a tone.", "Escape"],
+        "after": ["2", "r", "text:Only A hears a tone.", "Escape"],  # 2: equivalent, in the middle
         "final": {"criteria": [{"criterion": "Describes the sound accurately", "label": "A"},
                                {"criterion": "Answers in one sentence", "label": "tie"}],
                   "rationale": "Only A hears a tone."},

@@ -62,7 +62,8 @@ def axe_violations(page) -> list[str]:
 
     axe is evaluated through the DevTools protocol rather than as a <script> tag (an inline script)."""
     page.evaluate(AXE_SOURCE)
-    results = page.evaluate("async () => (await axe.run(document, { resultTypes: ['violations'] })).violations")
+    results = page.evaluate("async () => (await axe.run(document, { resultTypes: ['violations'], "
+                            "rules: { 'label-content-name-mismatch': { enabled: true } } })).violations")
     return [
         f"{v['impact']} {v['id']}: {v['help']} — {[n['target'] for n in v['nodes']][:3]}"
         for v in results
@@ -136,6 +137,10 @@ def test_the_review_page_has_the_rating_pages_keys_and_each_key_it_shows_works(l
     for label in ("Next question", "Save the correction", "Withdraw my answer (asks first)", "Back to My work",
                   "Show the whole prompt, or fold it back"):
         assert label in listed, label
+    overall = [f"{o.locator('kbd').inner_text()} {o.locator('span').inner_text()}"
+               for o in page.locator("[data-question=overall] label.option").all()]
+    sheet = [li.inner_text() for li in page.locator("#shortcuts [data-answer-keys~=overall] li").all()]
+    assert sheet == overall and overall[0] == "1 A significantly better", "the answer keys as the rating page has them"
     assert page.evaluate(UNKEYED) == [], "shortcuts"
     page.keyboard.press("Escape")
     page.keyboard.press("p")

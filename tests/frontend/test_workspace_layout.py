@@ -52,3 +52,22 @@ def test_a_tall_screen_starts_with_the_whole_form(live_server, browser):
     assert len(shown_questions(page)) > 1
     expect(page.locator("[data-question-map]")).to_be_hidden()
     assert not errors
+
+
+TRUNCATED = """() => [...document.querySelectorAll('.stage-head > *')].filter((e) => e.offsetWidth && e.scrollWidth > e.clientWidth)
+  .map((e) => e.textContent.trim())"""
+
+
+@pytest.mark.browser
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("size", [(1280, 720), (1440, 900)])
+def test_the_header_fits_whole_and_the_raters_counts_stand_under_submit(live_server, browser, size):
+    """The header read "Demo…" and "0 toda…" at 1280×720."""
+    page, errors = open_pair(browser, live_server, "interleaved", size, f"layout-header-{size[0]}")
+    assert page.evaluate(TRUNCATED) == []
+    head = page.locator(".stage-head").bounding_box()
+    assert head["height"] < 40, "one line"
+    progress = page.locator(".rating-panel [data-progress]")
+    expect(progress).to_contain_text("today · ")
+    assert progress.bounding_box()["y"] + progress.bounding_box()["height"] <= size[1]
+    assert not errors

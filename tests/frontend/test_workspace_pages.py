@@ -134,7 +134,7 @@ def test_the_draft_comes_back_on_reload_in_the_orientation_shown(client):
     assignment_save_draft(assignment=assignment, annotator=annotator, values={"overall": 6, "image_quality": {"B": 0}})
     client.force_login(annotator)
     html = client.get(reverse("workspace-annotate", args=[assignment.pk])).content.decode()
-    assert re.search(r'name="overall" value="6" data-key="6" checked', html)
+    assert re.search(r'name="overall" value="6" data-key="1" checked', html)  # 1: the left response, much better
     assert re.search(r'name="image_quality.B" value="0" data-key="0" checked', html)
     assert 'data-state="saved"' in html
 

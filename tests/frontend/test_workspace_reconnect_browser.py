@@ -28,7 +28,7 @@ TIMEOUT_MS = 30_000
 # The text-to-image preset answered in full (as tests/frontend/test_next_pair_browser.py rates); the first key saves a
 # draft, the Ctrl+Enter in the middle shows what is missing.
 FIRST, DURING = "3", "2"
-REST = ["2", "1", "Control+Enter", "5", "Enter", "text:A follows the prompt.", "Escape", "j", "y"]
+REST = ["2", "1", "Control+Enter", "2", "Enter", "text:A follows the prompt.", "Escape", "j", "y"]
 ANSWERS = {"text_faithfulness": {"A": 3, "B": 2}, "image_quality": {"A": 2, "B": 1}, "overall": 5,
            "rationale": "A follows the prompt.", "prompt_valid": True}
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

@@ -161,17 +161,20 @@ def test_the_form_asks_every_question_of_the_generation_schema_with_a_key_per_op
     assert 'name="image_quality.A"' in html and 'name="image_quality.B"' in html
     assert re.search(r'name="image_quality.A" value="3" data-key="3"', html)
     assert re.search(r'data-question="text_rendering" data-type="scale" data-scope="response">', html)
-    # The overall preference lists A significantly better (6) first, keyed by its value.
+    # The overall preference runs left (A, as shown) better to right better: 1 is A significantly better, stored as
+    # MMRB2's 6; 6 is B significantly better, stored as 1.
     overall = html.split('data-question="overall"')[1].split("</fieldset>")[0]
     assert overall.index("A significantly better") < overall.index("B significantly better")
-    assert 'value="6" data-key="6"' in overall and "data-required" in html.split('data-question="overall"')[1][:80]
+    assert 'value="6" data-key="1"' in overall and 'value="1" data-key="6"' in overall
+    assert "data-required" in html.split('data-question="overall"')[1][:80]
+    assert "data-oriented" in html.split('data-question="overall"')[1][:100]
     assert 'name="prompt_valid" value="true" data-key="y"' in html and 'value="false" data-key="n"' in html
 
 
 def test_the_form_restores_the_draft_as_shown():
     draft = {"overall": 2, "image_quality": {"A": 3}, "rationale": "B keeps the <face>", "prompt_valid": False}
     html = render_form(display("text-to-image", prompt=[], left=[], right=[], draft=draft))
-    assert re.search(r'name="overall" value="2" data-key="2" checked', html)
+    assert re.search(r'name="overall" value="2" data-key="5" checked', html)
     assert re.search(r'name="image_quality.A" value="3" data-key="3" checked', html)
     assert not re.search(r'name="image_quality.B"[^>]*checked', html)
     assert re.search(r'name="prompt_valid" value="false" data-key="n" checked', html)
@@ -193,17 +196,43 @@ def test_criteria_are_labelled_a_b_or_tie_one_row_each(criteria):
     if criteria:
         assert rows == len(criteria) + 1  # plus the rationale
         assert 'data-criterion="Follows the prompt"' in html and "data-add-criterion" not in html
-        assert 'name="criteria.1" value="&quot;tie&quot;" data-key="3"' in html
+        assert 'name="criteria.1" value="&quot;tie&quot;" data-key="2"' in html  # tie in the middle
+        assert 'name="criteria.1" value="&quot;B&quot;" data-key="3"' in html
     else:
         assert "data-criterion-input" in html and "data-add-criterion" in html
 
 
 def test_rating_form_keys_use_scale_digits_else_positions():
-    assert rating_form.option_keys(schemas.OVERALL_PREFERENCE) == ["6", "5", "4", "3", "2", "1"]
+    rubric = schemas.preset("mmrb2-generation", "text-to-image")["questions"][0]
+    assert rating_form.option_keys(rubric) == ["0", "1", "2", "3"]
+    assert rating_form.option_keys(schemas.REASONING_CORRECTNESS) == ["1", "2", "3", "4", "5"]
     assert rating_form.option_keys({"type": "choice", "options": [{"value": "A"}, {"value": "B"}, {"value": "tie"}]}) == [
         "1", "2", "3"]
     assert rating_form.option_keys({"type": "scale", "min": 1, "max": 12, "options": [{"value": v} for v in range(1, 13)]}) == [
         str(i) for i in range(1, 13)]
+    # A question that names a side is keyed by position on screen, whatever its values.
+    assert rating_form.option_keys(schemas.OVERALL_PREFERENCE) == ["1", "2", "3", "4", "5", "6"]
+
+
+def _grammar(preset: str, qid: str) -> list[tuple[str, object]]:
+    question = next(q for q in schemas.preset(preset, "text-to-image")["questions"] if q["id"] == qid)
+    return [(o["key"], o["value"]) for o in rating_form.answer_options(question)]
+
+
+def test_one_keyboard_grammar_1_is_the_left_response_better_on_every_preset_the_last_key_the_right_one():
+    # Values are as shown (left = A); storage keeps them (MMRB2's 6 is "A significantly better").
+    assert _grammar("mmrb2-generation", "overall") == [("1", 6), ("2", 5), ("3", 4), ("4", 3), ("5", 2), ("6", 1)]
+    assert _grammar("omni-criteria", "criteria") == [("1", "A"), ("2", "tie"), ("3", "B")]
+    assert _grammar("ab-tie", "preference") == [("1", "A"), ("2", "tie"), ("3", "B")]
+    assert _grammar("arena", "preference") == [("1", "A"), ("2", "tie"), ("3", "both_bad"), ("4", "B")]
+    # What names no side keeps its own keys: a rubric's digits, yes/no.
+    assert _grammar("mmrb2-generation", "image_quality") == [("0", 0), ("1", 1), ("2", 2), ("3", 3)]
+
+
+def test_an_oriented_scale_without_labels_runs_from_its_highest_value_a_to_its_lowest_b():
+    question = {"id": "pref", "type": "scale", "scope": "pair", "min": -2, "max": 2, "oriented": True}
+    assert [(o["key"], o["value"]) for o in rating_form.answer_options(question)] == [
+        ("1", 2), ("2", 1), ("3", 0), ("4", -1), ("5", -2)]
 
 
 def test_criteria_draft_is_restored_by_criterion():
@@ -212,7 +241,7 @@ def test_criteria_draft_is_restored_by_criterion():
                                draft={"criteria": [{"criterion": "Concise", "label": "B"}]})
     row = fields[0]["rows"][0]
     assert row["criterion"] == "Concise" and row["editable"]
-    assert [o["checked"] for o in row["options"]] == [False, True, False]
+    assert [(o["value"], o["checked"]) for o in row["options"]] == [("A", False), ("tie", False), ("B", True)]
 
 
 def test_durations_and_kind_names_read_as_people_say_them():

@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 
-import { arrowStep, bindingFor, comboOf, takesText } from "../../frontend/static/frontend/workspace/keymap.js";
+import { answerKeyGroups, arrowStep, bindingFor, comboOf, takesText } from "../../frontend/static/frontend/workspace/keymap.js";
 
 const press = (key, mods = {}) => ({ key, altKey: false, ctrlKey: false, metaKey: false, shiftKey: false, ...mods });
 
@@ -89,5 +89,31 @@ describe("arrowStep", () => {
     assert.deepEqual(arrowStep("ArrowRight", 0.1), [-0.1, 0]);
     assert.deepEqual(arrowStep("ArrowUp", 0.15), [0, 0.15]);
     assert.deepEqual(arrowStep("ArrowDown", 0.15), [0, -0.15]);
+  });
+});
+
+describe("answerKeyGroups", () => {
+  const rubric = [{ key: "0", label: "Poor" }, { key: "1", label: "Weak" }, { key: "2", label: "Good" }, { key: "3", label: "Excellent" }];
+  const overall = [{ key: "1", label: "A significantly better" }, { key: "6", label: "B significantly better" }];
+
+  test("questions with the same buttons share one entry, in the order each first appears, options as given", () => {
+    const groups = answerKeyGroups([
+      { id: "text_faithfulness", label: "Faithful", options: rubric },
+      { id: "overall", label: "Overall preference", oriented: true, options: overall },
+      { id: "image_quality", label: "Image quality", options: rubric },
+    ]);
+    assert.deepEqual(groups, [
+      { ids: ["text_faithfulness", "image_quality"], labels: ["Faithful", "Image quality"], oriented: false, options: rubric },
+      { ids: ["overall"], labels: ["Overall preference"], oriented: true, options: overall },
+    ]);
+  });
+
+  test("the same keys with other labels, or another order, are another entry; a question without options none", () => {
+    const tie = [{ key: "1", label: "A" }, { key: "2", label: "Tie" }, { key: "3", label: "B" }];
+    const reordered = [{ key: "1", label: "A" }, { key: "2", label: "B" }, { key: "3", label: "Tie" }];
+    const groups = answerKeyGroups([
+      { id: "p", label: "P", options: tie }, { id: "q", label: "Q", options: reordered }, { id: "r", label: "R", options: [] },
+    ]);
+    assert.deepEqual(groups.map((group) => group.ids), [["p"], ["q"]]);
   });
 });

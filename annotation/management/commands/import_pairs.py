@@ -127,8 +127,9 @@ class Command(BaseCommand):
         verdict = "nothing imported (--strict)" if strict and result.failed_rows else f"{result.created:,} created"
         self.stdout.write(
             f"{summary['status'].upper()}: {summary['summary']}\n"
-            f"{verdict}, {result.duplicates:,} already present, {result.annotations_imported:,} annotations imported, "
-            f"{result.failed_rows:,} rows failed."
+            f"{verdict}, {result.duplicates:,} already present, {result.annotations_imported:,} "
+            f"annotation{'' if result.annotations_imported == 1 else 's'} imported, "
+            f"{result.failed_rows:,} row{'' if result.failed_rows == 1 else 's'} failed."
         )
         for error in result.errors[:50]:
             self.stdout.write(f"  line {error['line']}: {error['message']}")

@@ -1,4 +1,8 @@
-"""publish_release --campaign SLUG[,SLUG...] --name NAME --version X.Y.Z [--license ID [--force-license]] [--json]
+"""publish_release --campaign SLUG[,SLUG...] --name NAME --version X.Y.Z [--license ID [--force-license]]
+[--media embedded|pointers] [--json]
+
+--media pointers: no media bytes in the release, only each file's source and sha256 (pointers.json) and rebuild.py,
+which fills them from the user's own copy (see docs/releases.md, "Pointer releases").
 
 publish_release --discard --name NAME --version X.Y.Z: discard a failed attempt (its stored files are deleted), so the
 version can be requested again with other campaigns.
@@ -10,6 +14,8 @@ from django.core.management.base import BaseCommand, CommandError
 
 from core.cli import cli_message
 from core.errors import ApplicationError
+from curation.releases.pointers import EMBEDDED
+from curation.releases.pointers import MODES as MEDIA_MODES
 from curation.services.releases import release_discard, release_publish, release_summary
 
 # What a refusal that names an input asks for, in this command's own options.
@@ -31,6 +37,9 @@ class Command(BaseCommand):
                             "of its sources' licences, or CONCORD_RELEASES_LICENSE when nothing was imported).")
         parser.add_argument("--force-license", action="store_true",
                             help="Allow a --license more permissive than a source's (you hold the rights to relicense).")
+        parser.add_argument("--media", choices=MEDIA_MODES, default=EMBEDDED,
+                            help="embedded (default): the media in the release; pointers: only each file's source and "
+                                 "sha256, for sources whose licence (or a curator) forbids redistributing them.")
         parser.add_argument("--json", action="store_true", help="Print the result as JSON on stdout.")
         parser.add_argument("--discard", action="store_true",
                             help="Discard the failed attempt of NAME@VERSION instead: its stored files are deleted and "
@@ -45,7 +54,7 @@ class Command(BaseCommand):
             release = release_publish(
                 name=options["name"], version=options["release_version"],
                 campaign_slugs=options["campaign"].split(","), license=options["license"],
-                force_license=options["force_license"],
+                force_license=options["force_license"], media=options["media"],
             )
         except ApplicationError as exc:
             raise CommandError(cli_message(exc, OPTION_HINTS)) from exc
@@ -57,6 +66,10 @@ class Command(BaseCommand):
                 f"published {release} with {result['pairs']} pairs in {result['files']} files at {result['location']}\n"
                 f"manifest sha256 {result['manifest_sha256']}"
             )
+            media = (release.summary or {}).get("media") or {}
+            if media.get("mode") == "pointers":
+                self.stdout.write(f"media not included: {media['not_included']['files']} files named in "
+                                  f"{media['pointers']}; {media['rebuild']} fills them from the user's copy")
             if result["left_out"]:
                 reasons = ", ".join(f"{reason} {n}" for reason, n in result["left_out"].items())
                 self.stdout.write(f"left out {sum(result['left_out'].values())} kept pairs whose consensus no longer "

@@ -39,6 +39,10 @@ class Command(BaseCommand):
                               f"{len(result['mismatches'])} mismatch(es)")
             for mismatch in result["mismatches"]:
                 self.stdout.write(f"  {mismatch['path']}: {mismatch['problem']}")
+            media = result.get("media") or {}
+            if media.get("mode") == "pointers":
+                self.stdout.write(f"  pointer release: {media['media_not_included']} media files not included, named "
+                                  f"in {media['pointers']} (fill them in with {media['rebuild']} --media-root DIR)")
             checked = result["archive"]
             self.stdout.write(f"  archive {checked.get('name', '')}: " + (
                 ("sha256 as recorded" if checked["sha256"] == checked["actual_sha256"] else "sha256 differs")

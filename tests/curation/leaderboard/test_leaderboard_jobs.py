@@ -196,7 +196,8 @@ def test_the_page_of_a_board_never_fitted_shows_the_fit_jobs_progress_bar_then_t
     page = client.get(reverse("console-leaderboard"), {"campaign": "lb-t2i"}).content.decode()
     job = Job.objects.get()
     assert f'data-job-progress="{job.pk}" data-job-done="reload"' in page
-    assert 'id="leaderboard-fitting"' in page and "the point fit and 200 bootstrap resamples over 7 human ratings" in page
+    assert 'id="leaderboard-fitting"' in page
+    assert "the point fit and 200 bootstrap resamples over 7 comparisons from human ratings" in page
     assert "frontend/jobs.js" in page and 'id="model-leaderboard"' not in page
     assert reverse("console-leaderboard-csv") not in page
     again = client.get(reverse("console-leaderboard"), {"campaign": "lb-t2i"}).content.decode()

@@ -78,6 +78,8 @@ def test_a_curator_imports_then_prefilters_and_sees_the_funnel_move(live_server,
     assert consistency == {"j1": "100%", "j2": "67%"}
     assert funnel.locator("[data-stage=prefilter] .big").inner_text() == "1 kept"
     assert "2 dropped as easy · 0 awaiting" in funnel.locator("[data-stage=prefilter]").inner_text()
+    assert page.inner_text("[data-testid=prefilter-campaign-after]").endswith(
+        "as the funnel counts it: 1 in annotation · 2 dropped as easy · 0 awaiting the pre-filter.")
     shot(page, "prefilter-after")
     assert Pair.objects.filter(campaign=campaign, status=Pair.Status.DROPPED_EASY).count() == 2
 

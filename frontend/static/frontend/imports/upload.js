@@ -31,7 +31,8 @@ function showResult(job) {
   const failed = r.failed_rows ?? r.errors.length;
   const summary = document.createElement("p");
   summary.className = "summary";
-  summary.textContent = `${r.created} created · ${r.duplicates} already present · ${r.annotations_imported} annotations imported · ${failed} rows failed`;
+  const count = (n, one, many) => `${n} ${n === 1 ? one : many}`;
+  summary.textContent = `${r.created} created · ${r.duplicates} already present · ${count(r.annotations_imported, "annotation", "annotations")} imported · ${count(failed, "row", "rows")} failed`;
   resultBox.appendChild(summary);
   if (!r.errors.length) {
     resultBox.appendChild(report);

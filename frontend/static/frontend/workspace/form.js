@@ -22,6 +22,19 @@ export function bindAnswerKeys(form, when) {
   });
 }
 
+// The form's answer keys as its buttons show them, for the `?` sheet (keys.js `renderHelp`): each question with
+// options, { id, label, oriented, options: [{ key, label }] }, the options of its first row in their order.
+export function answerKeys(formElement) {
+  return [...formElement.querySelectorAll("[data-question]")].map((question) => ({
+    id: question.dataset.question,
+    label: question.querySelector("legend")?.firstChild?.textContent.trim() || question.dataset.question,
+    oriented: question.hasAttribute("data-oriented"),
+    options: [...(question.querySelector("[data-row]")?.querySelectorAll("input[type=radio]") || [])].map((input) => ({
+      key: input.dataset.key, label: input.closest("label").querySelector("span").textContent.trim(),
+    })),
+  })).filter((question) => question.options.length);
+}
+
 // What the form reads of a question for its answer (answers.js): its kind, the text written, and each row's pick,
 // side and criterion.
 function readQuestion(question) {

@@ -31,3 +31,18 @@ export function bindingFor(bindings, combo, event, inText) {
 export function arrowStep(key, step) {
   return { Left: [step, 0], Right: [-step, 0], Up: [0, step], Down: [0, -step] }[key.replace("Arrow", "")];
 }
+
+// The answer keys for the `?` sheet, from what the form's buttons show: `questions` are { id, label, oriented,
+// options: [{ key, label }] } in the form's order, the options in the buttons' order. Questions with the same options
+// (the rubrics) share one entry: [{ ids, labels, oriented, options }], in the order each set first appears.
+export function answerKeyGroups(questions) {
+  const groups = new Map();
+  for (const { id, label, oriented = false, options } of questions) {
+    if (!options.length) continue;
+    const name = JSON.stringify([oriented, options.map((option) => [option.key, option.label])]);
+    if (!groups.has(name)) groups.set(name, { ids: [], labels: [], oriented, options });
+    groups.get(name).ids.push(id);
+    groups.get(name).labels.push(label);
+  }
+  return [...groups.values()];
+}

@@ -1,5 +1,5 @@
 // Keyboard shortcuts: one registry, one listener, and the `?` overlay that lists them.
-import { bindingFor, comboOf, takesText } from "./keymap.js";
+import { answerKeyGroups, bindingFor, comboOf, takesText } from "./keymap.js";
 
 const bindings = [];
 
@@ -35,8 +35,45 @@ document.addEventListener("keydown", (event) => {
   binding.run(event);
 });
 
-// Fill the shortcuts dialog from the registry, grouped, one line per labelled binding.
-export function renderHelp(container) {
+// The sheet's answer keys: each set of options as its buttons show it, same keys, same order (keymap.js groups them).
+function answerSection(answers) {
+  const section = document.createElement("section");
+  section.className = "answer-keys";
+  const heading = document.createElement("h3");
+  heading.textContent = "Answers";
+  section.append(heading);
+  const groups = answerKeyGroups(answers);
+  if (groups.some((group) => group.oriented)) {
+    const note = document.createElement("p");
+    note.className = "answer-keys-note";
+    note.textContent = "Keys follow the screen: 1 means the left response is better, the last key the right one, a tie in the middle.";
+    section.append(note);
+  }
+  for (const group of groups) {
+    const block = document.createElement("div");
+    block.dataset.answerKeys = group.ids.join(" ");
+    const title = document.createElement("p");
+    title.className = "answer-keys-for";
+    title.textContent = group.labels.join(", ");
+    const list = document.createElement("ol");
+    for (const option of group.options) {
+      const item = document.createElement("li");
+      const kbd = document.createElement("kbd");
+      kbd.textContent = option.key;
+      const what = document.createElement("span");
+      what.textContent = option.label;
+      item.append(kbd, " ", what);
+      list.append(item);
+    }
+    block.append(title, list);
+    section.append(block);
+  }
+  return section;
+}
+
+// Fill the shortcuts dialog from the registry, grouped, one line per labelled binding; `answers` (form.js
+// `answerKeys`) adds the form's answer keys first, as its buttons show them.
+export function renderHelp(container, { answers = [] } = {}) {
   const groups = new Map();
   for (const binding of bindings) {
     if (!binding.label) continue;
@@ -44,6 +81,7 @@ export function renderHelp(container) {
     groups.get(binding.group).push(binding);
   }
   container.replaceChildren();
+  if (answers.length) container.append(answerSection(answers));
   for (const [group, items] of groups) {
     const section = document.createElement("section");
     const heading = document.createElement("h3");

@@ -50,7 +50,8 @@ export class QuestionMap {
       const state = question.classList.contains("current") ? "current" : answered(question) ? "answered" : "missing";
       button.className = `map-${state}`;
       button.textContent = `${index + 1}${state === "answered" ? " ✓" : ""}`;
-      button.setAttribute("aria-label", `${legend}: ${state === "answered" ? "answered" : state === "current" ? "current question" : "not answered"}`);
+      // The name starts with the visible number, so "click 2" works for a speech user.
+      button.setAttribute("aria-label", `${index + 1}, ${legend}: ${state === "answered" ? "answered" : state === "current" ? "current question" : "not answered"}`);
       button.setAttribute("aria-keyshortcuts", "j k");
       button.title = legend;
       button.addEventListener("click", () => this.form.focusRow(this.form.rows().indexOf(question.querySelector("[data-row]"))));

@@ -7,13 +7,17 @@ import { coverageOf, outOfStep, playedShare, switchTime } from "./sync.js";
 // The share of a media element's duration that has been played (sync.js), exported here as before.
 export { playedShare };
 
-function control(label, key, text) {
+function control(target, key, icon, word) {
   const button = document.createElement("button");
   button.type = "button";
   button.setAttribute("aria-keyshortcuts", key);
-  button.setAttribute("aria-label", label);
-  button.innerHTML = `${text} <kbd></kbd>`;
+  // The name is the content, as for every button with a key: the word and the key as shown, then what it acts on
+  // (read by screen readers only), so a speech user's "click Play" matches it (no aria-label that differs).
+  button.innerHTML = `<span aria-hidden="true"></span> <span data-word></span> <kbd></kbd><span class="visually-hidden"></span>`;
+  button.firstChild.textContent = icon;
+  button.querySelector("[data-word]").textContent = word;
   button.querySelector("kbd").textContent = key;
+  button.querySelector(".visually-hidden").textContent = ` ${target}`;
   return button;
 }
 
@@ -42,10 +46,10 @@ export class Playback {
     const bar = document.createElement("div");
     bar.className = "media-bar";
     const who = track.side ? `response ${track.side}` : "the prompt's recording";
-    const play = control(`Play or pause ${who}`, "m", "▶︎ Play");
-    const restart = control(`Play ${who} from the start`, ",", "⟲ Restart");
+    const play = control(who, "m", "▶︎", "Play");
+    const restart = control(`${who} from the start`, ",", "⟲", "Restart");
     bar.append(play, restart);
-    if (this.tracks.length === 2) bar.append(control(`Switch to the other response at the same moment`, ";", "⇄ Switch"));
+    if (this.tracks.length === 2) bar.append(control("to the other response at the same moment", ";", "⇄", "Switch"));
     const heard = document.createElement("span");
     heard.className = "media-heard";
     heard.dataset.heard = "0";
@@ -133,7 +137,8 @@ export class Playback {
       track.heard.dataset.heard = share.toFixed(3);
       track.heard.textContent = `${verb} ${Math.round(share * 100)} %`;
       track.bar.classList.toggle("current", index === this.current && this.tracks.length > 1);
-      track.play.firstChild.textContent = track.media.paused ? "▶︎ Play " : "❚❚ Pause ";
+      track.play.firstChild.textContent = track.media.paused ? "▶︎" : "❚❚";
+      track.play.querySelector("[data-word]").textContent = track.media.paused ? "Play" : "Pause";
     });
   }
 

@@ -1,7 +1,7 @@
 // The review page: change a submitted answer or withdraw it, over the API; warnings are shown, never block.
 import { send } from "./api.js";
 import { refusalErrors } from "./answers.js";
-import { RatingForm, bindAnswerKeys } from "./form.js";
+import { RatingForm, answerKeys, bindAnswerKeys } from "./form.js";
 import { bind, renderHelp } from "./keys.js";
 import { wireViewing } from "./viewing.js";
 
@@ -101,6 +101,6 @@ if (!correctButton) form.lock();
 $$("[data-dialog-close]").forEach((button) => button.addEventListener("click", () => button.closest("dialog").close()));
 $$("[data-open-dialog]").forEach((button) => button.addEventListener("click", toggleHelp));
 wireViewing({ pair: $(".pair"), inspectorDialog: dialogs.inspector, when: idle, styleNonce: config.style_nonce });
-renderHelp($("[data-shortcut-list]"));
+renderHelp($("[data-shortcut-list]"), { answers: answerKeys(form.form) });
 form.focusRow(0, { scroll: false });
 document.body.dataset.reviewReady = "true";

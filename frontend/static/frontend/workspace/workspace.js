@@ -7,7 +7,7 @@ import { send } from "./api.js";
 import { draftFailure, refusalErrors } from "./answers.js";
 import { ConsistencyPrompt, checkAnswers } from "./consistency.js";
 import { bind, clearBindings, renderHelp } from "./keys.js";
-import { RatingForm, bindAnswerKeys } from "./form.js";
+import { RatingForm, answerKeys, bindAnswerKeys } from "./form.js";
 import { QuestionMap } from "./panel.js";
 import { LeaseClock } from "./lease.js";
 import { VisibleTimer } from "./media.js";
@@ -434,7 +434,7 @@ function mount(config, { claim = null } = {}) {
   const questionMap = new QuestionMap(form, $("[data-one-at-a-time]"), $("[data-question-map]"));
   bind(["f"], { group: "Rating", label: "One question at a time, or the whole form", when: rating, run: () => questionMap.set(!questionMap.on) });
 
-  renderHelp($("[data-shortcut-list]"));
+  renderHelp($("[data-shortcut-list]"), { answers: answerKeys(form.form) });
   form.focusRow(form.firstOpenRow(), { scroll: false });
   if (config.show_instructions && dialogs.instructions) dialogs.instructions.showModal();
 

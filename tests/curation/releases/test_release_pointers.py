@@ -1,0 +1,325 @@
+"""Pointer releases: no media bytes published, only each file's source (as imported) and sha256; the release's own
+rebuild.py (standard library only) or rebuild_release fills them from the user's copy, refusing an altered file,
+and the rebuilt folder loads in ``datasets`` exactly as the full release does."""
+
+import hashlib
+import io
+import json
+import os
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+from django.core.management import CommandError, call_command
+from PIL import Image
+
+from annotation.catalogue.models import Media
+from curation.models import Release
+from curation.services.releases import release_archive
+
+pytestmark = pytest.mark.django_db
+
+NAME = "mmrb-ptr"
+IMAGES = 6
+
+
+def jpeg(seed: int) -> bytes:
+    data = hashlib.sha256(str(seed).encode()).digest()
+    buffer = io.BytesIO()
+    Image.frombytes("RGB", (4, 4), (data * 2)[:48]).save(buffer, "JPEG", quality=95)
+    return buffer.getvalue()
+
+
+@pytest.fixture
+def published(releases_root, tmp_path):
+    """Three MMRB2 t2i pairs imported from ``copy/t2i/*.jpg``, kept by consensus, published as pointers (1.0.0) and
+    in full (1.0.1)."""
+    copy = tmp_path / "copy"
+    (copy / "t2i").mkdir(parents=True)
+    images = {}
+    for i in range(IMAGES):
+        images[f"t2i/img_{i}.jpg"] = jpeg(i)
+        (copy / f"t2i/img_{i}.jpg").write_bytes(images[f"t2i/img_{i}.jpg"])
+    pairs = [{"id": f"p{n}", "prompt_source": "oneigbench", "prompt_metadata": {"id": str(n)},
+              "prompt_content": [["text", f"Draw fox number {n}"]],
+              "response_a": {"model_name": "imagen4", "response_content": [["image", f"t2i/img_{2 * n}.jpg"]]},
+              "response_b": {"model_name": "gpt-image", "response_content": [["image", f"t2i/img_{2 * n + 1}.jpg"]]},
+              "chosen": "AB"[n % 2], "human_annotations": [6, 5, 6] if n % 2 == 0 else [1, 2, 1]}
+             for n in range(3)]
+    source = tmp_path / "t2i.json"
+    source.write_text(json.dumps({"pairs": pairs}))
+    quiet = {"stdout": io.StringIO(), "stderr": io.StringIO()}
+    call_command("import_pairs", str(source), "--campaign", "ptr-t2i", "--format", "mmrb2", "--task", "text-to-image",
+                 "--schema", "mmrb2-generation", "--media-root", str(copy), "--with-annotations", **quiet)
+    call_command("apply_consensus", "--campaign", "ptr-t2i", **quiet)
+    out = io.StringIO()
+    call_command("publish_release", "--campaign", "ptr-t2i", "--name", NAME, "--version", "1.0.0", "--media", "pointers",
+                 stdout=out, stderr=io.StringIO())
+    assert f"media not included: {IMAGES} files named in pointers.json" in out.getvalue()
+    call_command("publish_release", "--campaign", "ptr-t2i", "--name", NAME, "--version", "1.0.1", **quiet)
+    return {"copy": copy, "images": images, "pointers": releases_root / NAME / "1.0.0",
+            "full": releases_root / NAME / "1.0.1", "tmp": tmp_path}
+
+
+def unzip(version: str, target: Path) -> Path:
+    """The release as a user gets it: the one-zip download, extracted."""
+    download = release_archive(release=Release.objects.get(name=NAME, version=version))
+    data = b"".join(download.chunks)
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        archive.extractall(target)
+    return target / f"{NAME}-{version}"
+
+
+def snapshot(folder: Path) -> dict[str, str]:
+    return {p.relative_to(folder).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def standalone(script: Path, *args: str) -> subprocess.CompletedProcess:
+    """rebuild.py run by the system's python3 (this one where there is none), bare: -I -S (no site-packages: no
+    Django, no pyarrow), no settings in the environment."""
+    python = "/usr/bin/python3" if os.access("/usr/bin/python3", os.X_OK) else sys.executable
+    env = {"PATH": "/usr/bin:/bin"}
+    return subprocess.run([python, "-I", "-S", str(script), *args], capture_output=True, text=True, env=env,
+                          cwd=script.parent.parent, timeout=120)
+
+
+def test_media_sources_are_recorded_at_import(published):
+    recorded = dict(Media.objects.values_list("source_path", "source_dataset"))
+    assert recorded == {f"t2i/img_{i}.jpg": "mmrb2" for i in range(IMAGES)}
+
+
+def test_a_pointer_release_holds_no_media_bytes_but_names_each_file_its_source_and_sha256(published):
+    folder, images = published["pointers"], published["images"]
+    assert not (folder / "media").exists()
+    everything = [p.read_bytes() for p in folder.rglob("*") if p.is_file()]
+    archive_bytes = b"".join(release_archive(release=Release.objects.get(name=NAME, version="1.0.0")).chunks)
+    for data in images.values():
+        assert not any(data in blob for blob in everything)
+        assert data not in archive_bytes
+    assert sorted(p.read_bytes() for p in (published["full"] / "media").iterdir()) == sorted(images.values())
+    # the Parquet files' image columns hold placeholders, read back as the columns they are (not as compressed bytes)
+    for shard in folder.rglob("*.parquet"):
+        rows = pq.read_table(shard).to_pylist()
+        held = [image["bytes"] for row in rows for side in ("response_a_images", "response_b_images")
+                for image in row[side]]
+        assert len(held) == IMAGES
+        assert sorted(held) == sorted(b"concord-pointer:sha256:" + hashlib.sha256(d).hexdigest().encode()
+                                      for d in images.values())
+
+    pointers = json.loads((folder / "pointers.json").read_text())
+    by_path = {e["source"]["path"]: e for e in pointers["files"]}
+    assert set(by_path) == set(images)
+    for relative, data in images.items():
+        entry = by_path[relative]
+        digest = hashlib.sha256(data).hexdigest()
+        assert (entry["sha256"], entry["size"], entry["path"]) == (digest, len(data), f"media/{digest}.jpg")
+        assert entry["source"]["dataset"] == "mmrb2"
+        assert entry["source"]["url"] == "https://huggingface.co/datasets/rl-research/multimodal-rewardbench-2"
+    manifest = json.loads((folder / "manifest.json").read_text())
+    assert manifest["media"]["mode"] == "pointers"
+    assert not [f for f in manifest["files"] if f["kind"] == "media"]
+    assert {"pointers.json", "rebuild.py"} <= {f["path"] for f in manifest["files"]}
+    card = (folder / "README.md").read_text()
+    assert "## Media not included (pointer release)" in card
+    assert f"{IMAGES} files from" in card and "https://huggingface.co/datasets/rl-research/multimodal-rewardbench-2" in card
+    assert "python3 rebuild.py --media-root" in card
+
+
+def test_verify_accepts_a_pointer_release_and_says_so(published):
+    out = io.StringIO()
+    call_command("verify_release", f"{NAME}@1.0.0", "--json", stdout=out, stderr=io.StringIO())
+    result = json.loads(out.getvalue())
+    assert result["ok"], result["mismatches"]
+    assert result["media"] == {"mode": "pointers", "pointers": "pointers.json", "rebuild": "rebuild.py",
+                               "media_not_included": IMAGES}
+    out = io.StringIO()
+    call_command("verify_release", f"{NAME}@1.0.0", stdout=out, stderr=io.StringIO())
+    assert f"pointer release: {IMAGES} media files not included" in out.getvalue()
+
+
+def test_one_altered_file_is_refused_by_name_and_hash_and_nothing_is_written(published):
+    altered_root = published["tmp"] / "altered"
+    shutil.copytree(published["copy"], altered_root)
+    victim = altered_root / "t2i/img_3.jpg"
+    changed = victim.read_bytes() + b"\x00"
+    victim.write_bytes(changed)
+    expected = hashlib.sha256(published["images"]["t2i/img_3.jpg"]).hexdigest()
+    actual = hashlib.sha256(changed).hexdigest()
+
+    folder = unzip("1.0.0", published["tmp"] / "by-command")
+    before = snapshot(folder)
+    with pytest.raises(CommandError) as refused:
+        call_command("rebuild_release", str(folder), "--media-root", str(altered_root), stdout=io.StringIO())
+    message = str(refused.value)
+    assert str(victim) in message and actual in message and expected in message
+    assert "nothing was written" in message
+    assert snapshot(folder) == before and not [p for p in folder.iterdir() if p.name.startswith(".rebuild")]
+
+    folder = unzip("1.0.0", published["tmp"] / "by-script")
+    before = snapshot(folder)
+    done = standalone(folder / "rebuild.py", "--media-root", str(altered_root))
+    assert done.returncode == 1
+    assert str(victim) in done.stderr and actual in done.stderr and expected in done.stderr
+    assert snapshot(folder) == before
+
+
+def test_a_missing_file_is_refused_with_its_source(published):
+    partial = published["tmp"] / "partial"
+    shutil.copytree(published["copy"], partial)
+    (partial / "t2i/img_0.jpg").unlink()
+    folder = unzip("1.0.0", published["tmp"] / "missing")
+    done = standalone(folder / "rebuild.py", "--media-root", str(partial))
+    assert done.returncode == 1
+    assert "not found under" in done.stderr and "from mmrb2 t2i/img_0.jpg" in done.stderr
+    assert not (folder / "media").exists()
+
+
+def full_tables(folder: Path):
+    return {p.relative_to(folder).as_posix(): pq.read_table(p) for p in sorted((folder / "data").rglob("*.parquet"))}
+
+
+def test_rebuilt_by_command_and_by_script_the_folder_loads_in_datasets_as_the_full_release(published):
+    from datasets import load_dataset
+
+    by_command = unzip("1.0.0", published["tmp"] / "command")
+    out = io.StringIO()
+    call_command("rebuild_release", str(by_command), "--media-root", str(published["copy"]), "--json", stdout=out)
+    assert json.loads(out.getvalue())["copied"] == IMAGES
+
+    # the standalone script, from a copy laid out differently (every file in one folder): found by name
+    flat = published["tmp"] / "flat"
+    flat.mkdir()
+    for path in published["copy"].rglob("*.jpg"):
+        shutil.copy(path, flat / path.name)
+    by_script = unzip("1.0.0", published["tmp"] / "script")
+    done = standalone(by_script / "rebuild.py", "--media-root", str(flat))
+    assert done.returncode == 0, done.stderr
+    again = standalone(by_script / "rebuild.py", "--media-root", str(flat))  # already rebuilt: nothing changes
+    assert again.returncode == 0, again.stderr
+    assert "6 already in place" in again.stdout and "0 Parquet files filled, 1 filled already" in again.stdout
+
+    full = unzip("1.0.1", published["tmp"] / "full")
+    expected = full_tables(full)
+    for folder in (by_command, by_script):
+        assert snapshot(folder / "media") == snapshot(full / "media")
+        tables = full_tables(folder)
+        assert tables.keys() == expected.keys()
+        for path, table in tables.items():
+            assert table.equals(expected[path]), path
+            assert table.schema.metadata[b"huggingface"] == expected[path].schema.metadata[b"huggingface"]
+        loaded = load_dataset(str(folder), "text-to-image", split="test")
+        reference = load_dataset(str(full), "text-to-image", split="test")
+        assert loaded.features == reference.features
+        assert len(loaded) == 3
+        for row, want in zip(loaded, reference, strict=True):
+            assert row["id"] == want["id"]
+            for column in ("response_a_images", "response_b_images"):
+                assert [image.tobytes() for image in row[column]] == [image.tobytes() for image in want[column]]
+                assert [image.size for image in row[column]] == [(4, 4)]
+    # the MMRB2 export names media beside it, as in the full release
+    mmrb2 = json.loads((by_script / "mmrb2" / "t2i.json").read_text())
+    for pair in mmrb2["pairs"]:
+        for _, value in pair["response_a"]["response_content"]:
+            assert (by_script / "mmrb2" / value).resolve().is_file()
+
+
+def test_a_folder_that_is_not_a_pointer_release_is_refused(published, tmp_path):
+    full = unzip("1.0.1", tmp_path / "plain")
+    with pytest.raises(CommandError, match="not a pointer release"):
+        call_command("rebuild_release", str(full), "--media-root", str(published["copy"]), stdout=io.StringIO())
+    assert os.path.isdir(full / "media")
+
+
+def test_filling_a_parquet_file_gives_the_full_files_table_over_row_groups_pages_audio_and_empty_lists(tmp_path):
+    """rebuild.fill_parquet, without the database: many row groups, many pages per chunk, images and audio."""
+    import pyarrow as pa
+
+    from curation.releases import rebuild, writers
+
+    schema = writers.features().arrow_schema
+    media = {hashlib.sha256(data).hexdigest(): data for data in [jpeg(i) for i in range(5)] + [b"RIFF" + bytes(300)]}
+    digests = sorted(media)
+
+    def row(n: int, embed) -> dict:
+        def item(digest):
+            return {"bytes": embed(digest), "path": f"{digest}.bin"}
+
+        out = dict.fromkeys(schema.names)
+        out.update(id=f"r{n}", chosen="A", criteria=[], ratings=[], prompt_files=[], response_a_files=[],
+                   response_b_files=[], prompt_images=[item(digests[n % 5])] if n % 3 else [],
+                   response_a_images=[item(digests[(n + 1) % 5]), item(digests[(n + 2) % 5])], response_b_images=[],
+                   prompt_audio=[item(digests[5])] if n % 2 else [], response_a_audio=[], response_b_audio=[])
+        return out
+
+    def write(path, embed, **options):
+        writer = pq.ParquetWriter(path, schema, **options)
+        for group in range(4):
+            writer.write_table(pa.Table.from_pylist([row(group * 9 + i, embed) for i in range(9)], schema=schema))
+        writer.close()
+
+    write(tmp_path / "full.parquet", media.__getitem__, compression="zstd")
+    write(tmp_path / "pointers.parquet", rebuild.placeholder, data_page_size=64, write_batch_size=2,
+          **writers.pointer_parquet_options(schema))
+    assert pq.ParquetFile(tmp_path / "pointers.parquet").metadata.num_row_groups == 4
+    filled = rebuild.fill_parquet(tmp_path / "pointers.parquet", tmp_path / "filled.parquet",
+                                  lambda value: media[value[len(rebuild.PLACEHOLDER):].decode()])
+    assert filled == 4 * 6  # six media columns in each row group
+    assert pq.read_table(tmp_path / "filled.parquet").equals(pq.read_table(tmp_path / "full.parquet"))
+    assert pq.ParquetFile(tmp_path / "filled.parquet").metadata.row_group(3).num_rows == 9
+
+
+def test_a_training_export_waits_for_the_media_then_works_from_the_rebuilt_folder(published):
+    from curation.releases.training import TrainingExportError, export_training
+
+    folder = unzip("1.0.0", published["tmp"] / "train")
+    with pytest.raises(TrainingExportError, match="pointer release whose media are not filled in"):
+        export_training(release_folder=folder, format="trl", out=published["tmp"] / "trl-early")
+    call_command("rebuild_release", str(folder), "--media-root", str(published["copy"]), stdout=io.StringIO())
+    export_training(release_folder=folder, format="trl", out=published["tmp"] / "trl")
+    assert len(list((published["tmp"] / "trl" / "media").iterdir())) == IMAGES
+
+
+def test_an_import_records_the_source_of_a_file_stored_earlier_without_one(db, tmp_path):
+    from annotation.catalogue.services.media import media_store
+
+    data = jpeg(99)
+    stored = media_store(data=data)
+    assert (stored.source_dataset, stored.source_path) == ("", "")
+    (tmp_path / "imgs").mkdir()
+    (tmp_path / "imgs" / "late.jpg").write_bytes(data)
+    (tmp_path / "imgs" / "other.jpg").write_bytes(jpeg(98))
+    pairs = [{"id": "q1", "prompt_source": "oneigbench", "prompt_metadata": {}, "prompt_content": [["text", "x"]],
+              "response_a": {"model_name": "m1", "response_content": [["image", "imgs/late.jpg"]]},
+              "response_b": {"model_name": "m2", "response_content": [["image", "imgs/other.jpg"]]},
+              "chosen": "A", "human_annotations": [6, 6, 6]}]
+    (tmp_path / "t2i.json").write_text(json.dumps({"pairs": pairs}))
+    call_command("import_pairs", str(tmp_path / "t2i.json"), "--campaign", "late", "--format", "mmrb2", "--task",
+                 "text-to-image", "--schema", "mmrb2-generation", "--media-root", str(tmp_path), "--with-annotations",
+                 stdout=io.StringIO(), stderr=io.StringIO())
+    stored.refresh_from_db()
+    assert (stored.source_dataset, stored.source_path) == ("mmrb2", "imgs/late.jpg")
+    assert Media.objects.get(source_path="imgs/other.jpg").source_dataset == "mmrb2"
+
+
+def test_the_release_page_says_it_is_a_pointer_release(published, client):
+    from tests.factories import CuratorFactory
+
+    client.force_login(CuratorFactory())
+    page = client.get(f"/releases/{NAME}/1.0.0/").content.decode()
+    assert 'id="pointer-release"' in page and f"Its {IMAGES} media files" in page and "rebuild.py --media-root" in page
+    assert 'id="pointer-release"' not in client.get(f"/releases/{NAME}/1.0.1/").content.decode()
+
+
+def test_a_tampered_pointers_file_cannot_write_outside_the_release(published):
+    folder = unzip("1.0.0", published["tmp"] / "tampered")
+    pointers = json.loads((folder / "pointers.json").read_text())
+    pointers["files"][0]["path"] = "../outside.jpg"
+    (folder / "pointers.json").write_text(json.dumps(pointers))
+    done = standalone(folder / "rebuild.py", "--media-root", str(published["copy"]))
+    assert done.returncode == 1 and "files[0] is not a media entry" in done.stderr
+    assert not (folder.parent / "outside.jpg").exists() and not (folder / "media").exists()
