@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('annotation', '0006_user_email_unique'),
+        ('annotation', '0007_pointer_media_source'),
     ]
 
     operations = [
