@@ -73,6 +73,13 @@ def _answer(page, *, overall: int, a: int = 3, b: int = 1, valid: bool = True):
     page.evaluate(WRITE, "The left image follows the prompt; the right one does not.")
 
 
+def _close(context, page):
+    """Close once the page's own requests are done (the next pair prepared, a draft on its way), so that none is
+    still writing while the test's database is emptied for the next test."""
+    page.wait_for_load_state("networkidle")
+    context.close()
+
+
 def _shown(annotation: Annotation) -> dict:
     """The stored (canonical) answer as the rater saw it."""
     definition = annotation.pair.campaign.rating_schema.definition
@@ -109,7 +116,7 @@ def test_the_prompt_comes_before_the_submit_and_going_back_lets_the_rater_fix_it
     assert prompt.is_hidden(), "a consistent answer submits with no prompt"
     annotation = Annotation.objects.get(assignment=assignment)
     assert _shown(annotation)["overall"] == 6 and annotation.confirmed_warnings is None
-    context.close()
+    _close(context, page)
 
 
 @pytest.mark.parametrize("size", SIZES)
@@ -143,7 +150,7 @@ def test_confirming_with_the_key_submits_as_is_and_the_confirmation_is_stored(li
     assert page.locator("[data-warnings] li").count() == 0
     said = page.locator("[data-confirmed-warnings]")
     assert "Confirmed at submit" in said.inner_text() and "Overall preference prefers B" in said.inner_text()
-    context.close()
+    _close(context, page)
 
 
 @pytest.mark.parametrize("size", SIZES)
@@ -160,7 +167,7 @@ def test_an_invalid_prompt_with_a_strong_preference_prompts_too(live_server, bro
     page.locator("[data-submit]").click()
     page.wait_for_selector("[data-done]:not([hidden])")
     assert Annotation.objects.get(assignment=assignment).confirmed_warnings is None
-    context.close()
+    _close(context, page)
 
 
 @pytest.mark.parametrize("size", SIZES)
@@ -179,7 +186,7 @@ def test_the_prompt_closes_when_the_lease_runs_out(live_server, browser, size):
     prompt.wait_for(state="hidden")
     assert page.locator("[data-lease-over]").is_visible() and page.locator("[data-submit]").is_disabled()
     assert not Annotation.objects.filter(assignment=assignment).exists()
-    context.close()
+    _close(context, page)
 
 
 @pytest.mark.parametrize("size", SIZES)
@@ -192,4 +199,4 @@ def test_the_prompts_controls_show_their_keys_and_axe_finds_nothing_serious(live
     page.locator("#consistency-dialog").wait_for(state="visible")
     assert page.evaluate(UNKEYED) == [] and page.evaluate(UNBOUND) == []
     assert axe_violations(page) == [], "the consistency prompt"
-    context.close()
+    _close(context, page)
