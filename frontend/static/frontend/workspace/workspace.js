@@ -393,12 +393,14 @@ function mount(config, { claim = null } = {}) {
     },
   });
   bind(["Enter", "Ctrl+Enter"], { inText: true, when: () => dialogs.skip.open, run: confirmSkip });
-  // A press held down from the submit repeats: only a new press confirms.
-  bind(["Enter"], {
-    group: "Rating", label: "Submit as is, despite a consistency warning", when: () => consistency.open,
-    run: (event) => { if (!event.repeat) consistency.confirm(); },
-  });
-  bind(["Ctrl+Enter"], { inText: true, when: () => consistency.open, run: () => {} });
+  if (config.consistency_check) {
+    // A press held down from the submit repeats: only a new press confirms.
+    bind(["Enter"], {
+      group: "Rating", label: "Submit as is, despite a consistency warning", when: () => consistency.open,
+      run: (event) => { if (!event.repeat) consistency.confirm(); },
+    });
+    bind(["Ctrl+Enter"], { inText: true, when: () => consistency.open, run: () => {} });
+  }
 
   submitButton.addEventListener("click", submit);
   $("[data-skip-open]").addEventListener("click", () => toggleDialog(dialogs.skip));
