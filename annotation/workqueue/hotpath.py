@@ -70,7 +70,7 @@ def claim_response(user: User, slug: str) -> HttpResponse:
 
 
 def submit_response(user: User, assignment_id: int, values: dict, time_on_item_ms: int | None, key: str,
-                    media_played: dict | None = None) -> HttpResponse:
+                    media_played: dict | None = None, confirm_warnings: bool = False) -> HttpResponse:
     """The submission's answer, for the door and DRF's view alike (OutputSerializer's three fields)."""
     # The service reads the row by id and answers 404 unless it is this annotator's: only the id is needed here.
     annotation = annotation_submit(
@@ -80,16 +80,18 @@ def submit_response(user: User, assignment_id: int, values: dict, time_on_item_m
         time_on_item_ms=time_on_item_ms,
         idempotency_key=key,
         media_played=media_played,
+        confirm_warnings=confirm_warnings,
     )
     return json_response(
         {"annotation": annotation.pk, "assignment": annotation.assignment_id, "submitted_at": annotation.created_at}
     )
 
 
-def submit_input(request: HttpRequest) -> tuple[dict, int | None, str, dict | None] | None:
-    """(values, time_on_item_ms, idempotency key, media_played) of a body the submit InputSerializer would take as
-    it is (JSON; ``values`` an object; ``time_on_item_ms`` a non-negative int or null; a key of 1–64 characters
-    without surrounding blanks), else None (DRF then validates and answers)."""
+def submit_input(request: HttpRequest) -> tuple[dict, int | None, str, dict | None, bool] | None:
+    """(values, time_on_item_ms, idempotency key, media_played, confirm_warnings) of a body the submit InputSerializer
+    would take as it is (JSON; ``values`` an object; ``time_on_item_ms`` a non-negative int or null; a key of 1–64
+    characters without surrounding blanks; ``confirm_warnings`` true or false), else None (DRF then validates and
+    answers)."""
     if request.content_type != "application/json":
         return None
     try:
@@ -107,9 +109,12 @@ def submit_input(request: HttpRequest) -> tuple[dict, int | None, str, dict | No
     body_key = data.get("idempotency_key", "")
     if "idempotency_key" in data and not (type(body_key) is str and 0 < len(body_key) <= 64 and body_key == body_key.strip()):
         return None
+    confirm_warnings = data.get("confirm_warnings", False)
+    if type(confirm_warnings) is not bool:
+        return None
     # The header as request.headers reads it, without building that mapping of every header (its only use).
     key = request.META.get("HTTP_IDEMPOTENCY_KEY") or body_key
-    return data["values"], time_on_item_ms, key, data.get("media_played")
+    return data["values"], time_on_item_ms, key, data.get("media_played"), confirm_warnings
 
 
 class Door:

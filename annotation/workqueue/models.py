@@ -101,6 +101,11 @@ class Annotation(models.Model):
     gold_correct = models.BooleanField(
         null=True, blank=True, help_text="On a gold pair: whether the answer matched the expected one; else empty."
     )
+    confirmed_warnings = models.JSONField(
+        null=True, blank=True,
+        help_text="The soft warnings (annotation.workqueue.consistency) the rater was shown before submitting and "
+        "confirmed, submitting the answers as they were; worded as shown. Empty when none was shown.",
+    )
     idempotency_key = models.CharField(max_length=100, null=True, blank=True, unique=True)
     created_at = models.DateTimeField(auto_now_add=True)
 

@@ -411,13 +411,14 @@ def my_reports(*, annotator: User, limit: int = 200) -> list[dict]:
 def review_display(*, assignment_id: int, annotator: User) -> dict:
     """``pair_display`` of a submitted (or withdrawn) assignment with the latest answer in the orientation shown
     (as ``draft``, which the form fills in), its revisions, whether it can still be changed, and the soft warnings
-    for the answer as it stands. 404 for anyone else's assignment; 409 for one not submitted yet."""
+    for the answer as it stands, and those confirmed at submit. 404 for anyone else's assignment; 409 for one not
+    submitted yet."""
     assignment = assignment_for_annotator(assignment_id=assignment_id, annotator=annotator)
     if assignment.status not in REVIEWABLE:
         raise ApplicationError("Only a submitted answer can be reviewed.", code="assignment_not_submitted", status_code=409)
     display = pair_display(assignment=assignment)
     definition = assignment.campaign.rating_schema.definition
-    annotation = Annotation.objects.filter(assignment_id=assignment.pk).only("values").first()
+    annotation = Annotation.objects.filter(assignment_id=assignment.pk).only("values", "confirmed_warnings").first()
     shown = schemas.reorient(definition, annotation.values, swapped=assignment.swapped) if annotation else {}
     decided = Pair.objects.filter(pk=assignment.pair_id, consensus__isnull=False).exists()
     return {
@@ -427,8 +428,22 @@ def review_display(*, assignment_id: int, annotator: User) -> dict:
         "submitted_at": assignment.finished_at,
         "can_change": assignment.status == Assignment.Status.SUBMITTED and not decided,
         "decided": decided,
-        "warnings": consistency.rubric_contradictions(definition, shown),
+        "warnings": consistency.warnings(definition, shown),
+        "confirmed_warnings": (annotation.confirmed_warnings or []) if annotation else [],
     }
+
+
+def answers_check(*, assignment_id: int, annotator: User, values: dict) -> list[consistency.Contradiction]:
+    """The contradictions in ``values`` (as shown) under the schema of the annotator's own assignment; 404 for anyone
+    else's, as for a missing one. One query."""
+    assignment = (
+        Assignment.objects.select_related("campaign__rating_schema")
+        .filter(still_member(), pk=assignment_id, annotator_id=annotator.pk)
+        .first()
+    )
+    if assignment is None:
+        raise ApplicationError("No such assignment.", code="not_found", status_code=404)
+    return consistency.contradictions(assignment.campaign.rating_schema.definition, values)
 
 
 def campaign_has_work_for(*, campaign: Campaign, annotator: User) -> bool:

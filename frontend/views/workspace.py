@@ -14,6 +14,7 @@ from django.views.generic import TemplateView
 
 from annotation.catalogue.models import TaskKind
 from annotation.catalogue.selectors import campaigns_for_user
+from annotation.workqueue.consistency import can_contradict
 from annotation.workqueue.models import Assignment, PairReport
 from annotation.workqueue.playback import FULL_PLAYBACK_TOLERANCE
 from annotation.workqueue.selectors import (
@@ -83,11 +84,13 @@ class QueueView(LoginRequiredMixin, TemplateView):
 # The pages of one assignment, as patterns: a page prepared ahead learns its assignment from the claim.
 ASSIGNMENT_ROUTES = {"draft": "api-assignment-draft", "submit": "api-assignment-submit", "skip": "api-assignment-skip",
                      "renewal": "api-assignment-renewal", "report": "api-assignment-report",
+                     "check": "api-answers-check",
                      "page": "workspace-annotate"}
 
 
 def assignment_urls(assignment_id: int | str) -> dict[str, str]:
-    """The draft, submit, skip, renewal and report API and the page of one assignment; ``"{assignment}"`` gives the patterns."""
+    """The draft, submit, skip, renewal, report and check API and the page of one assignment; ``"{assignment}"`` gives
+    the patterns."""
     return {name: reverse(route, args=[0]).replace("/0/", f"/{assignment_id}/") for name, route in ASSIGNMENT_ROUTES.items()}
 
 
@@ -121,6 +124,8 @@ class AnnotationPage(LoginRequiredMixin, TemplateView):
             "lease_minutes": campaign.lease_minutes,
             "requires_full_playback": campaign.requires_full_playback,
             "full_playback_share": FULL_PLAYBACK_TOLERANCE,
+            # Whether a submit asks the answers check first (consistency.js): only where answers can contradict.
+            "consistency_check": can_contradict(display["schema"]),
             # For wavesurfer.js's own <style> (see core.web.csp); absent where the policy middleware did not run.
             "style_nonce": getattr(self.request, "csp_nonce", ""),
         }
@@ -289,6 +294,9 @@ class ReviewView(LoginRequiredMixin, TemplateView):
             **super().get_context_data(**kwargs),
             "kind_label": TaskKind(display["kind"]).label,
             "display": display,
+            # Warnings confirmed at submit that the answer no longer raises (it was corrected since); those it still
+            # raises are marked in the list of warnings.
+            "confirmed_since_changed": [w for w in display["confirmed_warnings"] if w not in display["warnings"]],
             "config": config,
             "thread": thread,
         }

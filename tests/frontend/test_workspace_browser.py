@@ -35,8 +35,9 @@ PLANS = {
         "final": {"overall": 5, "rationale": "A follows the prompt; B misses the sun.", "prompt_valid": True},
     },
     "image-editing": {
-        "before": ["3", "2", "3", "1", "2", "2"],
-        "draft": {"text_faithfulness": {"A": 3, "B": 2}, "image_faithfulness": {"A": 3, "B": 1},
+        # One rubric for each side, so that "B marginally better" overall contradicts nothing (no consistency prompt).
+        "before": ["3", "2", "1", "3", "2", "2"],
+        "draft": {"text_faithfulness": {"A": 3, "B": 2}, "image_faithfulness": {"A": 1, "B": 3},
                   "image_quality": {"A": 2, "B": 2}},
         "missing": ["overall", "rationale", "prompt_valid"],
         "after": ["5", "r", "text:B keeps the input intact.", "Escape", "j", "n"],  # 5: B marginally better

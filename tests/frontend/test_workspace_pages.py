@@ -71,6 +71,7 @@ def test_the_page_and_its_config_point_at_the_annotators_own_assignment(client):
         "skip": f"/api/v1/assignments/{assignment.pk}/skip/",
         "renewal": f"/api/v1/assignments/{assignment.pk}/renewal/",
         "report": f"/api/v1/assignments/{assignment.pk}/report/",
+        "check": f"/api/v1/assignments/{assignment.pk}/check/",
         "page": f"/work/assignments/{assignment.pk}/",
         "claim": f"/api/v1/campaigns/{slug}/claim/",
         "next": f"/work/campaigns/{slug}/next/",
@@ -78,6 +79,7 @@ def test_the_page_and_its_config_point_at_the_annotators_own_assignment(client):
         "stats": f"/api/v1/me/stats/?campaign={slug}",
     }
     assert config["assignment_urls"]["submit"] == "/api/v1/assignments/{assignment}/submit/"
+    assert config["consistency_check"] is True, "the generation rubrics can contradict the overall preference"
     assert config["pair_key"] == pair_display(assignment=assignment)["pair_key"]
 
 

@@ -8,7 +8,7 @@ from rest_framework.test import APIClient
 
 from annotation.catalogue import schemas
 from annotation.catalogue.models import Pair
-from annotation.workqueue.consistency import rubric_contradictions
+from annotation.workqueue import consistency
 from annotation.workqueue.models import Annotation, AnnotationRevision, Assignment, AssignmentEvent
 from annotation.workqueue.services.assignments import assignment_claim
 from curation.services.consensus import consensus_apply
@@ -24,17 +24,17 @@ def _answer(overall: int, faithful: tuple[int, int], quality: tuple[int, int]) -
 
 
 def test_rubric_scores_favouring_only_the_other_side_give_a_warning():
-    (warning,) = rubric_contradictions(GENERATION, _answer(6, (1, 3), (2, 2)))
+    (warning,) = consistency.warnings(GENERATION, _answer(6, (1, 3), (2, 2)))
     assert warning.startswith("Overall preference prefers A, but your scores favour B (Faithful to the instruction: A 1, B 3)")
     assert warning.endswith("this is only a warning.")
-    assert rubric_contradictions(GENERATION, _answer(1, (3, 1), (3, 0)))[0].startswith("Overall preference prefers B")
+    assert consistency.warnings(GENERATION, _answer(1, (3, 1), (3, 0)))[0].startswith("Overall preference prefers B")
 
 
 def test_consistent_mixed_or_undecided_answers_give_no_warning():
-    assert rubric_contradictions(GENERATION, _answer(6, (3, 1), (1, 3))) == [], "one rubric each way"
-    assert rubric_contradictions(GENERATION, _answer(6, (2, 2), (2, 2))) == [], "all even"
-    assert rubric_contradictions(GENERATION, _answer(4, (0, 3), (0, 3))) == [], "a tie overall names no side"
-    assert rubric_contradictions(GENERATION, {"overall": 6}) == [], "no rubric answered"
+    assert consistency.warnings(GENERATION, _answer(6, (3, 1), (1, 3))) == [], "one rubric each way"
+    assert consistency.warnings(GENERATION, _answer(6, (2, 2), (2, 2))) == [], "all even"
+    assert consistency.warnings(GENERATION, _answer(4, (0, 3), (0, 3))) == [], "a tie overall names no side"
+    assert consistency.warnings(GENERATION, {"overall": 6}) == [], "no rubric answered"
 
 
 def _api(user) -> APIClient:

@@ -167,6 +167,12 @@ class AnnotationSubmitApi(Door, APIView):
                       '"prompt" to a number from 0 to 1. A campaign that requires full playback refuses a submission '
                       "below 0.98 on any with 400 media_not_played.",
         )
+        confirm_warnings = serializers.BooleanField(
+            required=False, default=False,
+            help_text="The rater was shown the soft warnings of POST /api/v1/assignments/<id>/check/ for these answers "
+                      "and submits them as they are: the warnings, as the server finds them, are stored on the "
+                      "annotation (confirmed_warnings). Nothing is ever refused for a warning.",
+        )
 
     @extend_schema_serializer(component_name="AnnotationSubmitOutput")
     class OutputSerializer(serializers.Serializer):
@@ -193,14 +199,15 @@ class AnnotationSubmitApi(Door, APIView):
         return submit_response(
             request.user, assignment_id, data.validated_data["values"], data.validated_data.get("time_on_item_ms"), key,
             media_played=data.validated_data.get("media_played"),
+            confirm_warnings=data.validated_data["confirm_warnings"],
         )
 
     def door(self, request, user, assignment_id: int):
         taken = submit_input(request)
         if taken is None:
             return None
-        values, time_on_item_ms, key, media_played = taken
-        return submit_response(user, assignment_id, values, time_on_item_ms, key, media_played)
+        values, time_on_item_ms, key, media_played, confirm_warnings = taken
+        return submit_response(user, assignment_id, values, time_on_item_ms, key, media_played, confirm_warnings)
 
 
 class AssignmentSkipApi(APIView):

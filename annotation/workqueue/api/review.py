@@ -10,8 +10,7 @@ from rest_framework.views import APIView
 
 from annotation.catalogue.selectors import campaigns_for_user
 from annotation.workqueue.api.assignments import DisplaySerializer
-from annotation.workqueue.consistency import rubric_contradictions
-from annotation.workqueue.selectors import assignment_for_annotator, my_work, review_display
+from annotation.workqueue.selectors import answers_check, my_work, review_display
 from annotation.workqueue.services.preview import pair_preview_next
 from annotation.workqueue.services.review import annotation_correct, annotation_withdraw
 
@@ -60,6 +59,10 @@ class AssignmentReviewApi(APIView):
         can_change = serializers.BooleanField()
         decided = serializers.BooleanField()
         warnings = serializers.ListField(child=serializers.CharField())
+        confirmed_warnings = serializers.ListField(
+            child=serializers.CharField(),
+            help_text="The warnings you were shown before submitting and confirmed (submit as is); empty if none.",
+        )
 
     @extend_schema(responses=OutputSerializer)
     def get(self, request, assignment_id: int):
@@ -101,22 +104,28 @@ class AnnotationWithdrawApi(APIView):
 
 
 class AnswersCheckApi(APIView):
-    """The soft check of answers (as shown) before they are sent: rubric scores that contradict the overall
-    preference. Warnings only; nothing is stored."""
+    """The soft check of answers (as shown: left = "A") before they are sent, as the rating page asks it before a
+    submit and the review page as the answer changes (annotation.workqueue.consistency): rubric scores against the
+    overall preference, an invalid prompt with a strong preference. Warnings only; nothing is stored. 404 for
+    anyone else's assignment."""
 
     throttle_scope = "rater-write"
 
     @extend_schema_serializer(component_name="AnswersCheckOutput")
     class OutputSerializer(serializers.Serializer):
-        warnings = serializers.ListField(child=serializers.CharField())
+        warnings = serializers.ListField(child=serializers.CharField(), help_text="Empty when the answers agree.")
+        questions = serializers.ListField(
+            child=serializers.CharField(),
+            help_text="The question ids the warnings are about, the preference first: the ones to look at again.",
+        )
 
     @extend_schema(request=ValuesSerializer, responses=OutputSerializer)
     def post(self, request, assignment_id: int):
         data = ValuesSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        assignment = assignment_for_annotator(assignment_id=assignment_id, annotator=request.user)
-        definition = assignment.campaign.rating_schema.definition
-        return Response({"warnings": rubric_contradictions(definition, data.validated_data["values"])})
+        found = answers_check(assignment_id=assignment_id, annotator=request.user, values=data.validated_data["values"])
+        questions = list(dict.fromkeys(q for c in found for q in c.questions))
+        return Response(self.OutputSerializer({"warnings": [c.message for c in found], "questions": questions}).data)
 
 
 class NextPairPreviewApi(APIView):

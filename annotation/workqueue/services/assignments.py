@@ -32,7 +32,7 @@ from django.utils import timezone
 from annotation.catalogue import schemas
 from annotation.catalogue.models import PAIR_CLAIMABLE, PAIR_SLOTS_TAKEN, Campaign, Pair
 from annotation.catalogue.services.pair_status import status_following_counts
-from annotation.workqueue import selectors, sql
+from annotation.workqueue import consistency, selectors, sql
 from annotation.workqueue.models import Annotation, Assignment, AssignmentEvent
 from annotation.workqueue.playback import media_played_canonical, refuse_short_playback
 from annotation.workqueue.rules import gold_matches, orientation_swapped
@@ -643,6 +643,7 @@ def annotation_submit(
     idempotency_key: str,
     now: datetime | None = None,
     media_played: dict | None = None,
+    confirm_warnings: bool = False,
 ) -> Annotation:
     """Store the answers (given as shown: left = "A") in canonical orientation; a repeat returns the same annotation.
 
@@ -661,11 +662,14 @@ def annotation_submit(
     ``media_played``: the share of each medium heard or watched, as shown ("A" is the left response; "prompt"),
     stored canonical. A campaign that ``requires_full_playback`` refuses a submission short of
     annotation.workqueue.playback.FULL_PLAYBACK_TOLERANCE on any of its kind's media with ``media_not_played``.
+
+    ``confirm_warnings``: the rater was shown the soft warnings for these answers (``annotation.workqueue.consistency``)
+    and submits them as they are; the warnings, as found here and worded as shown, are stored on the annotation.
     """
     now = now or timezone.now()
     key = _idempotency_key(assignment, idempotency_key)
     submission = {"assignment": assignment, "annotator": annotator, "values": values, "time_on_item_ms": time_on_item_ms,
-                  "key": key, "now": now, "media_played": media_played}
+                  "key": key, "now": now, "media_played": media_played, "confirm_warnings": confirm_warnings}
     annotation = None
     if connection.vendor == "postgresql" and not connection.in_atomic_block:
         try:
@@ -684,7 +688,7 @@ def annotation_submit(
 
 
 def _submit(*, assignment: Assignment, annotator, values, time_on_item_ms, key: str, now: datetime, lock: bool,
-            media_played: dict | None = None):
+            media_played: dict | None = None, confirm_warnings: bool = False):
     """Precondition: inside a transaction when ``lock``; else on PostgreSQL, outside one."""
     held, earlier = _locked_for_submit(assignment, annotator, lock=lock)
     if not lock and held.status not in OPEN:
@@ -716,6 +720,8 @@ def _submit(*, assignment: Assignment, annotator, values, time_on_item_ms, key: 
         "time_on_item_ms": time_on_item_ms,
         "media_played": played,
         "gold_correct": gold_matches(definition, held.gold_answer, canonical) if held.is_gold else None,
+        # Only asked for when the rater confirmed: the check costs nothing on the usual submit.
+        "confirmed_warnings": (consistency.warnings(definition, values) or None) if confirm_warnings else None,
         "idempotency_key": key,
     }
     store = _store_postgresql if connection.vendor == "postgresql" else _store_portable
@@ -743,6 +749,8 @@ def _store_postgresql(*, held: _Held, annotator, fields: dict, was_expired: bool
                 **fields,
                 "values": json.dumps(fields["values"]),
                 "media_played": None if fields["media_played"] is None else json.dumps(fields["media_played"]),
+                "confirmed_warnings": (None if fields["confirmed_warnings"] is None
+                                       else json.dumps(fields["confirmed_warnings"])),
                 "release": 0 if was_expired else 1,
                 "pair": held.pair_id,
                 "assignment": held.id,

@@ -83,8 +83,8 @@ def annotation_correct(*, assignment_id: int, annotator: User, values: dict, now
     """Replace the annotator's answer (``values`` as shown: left = "A") and keep the one replaced as a revision.
 
     Refused with 409 once the pair has gone into consensus, or after a withdrawal; 400 for answers the schema
-    does not accept, as at submission. The warnings are soft: rubric scores that contradict the overall preference,
-    naming the sides as the annotator sees them.
+    does not accept, as at submission. The warnings are soft (``annotation.workqueue.consistency``), naming the
+    sides as the annotator sees them.
     """
     now = now or timezone.now()
     assignment, pair, annotation = _locked_submitted(assignment_id=assignment_id, annotator=annotator)
@@ -104,7 +104,7 @@ def annotation_correct(*, assignment_id: int, annotator: User, values: dict, now
     _event(assignment, AssignmentEvent.Kind.CORRECT, now, annotation=annotation.pk, revision=revision.pk)
     if annotation.gold_correct is not None:
         gold_pause_review(pair_id=pair.pk, annotator=annotator, now=now)  # a corrected gold answer moves the score
-    return Correction(annotation, consistency.rubric_contradictions(definition, values))
+    return Correction(annotation, consistency.warnings(definition, values))
 
 
 @transaction.atomic

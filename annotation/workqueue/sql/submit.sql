@@ -17,10 +17,11 @@ WITH guard AS (
     RETURNING id
 ), stored AS (
     INSERT INTO ${annotation} (pair_id, assignment_id, annotator_id, source, rater_label, "values",
-        shown_swapped, rationale, time_on_item_ms, media_played, gold_correct, idempotency_key, created_at)
+        shown_swapped, rationale, time_on_item_ms, media_played, gold_correct, confirmed_warnings, idempotency_key,
+        created_at)
     SELECT id, %(assignment)s::bigint, %(annotator)s::bigint, 'concord', '', %(values)s::jsonb,
         %(shown_swapped)s::boolean, %(rationale)s::text, %(time_on_item_ms)s::integer, %(media_played)s::jsonb,
-        %(gold_correct)s::boolean,
+        %(gold_correct)s::boolean, %(confirmed_warnings)s::jsonb,
         %(idempotency_key)s::text, %(now)s::timestamptz
     FROM counted
     RETURNING id

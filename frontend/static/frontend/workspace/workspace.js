@@ -5,6 +5,7 @@
 // the page stays only if the claim gave that very pair (else the claimed pair's page is loaded, or the queue).
 import { send } from "./api.js";
 import { draftFailure, refusalErrors } from "./answers.js";
+import { ConsistencyPrompt, checkAnswers } from "./consistency.js";
 import { bind, clearBindings, renderHelp } from "./keys.js";
 import { RatingForm, answerKeys, bindAnswerKeys } from "./form.js";
 import { QuestionMap } from "./panel.js";
@@ -59,8 +60,21 @@ function mount(config, { claim = null } = {}) {
   const timer = new VisibleTimer(config.assignment && `concord:time:${config.assignment}`, { signal });
   const saveState = $("[data-save-state]");
   const submitButton = $("[data-submit]");
-  const dialogs = { help: $("#shortcuts"), instructions: $("#instructions"), skip: $("#skip-dialog"), report: $("#report-dialog"), inspector: $("#inspector") };
-  let phase = "rating"; // rating → submitting → done; rating → expired (the lease ran out) → rating (claimed again)
+  const dialogs = {
+    help: $("#shortcuts"), instructions: $("#instructions"), skip: $("#skip-dialog"), report: $("#report-dialog"),
+    inspector: $("#inspector"), consistency: $("#consistency-dialog"),
+  };
+  // rating → (checking →) submitting → done; rating → expired (the lease ran out) → rating (claimed again)
+  let phase = "rating";
+
+  // Consistency warnings (consistency.js): before a submit the server's check of the answers; when they contradict each
+  // other, a prompt says what contradicts and the rater goes back (Esc) or submits as is (Enter), which the
+  // submission records (confirm_warnings).
+  const consistency = new ConsistencyPrompt(dialogs.consistency, {
+    form,
+    onConfirm: () => submit({ confirmed: true }),
+    onBack: () => setSaveState("Not submitted: look at the outlined answers, then submit again", "dirty"),
+  });
 
   // One idempotency key per assignment, kept across reloads, so any retry names the same submission.
   function submitKey() {
@@ -108,6 +122,7 @@ function mount(config, { claim = null } = {}) {
   function leaseRanOut() {
     if (phase === "done" || phase === "expired") return;
     phase = "expired";
+    consistency.dismiss();
     clearTimeout(saveTimer);
     try { localStorage.setItem(keptDraft(), JSON.stringify(form.values())); } catch { /* storage full or off: the server's draft stays */ }
     if (leaseClock && !leaseClock.over) leaseClock.expire();
@@ -226,9 +241,18 @@ function mount(config, { claim = null } = {}) {
   document.addEventListener("visibilitychange", () => { if (document.visibilityState === "hidden") saveDraft({ keepalive: true }); }, { signal });
   window.addEventListener("pagehide", () => saveDraft({ keepalive: true }), { signal });
 
-  // Submit: validated here first, sent with the one key, tried again with it while the server cannot answer (for up
-  // to GIVE_UP_MS), never twice at once.
-  async function submit() {
+  async function contradictions(values) {
+    phase = "checking";
+    await claimed;
+    const found = await checkAnswers(() => send("POST", config.urls.check, { values }));
+    if (phase !== "checking" || signal.aborted) return null; // the lease ran out meanwhile, or the page was left
+    phase = "rating";
+    return found;
+  }
+
+  // Submit: validated here first, checked for contradictions, sent with the one key, tried again with it while the
+  // server cannot answer (for up to GIVE_UP_MS), never twice at once.
+  async function submit({ confirmed = false } = {}) {
     if (phase !== "rating") return;
     const errors = form.validate();
     if (Object.keys(errors).length) {
@@ -244,6 +268,15 @@ function mount(config, { claim = null } = {}) {
       setSaveState(`Play ${named} to the end before submitting; this campaign requires it.`, "error");
       return;
     }
+    if (config.consistency_check && !confirmed) {
+      const found = await contradictions(form.values());
+      if (!found) return;
+      if (found.warnings.length) {
+        setSaveState("Check the warning before submitting", "dirty");
+        consistency.show(found);
+        return;
+      }
+    }
     phase = "submitting";
     clearTimeout(saveTimer);
     draftTries = 0; // the submit carries the answers; a refused one leaves the drafts to the next change
@@ -251,7 +284,10 @@ function mount(config, { claim = null } = {}) {
     setSaveState("Submitting…", "saving");
     await claimed;
     const key = submitKey();
-    const body = { values: form.values(), time_on_item_ms: timer.elapsedMs(), idempotency_key: key, media_played: mediaPlayed() };
+    const body = {
+      values: form.values(), time_on_item_ms: timer.elapsedMs(), idempotency_key: key, media_played: mediaPlayed(),
+      confirm_warnings: confirmed,
+    };
     const result = await withRetry(
       () => send("POST", config.urls.submit, body, { headers: { "Idempotency-Key": key } }), reconnecting("submitting"),
     );
@@ -370,6 +406,14 @@ function mount(config, { claim = null } = {}) {
       next();
     },
   });
+  if (config.consistency_check) {
+    // A press held down from the submit repeats: only a new press confirms.
+    bind(["Enter"], {
+      group: "Rating", label: "Submit as is, despite a consistency warning", when: () => consistency.open,
+      run: (event) => { if (!event.repeat) consistency.confirm(); },
+    });
+    bind(["Ctrl+Enter"], { inText: true, when: () => consistency.open, run: () => {} });
+  }
 
   submitButton.addEventListener("click", submit);
   $("[data-skip-open]").addEventListener("click", () => toggleDialog(dialogs.skip));
