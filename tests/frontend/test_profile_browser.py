@@ -18,7 +18,7 @@ os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 TIMEOUT_MS = 15_000
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "screenshots"
 # A whole answer on the text-to-image preset (as tests/frontend/test_next_pair_browser.py rates).
-ANSWER = ["3", "2", "2", "1", "Control+Enter", "5", "Enter", "text:A follows the prompt.", "Escape", "j", "y"]
+ANSWER = ["3", "2", "2", "1", "Control+Enter", "2", "Enter", "text:A follows the prompt.", "Escape", "j", "y"]
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 

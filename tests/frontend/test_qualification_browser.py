@@ -49,7 +49,7 @@ def _shot(page, name: str, viewport) -> None:
 def _keys_preferring(side: str) -> list[str]:
     """The keys that answer the mmrb2 text-to-image form as shown preferring ``side`` ("A" left, "B" right)."""
     good, bad = ("3", "0") if side == "A" else ("0", "3")
-    overall = "6" if side == "A" else "1"
+    overall = "1" if side == "A" else "6"  # keys follow the screen: 1 = the left response much better
     return [good, bad, good, bad, "Control+Enter", overall, "Enter", "text:Compared both sides.", "Escape", "j", "y"]
 
 
