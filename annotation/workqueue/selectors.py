@@ -27,9 +27,11 @@ from core import rows
 from core.errors import ApplicationError
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
     from datetime import datetime
 
     from annotation.accounts.models import User
+    from annotation.workqueue.models import Questionnaire
 
 
 def media_visible_to(*, user: User, digest: str) -> Media | None:
@@ -459,14 +461,14 @@ def campaign_has_work_for(*, campaign: Campaign, annotator: User) -> bool:
     )
 
 
-def campaign_questionnaire(*, campaign: Campaign):
+def campaign_questionnaire(*, campaign: Campaign) -> Questionnaire | None:
     """The questionnaire ``campaign`` asks before a rater's first pair, or None."""
     from annotation.workqueue.models import Questionnaire
 
     return Questionnaire.objects.filter(campaign_links__campaign=campaign).first()
 
 
-def profile_answers(*, questionnaire, users=None) -> dict[int, dict]:
+def profile_answers(*, questionnaire: Questionnaire, users: Iterable[User] | None = None) -> dict[int, dict]:
     """User id → their answers to ``questionnaire`` (only ``users``' when given)."""
     from annotation.workqueue.models import ProfileAnswer
 

@@ -65,15 +65,15 @@ class PairReportAnswerApi(APIView):
 
     permission_classes = [IsCurator]
 
-    class InputSerializer(serializers.Serializer):
+    class ReportAnswerInputSerializer(serializers.Serializer):
         # Checked by the service, whose refusals name the limit and the known actions.
         answer = serializers.JSONField(required=False, default="",
                                        help_text=f"At most {REPORT_ANSWER_MAX} characters; required without an action.")
         action = serializers.JSONField(required=False, default="none", help_text=f"One of: {', '.join(REPORT_ACTIONS)}.")
 
-    @extend_schema(request=InputSerializer, responses=ReportRowSerializer)
+    @extend_schema(request=ReportAnswerInputSerializer, responses=ReportRowSerializer)
     def post(self, request, report_id: int):
-        data = self.InputSerializer(data=request.data)
+        data = self.ReportAnswerInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         report = pair_report_answer(report_id=report_id, answer=data.validated_data["answer"],
                                     action=data.validated_data["action"], actor=request.user)

@@ -20,7 +20,7 @@ from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyarrow as pa
@@ -705,7 +705,7 @@ def _published_choices(release: Release) -> dict[str, str]:
 
 def release_publish(*, name: str, version: str, campaign_slugs: list[str], license: str = "", force_license: bool = False,
                     created_by: User | None = None, media: str = pointers.EMBEDDED,
-                    profile_summary: bool = False, **split) -> Release:
+                    profile_summary: bool = False, **split: Any) -> Release:
     """Request and build NAME@VERSION in this process (the CLI); a failed attempt of it is retried.
 
     ``split``: ``private_split``, ``private_seed``, ``private_rows``, as ``release_request`` takes them."""
@@ -717,7 +717,7 @@ def release_publish(*, name: str, version: str, campaign_slugs: list[str], licen
 
 def release_publish_async(*, name: str, version: str, campaign_slugs: list[str], license: str = "",
                           force_license: bool = False, created_by: User | None = None,
-                          profile_summary: bool = False, **split) -> Release:
+                          profile_summary: bool = False, **split: Any) -> Release:
     """Request NAME@VERSION and build it on a worker once this transaction commits (``split`` as for
     ``release_publish``)."""
     from curation.tasks import release_build_task

@@ -50,14 +50,14 @@ class CalibrationAnswerApi(APIView):
 
     throttle_scope = "rater-write"
 
-    class InputSerializer(serializers.Serializer):
+    class CalibrationAnswerInputSerializer(serializers.Serializer):
         item = serializers.IntegerField()
         values = serializers.DictField()
         time_on_item_ms = serializers.IntegerField(required=False, allow_null=True, min_value=0)
 
-    @extend_schema(request=InputSerializer, responses=OpenApiTypes.OBJECT)
+    @extend_schema(request=CalibrationAnswerInputSerializer, responses=OpenApiTypes.OBJECT)
     def post(self, request, round_id: int):
-        data = self.InputSerializer(data=request.data)
+        data = self.CalibrationAnswerInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         return Response(services.calibration_answer_submit(
             user=request.user, round_id=round_id, item_id=data.validated_data["item"],
@@ -126,14 +126,14 @@ class RaterPauseLiftApi(APIView):
 
     permission_classes = [IsCurator]
 
-    class InputSerializer(serializers.Serializer):
+    class RaterPauseLiftInputSerializer(serializers.Serializer):
         reason = serializers.CharField(required=False, allow_blank=True, max_length=200)
 
-    @extend_schema(request=InputSerializer, responses=OpenApiTypes.OBJECT)
+    @extend_schema(request=RaterPauseLiftInputSerializer, responses=OpenApiTypes.OBJECT)
     def post(self, request, slug: str, username: str):
         campaign = get_object_or_404(Campaign, slug=slug)
         get_object_or_404(get_user_model(), username=username)
-        data = self.InputSerializer(data=request.data)
+        data = self.RaterPauseLiftInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         pause = services.rater_pause_lift(campaign=campaign, username=username, curator=request.user,
                                           reason=data.validated_data.get("reason", ""))

@@ -35,7 +35,8 @@ def _checked_questions(questions) -> list[dict]:
         raise ApplicationError(f"invalid questionnaire: {exc}", code="invalid_questionnaire") from exc
 
 
-def questionnaire_create(*, slug: str, title: str, questions, intro: str = "", created_by: User | None = None) -> Questionnaire:
+def questionnaire_create(*, slug: str, title: str, questions: object, intro: str = "",
+                         created_by: User | None = None) -> Questionnaire:
     """A new questionnaire; ``slug`` names it for reuse by other campaigns (409 when taken)."""
     slug = (slug or "").strip()
     if not slug or slugify(slug) != slug or len(slug) > 80:
@@ -54,7 +55,7 @@ def questionnaire_create(*, slug: str, title: str, questions, intro: str = "", c
                                         created_by=created_by)
 
 
-def questionnaire_update(*, questionnaire: Questionnaire, title: str, questions, intro: str = "") -> Questionnaire:
+def questionnaire_update(*, questionnaire: Questionnaire, title: str, questions: object, intro: str = "") -> Questionnaire:
     """New wording or questions; answers already given stay as they were (a new required question is asked of
     nobody who answered already)."""
     title = (title or "").strip()

@@ -475,7 +475,7 @@ def _gold_since(annotator, campaign: Campaign) -> datetime | None:
     return lifted
 
 
-def gold_outcomes(*, annotator, campaign: Campaign, window: int | None = None) -> list[bool]:
+def gold_outcomes(*, annotator: User, campaign: Campaign, window: int | None = None) -> list[bool]:
     """The rater's gold answers in the campaign since their last pause was lifted, oldest first (the last ``window``)."""
     since = _gold_since(annotator, campaign)
     answers = Annotation.objects.filter(annotator=annotator, pair__campaign=campaign, gold_correct__isnull=False)
