@@ -97,3 +97,15 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         path = item.path.relative_to(_ROOT).as_posix()
         item.add_marker(pytest.mark.xdist_group("shared-redis" if path in _SHARED_REDIS else path))
+
+
+@pytest.fixture(autouse=True)
+def _live_server_settled(request):
+    """After a live-server test, wait for the server's last requests (a closed page's draft) before the flush.
+
+    An autouse fixture of this conftest is set up after pytest-django's database fixtures, so it is torn down first."""
+    yield
+    if "live_server" in request.fixturenames:
+        from tests.live_requests import settle
+
+        settle()

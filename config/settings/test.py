@@ -62,3 +62,6 @@ CONCORD_JUDGE_ALLOWED_HOSTS = env.list("CONCORD_JUDGE_ALLOWED_HOSTS", default=["
 # Rate limits far above anything the suite sends (the code still counts every request); the tests of the limits
 # set their own.
 CONCORD_API_RATES = {family: "100000/m" for family in CONCORD_API_RATES}  # noqa: F405
+# The live server's requests are counted, so a browser test's database is flushed only once they are done
+# (tests/live_requests.py).
+MIDDLEWARE = ["tests.live_requests.InFlightMiddleware", *MIDDLEWARE]  # noqa: F405

@@ -110,6 +110,7 @@ def test_the_visibility_timeout_outlasts_every_tasks_hard_time_limit():
 def test_the_reaper_is_in_the_one_schedule_with_an_expiry_and_a_registered_task():
     from config.celery import app
 
+    app.loader.import_default_modules()  # what a worker does at start: the tasks modules, found by autodiscovery
     entry = django_settings.CELERY_BEAT_SCHEDULE["jobs-reap"]
     assert entry["task"] in app.tasks and 0 < entry["options"]["expires"] < entry["schedule"]
 

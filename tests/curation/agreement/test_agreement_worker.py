@@ -51,6 +51,7 @@ def test_a_worker_computes_the_agreement_job_a_curator_started_and_then_applies_
 def test_the_schedule_names_a_registered_task_with_an_expiry():
     from config.celery import app
 
+    app.loader.import_default_modules()  # what a worker does at start: the tasks modules, found by autodiscovery
     entry = settings.CELERY_BEAT_SCHEDULE["curation.agreement_schedule"]
     assert entry["task"] in app.tasks
     assert 0 < entry["options"]["expires"] < entry["schedule"]
