@@ -410,12 +410,11 @@ def my_reports(*, annotator: User, limit: int = 200) -> list[dict]:
         })
     return out
 
-def review_display(*, assignment_id: int, annotator: User) -> dict:
+def review_display(*, assignment: Assignment) -> dict:
     """``pair_display`` of a submitted (or withdrawn) assignment with the latest answer in the orientation shown
     (as ``draft``, which the form fills in), its revisions, whether it can still be changed, and the soft warnings
-    for the answer as it stands, and those confirmed at submit. 404 for anyone else's assignment; 409 for one not
-    submitted yet."""
-    assignment = assignment_for_annotator(assignment_id=assignment_id, annotator=annotator)
+    for the answer as it stands, and those confirmed at submit; 409 for one not submitted yet. The assignment is
+    the annotator's own, as ``assignment_for_annotator`` reads it (404 for anyone else's)."""
     if assignment.status not in REVIEWABLE:
         raise ApplicationError("Only a submitted answer can be reviewed.", code="assignment_not_submitted", status_code=409)
     display = pair_display(assignment=assignment)

@@ -270,7 +270,8 @@ class ReviewView(LoginRequiredMixin, TemplateView):
     def get_context_data(self, **kwargs):
         assignment_id = self.kwargs["assignment_id"]
         try:
-            display = review_display(assignment_id=assignment_id, annotator=self.request.user)
+            assignment = assignment_for_annotator(assignment_id=assignment_id, annotator=self.request.user)
+            display = review_display(assignment=assignment)
         except ApplicationError as error:
             raise Http404(error.message) from error
         config = {
@@ -284,7 +285,6 @@ class ReviewView(LoginRequiredMixin, TemplateView):
             # For wavesurfer.js's own <style> (see core.web.csp); absent where the policy middleware did not run.
             "style_nonce": getattr(self.request, "csp_nonce", ""),
         }
-        assignment = assignment_for_annotator(assignment_id=assignment_id, annotator=self.request.user)
         thread = None
         if threads.thread_allowed(pair_id=assignment.pair_id, user=self.request.user):
             thread = threads.thread_messages(pair_id=assignment.pair_id, viewer=self.request.user,

@@ -10,7 +10,7 @@ from rest_framework.views import APIView
 
 from annotation.catalogue.selectors import campaigns_for_user
 from annotation.workqueue.api.assignments import DisplaySerializer
-from annotation.workqueue.selectors import answers_check, my_work, review_display
+from annotation.workqueue.selectors import answers_check, assignment_for_annotator, my_work, review_display
 from annotation.workqueue.services.preview import pair_preview_next
 from annotation.workqueue.services.review import annotation_correct, annotation_withdraw
 
@@ -66,7 +66,8 @@ class AssignmentReviewApi(APIView):
 
     @extend_schema(responses=OutputSerializer)
     def get(self, request, assignment_id: int):
-        return Response(self.OutputSerializer(review_display(assignment_id=assignment_id, annotator=request.user)).data)
+        assignment = assignment_for_annotator(assignment_id=assignment_id, annotator=request.user)
+        return Response(self.OutputSerializer(review_display(assignment=assignment)).data)
 
 
 class AnnotationCorrectApi(APIView):
