@@ -20,8 +20,10 @@ from datetime import timedelta
 import numpy as np
 from django.conf import settings
 from django.core.cache import cache
-from django.db.models import F, QuerySet
+from django.db import connection
+from django.db.models import Count, F, QuerySet, TextField
 from django.db.models.fields.json import KeyTransform
+from django.db.models.functions import MD5, Cast, JSONArray
 from django.utils import timezone
 
 from annotation.catalogue.models import Campaign, Pair
@@ -98,16 +100,33 @@ def leaderboard_basis(campaign: Campaign) -> Basis:
                              "under the mmrb2-reasoning policy")
 
 
-def _campaign_ratings_frame(campaign: Campaign, answers: dict, pair_ids: np.ndarray | QuerySet | None):
-    """One streamed query: per counted rating its pair, the side shown left, both models, the source and ``answers``
-    (column name → JSON expression)."""
+def _campaign_ratings_rows(campaign: Campaign, answers: dict, pair_ids: np.ndarray | QuerySet | None) -> QuerySet:
+    """Per counted rating its pair, the side shown left, both models, the source and ``answers`` (column name → JSON
+    expression): the rows ``model_comparisons`` reads, and ``comparisons_fingerprint`` digests."""
     ratings = (campaign_ratings(campaign).exclude(pair__status__in=LEFT_OUT)
                .annotate(c_swapped=swapped_code(), c_model_a=F("pair__response_a__model_name"),
                          c_model_b=F("pair__response_b__model_name"), c_source=F("pair__prompt__source"), **answers))
     if pair_ids is not None:
         ratings = ratings.filter(pair_id__in=pair_ids.tolist() if isinstance(pair_ids, np.ndarray) else pair_ids)
-    return stream_frame(ratings, names=["pair_id", "c_swapped", "c_model_a", "c_model_b", "c_source", *answers],
+    return ratings
+
+
+ROW_COLUMNS = ["pair_id", "c_swapped", "c_model_a", "c_model_b", "c_source"]
+
+
+def _campaign_ratings_frame(campaign: Campaign, answers: dict, pair_ids: np.ndarray | QuerySet | None):
+    """``_campaign_ratings_rows`` as one streamed query into a frame."""
+    return stream_frame(_campaign_ratings_rows(campaign, answers, pair_ids), names=[*ROW_COLUMNS, *answers],
                         json_columns=set(answers), text_columns={"c_model_a", "c_model_b", "c_source"})
+
+
+def _basis_answers(basis: Basis) -> dict:
+    """The answer columns a basis reads: the question's answer, or (grades) each response's grade."""
+    variable = basis.variable
+    assert variable is not None, "a counted campaign has its variable"
+    if basis.how == "grades":
+        return {f"c_{side}": KeyTransform(side, KeyTransform(variable.qid, "values")) for side in "AB"}
+    return {"c_answer": KeyTransform(variable.qid, "values")}
 
 
 def _campaign_sides(campaign: Campaign, basis: Basis, pair_ids):
@@ -115,20 +134,17 @@ def _campaign_sides(campaign: Campaign, basis: Basis, pair_ids):
     neither for a tie)."""
     variable = basis.variable
     assert variable is not None, "a counted campaign has its variable"
+    frame = _campaign_ratings_frame(campaign, _basis_answers(basis), pair_ids)
     if basis.how == "preference":
-        frame = _campaign_ratings_frame(campaign, {"c_answer": KeyTransform(variable.qid, "values")}, pair_ids)
         code = codes_from_json_text(variable, frame["c_answer"])
         answered = code >= 0
         return frame[answered], np.asarray(variable.side_of_code, dtype=np.int64)[code[answered]]
     if basis.how == "grades":
-        answers = {f"c_{side}": KeyTransform(side, KeyTransform(variable.qid, "values")) for side in "AB"}
-        frame = _campaign_ratings_frame(campaign, answers, pair_ids)
         values = np.asarray(variable.values, dtype=float)
         code_a, code_b = (codes_from_json_text(variable, frame[f"c_{side}"]) for side in "AB")
         answered = (code_a >= 0) & (code_b >= 0)
         grade_a, grade_b = values[code_a[answered]], values[code_b[answered]]
         return frame[answered], np.where(grade_a < grade_b, SIDE_A, np.where(grade_b < grade_a, SIDE_B, SIDE_NONE))
-    frame = _campaign_ratings_frame(campaign, {"c_answer": KeyTransform(variable.qid, "values")}, pair_ids)
     rows, sides = [], []
     for row, text in enumerate(frame["c_answer"].tolist()):
         answer = json.loads(text) if isinstance(text, str) else None
@@ -175,6 +191,47 @@ def model_comparisons(*, campaigns: list[Campaign], pair_ids: np.ndarray | Query
                                          left=joined(lefts, float), pair=joined(pairs, np.int64))
     return CampaignComparisons(comparisons=comparisons, kind=np.asarray(kinds, dtype=object)[keep],
                                source=joined(sources, object)[keep], without_preference=without, basis=bases)
+
+
+def comparisons_fingerprint(campaigns: list[Campaign]) -> str | None:
+    """A digest of everything ``model_comparisons(campaigns=…)`` reads, from one aggregate query per campaign: each
+    campaign's basis and schema, and per counted rating its id, pair, side shown, models, source and answers.
+
+    Equal digests mean equal comparisons, so a request reads the comparisons it was answered from before out of the
+    cache instead of streaming every rating again. None off PostgreSQL (no MD5 and ordered string aggregate there):
+    the comparisons are then read each time."""
+    if connection.vendor != "postgresql":
+        return None
+    from django.contrib.postgres.aggregates import StringAgg
+
+    h = hashlib.sha256(f"comparisons:v1\0{FIT_VERSION}\0".encode())
+    for campaign in campaigns:
+        basis = leaderboard_basis(campaign)
+        h.update(json.dumps([campaign.pk, campaign.slug, campaign.kind, basis.how, basis.text,
+                             campaign.rating_schema.definition, campaign.consensus_policy, campaign.consensus_params],
+                            sort_keys=True, default=str).encode())
+        if basis.how is None:
+            continue
+        answers = _basis_answers(basis)
+        row = Cast(JSONArray("id", *ROW_COLUMNS, *answers), output_field=TextField())
+        found = _campaign_ratings_rows(campaign, answers, None).aggregate(
+            n=Count("id"), digest=MD5(StringAgg(row, delimiter="\n", order_by="id")))
+        h.update(f"\0{found['n']}\0{found['digest'] or ''}\0".encode())
+    return f"leaderboard:comparisons:v1:{h.hexdigest()}"
+
+
+def _comparisons_read(campaigns: list[Campaign], pair_ids: np.ndarray | QuerySet | None) -> CampaignComparisons:
+    """``model_comparisons``, kept in the cache under ``comparisons_fingerprint`` when the ratings did not change
+    while they were read (the digest is taken before and after: a submit in between leaves nothing cached)."""
+    key = comparisons_fingerprint(campaigns) if pair_ids is None else None
+    if key is not None:
+        found = cache.get(key)
+        if found is not None:
+            return found
+    data = model_comparisons(campaigns=campaigns, pair_ids=pair_ids)
+    if key is not None and comparisons_fingerprint(campaigns) == key:
+        cache.set(key, data, CACHE_SECONDS)
+    return data
 
 
 def leaderboard_campaigns(*, slugs: list[str] | None = None) -> list[Campaign]:
@@ -281,8 +338,8 @@ class LeaderboardScope:
 def leaderboard_scope(*, campaigns: list[Campaign], kind: str = "", source: str = "",
                       pair_ids: np.ndarray | QuerySet | None = None) -> LeaderboardScope:
     """The campaigns' comparisons of one task kind and source benchmark (all when blank), read in one streamed query
-    per campaign."""
-    data = model_comparisons(campaigns=campaigns, pair_ids=pair_ids)
+    per campaign, or (the same ratings as a request before) from the cache after one aggregate query per campaign."""
+    data = _comparisons_read(campaigns, pair_ids)
     keep = np.ones(len(data.comparisons), dtype=bool)
     present = sorted(set(data.kind.tolist()))
     if not kind and len(present) > 1:
