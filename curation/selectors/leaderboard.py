@@ -21,9 +21,9 @@ import numpy as np
 from django.conf import settings
 from django.core.cache import cache
 from django.db import connection
-from django.db.models import Count, F, QuerySet, TextField
+from django.db.models import Count, F, Func, QuerySet, TextField
 from django.db.models.fields.json import KeyTransform
-from django.db.models.functions import MD5, Cast, JSONArray
+from django.db.models.functions import MD5, Cast
 from django.utils import timezone
 
 from annotation.catalogue.models import Campaign, Pair
@@ -213,7 +213,9 @@ def comparisons_fingerprint(campaigns: list[Campaign]) -> str | None:
         if basis.how is None:
             continue
         answers = _basis_answers(basis)
-        row = Cast(JSONArray("id", *ROW_COLUMNS, *answers), output_field=TextField())
+        # A row value's text quotes any field with a separator or quote in it: one text per row, unambiguously.
+        row = Cast(Func(F("id"), *map(F, ROW_COLUMNS), *map(F, answers), function="ROW", output_field=TextField()),
+                   output_field=TextField())
         found = _campaign_ratings_rows(campaign, answers, None).aggregate(
             n=Count("id"), digest=MD5(StringAgg(row, delimiter="\n", order_by="id")))
         h.update(f"\0{found['n']}\0{found['digest'] or ''}\0".encode())
