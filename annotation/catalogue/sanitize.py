@@ -18,6 +18,11 @@ import struct
 import zlib
 
 
+# Raised when a cleaner removes more than before: clean files stored under an older version are made again
+# (``services.renditions.rendition_name``). 2: a GLB's XMP and its textures' metadata.
+VERSION = 2
+
+
 class SanitizeError(ValueError):
     """A file whose structure cannot be walked; the message says where."""
 
