@@ -131,8 +131,11 @@ def build_content(kind: str, seed: int) -> tuple[list, list, list, list]:
         a = [{"type": "audio", "media": tones[0].sha256, "alt": ""}]
         b = [{"type": "audio", "media": tones[1].sha256, "alt": ""}]
     elif kind == "text-to-3d":
-        meshes = [media_store(data=glb.glb(shape, colour, name=f"{SECRET}-x-{shape}-{seed}"), name=f"{SECRET}-x-{seed}.glb")
-                  for shape, colour in (("cube", (0.15, 0.35, 0.85)), ("pyramid", (0.85, 0.4, 0.1)))]
+        # The cube is textured (its PNG's text naming the model too): the page decodes an embedded image.
+        texture = glb.texture_png((235, 235, 255), text=f"{SECRET} texture baker")
+        meshes = [media_store(data=glb.glb(shape, colour, name=f"{SECRET}-x-{shape}-{seed}", texture=texture),
+                              name=f"{SECRET}-x-{seed}.glb")
+                  for shape, colour, texture in (("cube", (0.15, 0.35, 0.85), texture), ("pyramid", (0.85, 0.4, 0.1), None))]
         media.extend(meshes)
         prompt = [_text("A plain geometric solid, evenly coloured.")]
         a = [{"type": "model3d", "media": meshes[0].sha256, "alt": ""}]
