@@ -115,8 +115,10 @@ def test_a_glb_pair_is_drawn_and_both_models_orbit_zoom_and_reset_together(live_
     page.keyboard.press("+")
     zoomed = poses(page)
     assert zoomed[0] == zoomed[1] and distance(zoomed[0]) < distance(turned[0])
+    expect(page.locator("[data-zoom-level]")).to_have_text("125%")  # the toolbar's level follows the 3D zoom
     page.keyboard.press("z")
     assert poses(page) == [HOME, HOME]
+    expect(page.locator("[data-zoom-level]")).to_have_text("100%")
 
     # The `?` sheet names the keys.
     page.keyboard.press("?")

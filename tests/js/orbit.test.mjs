@@ -1,7 +1,7 @@
 // The 3D viewer's camera arithmetic (workspace/orbit.js): the fit, a turn by key, a zoom kept in range.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { HOME, MAX_DISTANCE, MIN_DISTANCE, TURN_STEP, fitScale, fromSpherical, poseText, toSpherical, turned, zoomed } from "../../frontend/static/frontend/workspace/orbit.js";
+import { HOME, MAX_DISTANCE, MIN_DISTANCE, TURN_STEP, fitScale, fromSpherical, poseText, toSpherical, turned, zoomPercent, zoomed } from "../../frontend/static/frontend/workspace/orbit.js";
 
 const near = (a, b) => a.forEach((value, i) => assert.ok(Math.abs(value - b[i]) < 1e-9, `${a} ≈ ${b}`));
 const length = (v) => Math.hypot(...v);
@@ -48,4 +48,10 @@ test("zooming moves along the line of sight and stays between the limits", () =>
 test("a pose is shown as x,y,z with four decimals", () => {
   assert.equal(poseText(HOME.position), "1.6000,1.1000,2.2000");
   assert.equal(poseText([-0.00001, 1 / 3, 2]), "0.0000,0.3333,2.0000");
+});
+
+test("the zoom level is 100% at the starting view and doubles at half the distance", () => {
+  assert.equal(zoomPercent(HOME.position), 100);
+  assert.equal(zoomPercent(HOME.position.map((v) => v / 2)), 200);
+  assert.equal(zoomPercent(zoomed(HOME.position, HOME.target, 1.25)), 125);
 });

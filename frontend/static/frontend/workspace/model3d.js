@@ -118,8 +118,10 @@ class ModelView {
 // Every 3D frame of the page, one view: whichever frame moves, the others take its camera's pose. The target stays
 // at the origin (panning is off), where every model is centred.
 export class ModelGroup {
-  constructor(frames) {
+  // `onPose(position)` hears every new pose (the toolbar's zoom level, on a page without images to zoom).
+  constructor(frames, { onPose = () => {} } = {}) {
     this.following = false;
+    this.onPose = onPose;
     try {
       this.views = frames.map((frame) => new ModelView(frame, this));
     } catch (error) {
@@ -140,10 +142,12 @@ export class ModelGroup {
       view.render();
     }
     this.following = false;
+    this.onPose(position);
   }
 
   moveAll(position) {
     this.views.forEach((view) => { view.pose(position); view.render(); });
+    this.onPose(position);
   }
 
   position() {

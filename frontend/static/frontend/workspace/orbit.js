@@ -46,6 +46,13 @@ export function zoomed(position, target, factor) {
   return offset.map((value, i) => target[i] + (value * wanted) / distance);
 }
 
+// How near the camera is, as a zoom level in percent: 100 at HOME's distance, 200 at half of it.
+export function zoomPercent(position, target = HOME.target) {
+  const distance = Math.hypot(...position.map((value, i) => value - target[i]));
+  const home = Math.hypot(...HOME.position.map((value, i) => value - HOME.target[i]));
+  return distance > 0 ? Math.round((100 * home) / distance) : 100;
+}
+
 // A pose as the page shows it for checks and tests: "x,y,z" rounded to four decimals.
 export function poseText(position) {
   return position.map((value) => (Math.round(value * 1e4) / 1e4).toFixed(4)).join(",");

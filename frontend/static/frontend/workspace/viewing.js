@@ -6,6 +6,7 @@ import { arrowStep } from "./keymap.js";
 import { Inspector } from "./inspector.js";
 import { Playback } from "./playback.js";
 import { Compare, StepAlignment, ZoomGroup, scrollPanes, syncScroll } from "./media.js";
+import { zoomPercent } from "./orbit.js";
 
 const $ = (selector, root = document) => root.querySelector(selector);
 const $$ = (selector, root = document) => [...root.querySelectorAll(selector)];
@@ -14,7 +15,7 @@ export function wireViewing({ pair, inspectorDialog, when, styleNonce }) {
   // Synchronized zoom, where the kind offers it, and the 3D views, which turn and zoom together (model3d.js).
   const frames = $$("[data-zoom-frame]");
   const zoom = frames.length ? new ZoomGroup(frames, $("[data-zoom-level]")) : null;
-  const models = modelViews($$("[data-model3d-frame]"));
+  const models = modelViews($$("[data-model3d-frame]"), zoom ? null : $("[data-zoom-level]"));
   if (zoom || models) {
     const zoomBy = (factor) => { zoom?.zoomAt(factor); models?.zoom(factor); };
     const reset = () => { zoom?.reset(); models?.reset(); };
@@ -111,10 +112,12 @@ export function wireViewing({ pair, inspectorDialog, when, styleNonce }) {
 }
 
 // The page's 3D views as one group, once three.js is loaded (only a page with a 3D response loads it); null when
-// there are none. Keys pressed before it is ready wait for it.
-function modelViews(frames) {
+// there are none. Keys pressed before it is ready wait for it. `level` (the toolbar's zoom level, where no image
+// zoom owns it) shows how near the camera is, 100% at the starting view.
+function modelViews(frames, level) {
   if (!frames.length) return null;
-  const ready = import("./model3d.js").then(({ ModelGroup }) => new ModelGroup(frames));
+  const onPose = (position) => { if (level) level.textContent = `${zoomPercent(position)}%`; };
+  const ready = import("./model3d.js").then(({ ModelGroup }) => new ModelGroup(frames, { onPose }));
   ready.catch((error) => frames.forEach((frame) => {
     frame.dataset.model3dLoaded = "error";
     const block = frame.closest("[data-model3d]");
