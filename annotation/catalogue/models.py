@@ -71,6 +71,10 @@ class Campaign(models.Model):
     overlap = models.PositiveSmallIntegerField(default=3)
     max_overlap = models.PositiveSmallIntegerField(default=5)
     lease_minutes = models.PositiveIntegerField(default=30)
+    lease_max_minutes = models.PositiveIntegerField(
+        null=True, blank=True, help_text="How long a lease may last in all, counted from its claim, however often an "
+        "active tab renews it; empty: 4 × lease_minutes.",
+    )
     gold_rate = models.FloatField(default=0.0)
     requires_prefilter = models.BooleanField(default=False)
     requires_full_playback = models.BooleanField(

@@ -528,23 +528,28 @@ def assignment_save_draft(*, assignment: Assignment, annotator: User, values: di
     locked.draft = values
     locked.draft_saved_at = now
     fields = ["draft", "draft_saved_at"]
-    if locked.status == Assignment.Status.ACTIVE:
-        locked.expires_at = now + timedelta(minutes=locked.campaign.lease_minutes)
-        fields.append("expires_at")
+    if locked.status == Assignment.Status.ACTIVE and locked.expires_at > now:
+        # The work renews a live lease as a renewal does, within the campaign's longest lease; a lease already due
+        # keeps the draft but is not revived (the rater claims again: ``assignment_renew(reclaim=True)``).
+        renewed = min(now + timedelta(minutes=locked.campaign.lease_minutes), lease_renewable_until(locked))
+        if renewed > locked.expires_at:
+            locked.expires_at = renewed
+            fields.append("expires_at")
     locked.save(update_fields=fields)
     _record(locked, AssignmentEvent.Kind.DRAFT, now, answered=len(values))
     return locked
 
 
-# How long a lease may last in all, counted from its claim, in units of the campaign's lease_minutes: an active tab
-# renews (assignment_renew) up to claimed_at + LEASE_RENEWALS_MAX × lease_minutes, and no further, so that a tab left
-# open does not hold a slot for ever. A rule of the campaign's own lease, not a setting.
+# How long a lease may last in all, counted from its claim, when the campaign sets no ``lease_max_minutes``: in units
+# of its lease_minutes. An active tab renews (assignment_renew, and the drafts it saves) up to claimed_at + that, and
+# no further, so that a tab left open does not hold a slot for ever.
 LEASE_RENEWALS_MAX = 4
 
 
-def lease_renewable_until(assignment: Assignment, lease_minutes: int) -> datetime:
-    """The latest time the lease of ``assignment`` may be renewed to."""
-    return assignment.claimed_at + timedelta(minutes=LEASE_RENEWALS_MAX * lease_minutes)
+def lease_renewable_until(assignment: Assignment) -> datetime:
+    """The latest time the lease of ``assignment`` may be renewed to: its claim + the campaign's longest lease."""
+    campaign = assignment.campaign
+    return assignment.claimed_at + timedelta(minutes=campaign.lease_max_minutes or LEASE_RENEWALS_MAX * campaign.lease_minutes)
 
 
 @transaction.atomic
@@ -573,7 +578,7 @@ def assignment_renew(*, assignment: Assignment, annotator: User, reclaim: bool =
                                    code="lease_expired", status_code=409)
         _reclaim(locked, now=now)
         return locked
-    renewed = min(now + timedelta(minutes=lease_minutes), lease_renewable_until(locked, lease_minutes))
+    renewed = min(now + timedelta(minutes=lease_minutes), lease_renewable_until(locked))
     if renewed > locked.expires_at:
         locked.expires_at = renewed
         locked.save(update_fields=["expires_at"])
