@@ -37,7 +37,7 @@ from annotation.workqueue.models import Annotation, Assignment, AssignmentEvent
 from annotation.workqueue.playback import media_played_canonical, refuse_short_playback
 from annotation.workqueue.rules import gold_matches, orientation_swapped
 from annotation.workqueue.selectors import still_member
-from annotation.workqueue.services.profile import profile_required
+from annotation.workqueue.services.profile import entry_gate, profile_required
 from core import rows
 from core.errors import ApplicationError
 
@@ -81,9 +81,9 @@ def assignment_claim(*, campaign: Campaign, annotator: User, now: datetime | Non
     lease of theirs, none of the campaign's due), the claim itself are one statement (``annotation/workqueue/sql/claim.sql``).
     """
     now = now or timezone.now()
-    profile_required(user=annotator, campaign=campaign)
     if connection.vendor == "postgresql":
         return _claim_postgresql(by="id", campaign=campaign.pk, annotator=annotator, now=now, rng=rng, known=campaign)
+    profile_required(user=annotator, campaign=campaign)
     membership = _membership_portable(campaign=campaign, annotator=annotator, now=now)
     return _claim_for_member(campaign=campaign, annotator=annotator, membership=membership, now=now,
                              gold_first=_gold_first(campaign, (rng or _rng).random()), held=None)
@@ -95,7 +95,6 @@ def assignment_claim_by_slug(
     """``assignment_claim`` for the campaign ``slug`` (ApplicationError 404 when there is none)."""
     now = now or timezone.now()
     if connection.vendor == "postgresql":
-        profile_required(user=annotator, campaign=slug)
         return _claim_postgresql(by="slug", campaign=slug, annotator=annotator, now=now, rng=rng)
     campaign = Campaign.objects.filter(slug=slug).first()
     if campaign is None:
@@ -124,6 +123,9 @@ def _claim_postgresql(*, by: str, campaign: int | str, annotator, now: datetime,
         return read.lease
     if read.campaign is None:
         raise ApplicationError("No such campaign.", code="not_found", status_code=404)
+    if read.membership is not None:
+        entry_gate(campaign_id=read.campaign.pk, profile_missing=read.profile_missing,
+                   crowd_entry_id=read.crowd_entry_id)
     gold_first = _gold_first(read.campaign, draw)
     return _claim_for_member(campaign=read.campaign, annotator=annotator, membership=read.membership, now=now,
                              gold_first=gold_first, tried=gold_first if read.looked else None, held=read.held)
@@ -234,23 +236,26 @@ def claim_sql(by: str = "id") -> str:
 def claim_params(*, campaign: int | str, annotator: User, now: datetime, draw: float = 1.0, gold: bool | None = None,
                  due_expired: bool = False) -> dict:
     """The claim statement's parameters: ``campaign`` its id or slug, ``gold`` the kind of pair (None: the
-    ``draw``'s), ``due_expired`` when the caller has expired the campaign's due leases (the bench and the tests
-    EXPLAIN it with them)."""
+    ``draw``'s), ``due_expired`` when the caller has expired the campaign's due leases, and so has passed the entry
+    gate (``gate_passed``) after the statement's first read (the bench and the tests EXPLAIN it with them)."""
     return {"campaign": campaign, "annotator": annotator.pk, "now": now, "draw": draw, "gold": gold,
-            "due_expired": due_expired}
+            "due_expired": due_expired, "gate_passed": due_expired}
 
 
 class ClaimRead(NamedTuple):
     """What the claim statement answers: the lease it took (or None); without one, the campaign (None: no such
     campaign), the membership as ``_claim_for_member`` takes it, and whether it looked for a pair. With a lease the
     campaign is the caller's ``known`` one, or None (a claim by slug builds no campaign it does not need). ``held``:
-    the rater is not admitted to the queue (paused, or not qualified), as ``rater_admission`` decides."""
+    the rater is not admitted to the queue (paused, or not qualified), as ``rater_admission`` decides;
+    ``profile_missing`` and ``crowd_entry_id``: the entry gate's facts, as ``profile.entry_gate`` takes them."""
 
     lease: Assignment | None
     campaign: Campaign | None
     membership: tuple | None
     looked: bool
     held: bool = False
+    profile_missing: bool = False
+    crowd_entry_id: int | None = None
 
 
 def _claim_statement(*, by: str, campaign: int | str, annotator, now: datetime, draw: float = 1.0,
@@ -266,19 +271,19 @@ def _claim_statement(*, by: str, campaign: int | str, annotator, now: datetime, 
         return ClaimRead(None, None, None, False)
     (campaign_part,) = sql.parts("claim_campaign")
     width = len(campaign_part.attnames)
-    is_member, current_id, current_expires_at, any_due, held, looked, lease_id, pair_id, swapped, expires_at = (
-        row[width:width + 10])
+    (is_member, current_id, current_expires_at, any_due, held, profile_missing, crowd_entry_id, looked, lease_id, pair_id,
+     swapped, expires_at) = row[width:width + 12]
     membership = (current_id, current_expires_at, any_due) if is_member else None
     if lease_id is None:
         found = known or rows.instances(row[:width], [campaign_part])["c"]
-        return ClaimRead(None, found, membership, looked, held)
+        return ClaimRead(None, found, membership, looked, held, profile_missing, crowd_entry_id)
     campaign_values = rows.values(row[:width], [campaign_part])["c"]
     lease = {"id": lease_id, "pair_id": pair_id, "annotator_id": annotator.pk, "status": Assignment.Status.ACTIVE,
              "swapped": swapped, "claimed_at": now, "expires_at": expires_at, "finished_at": None, "skip_reason": "",
              "draft": {}, "draft_saved_at": None}
     assignment = rows.loaded(Assignment, **lease, annotator=annotator,
                              **({"campaign": known} if known else {"campaign_id": campaign_values["id"]}))
-    assignment.shown = selectors.Shown.read(lease, campaign_values, rows.values(row[width + 10:],
+    assignment.shown = selectors.Shown.read(lease, campaign_values, rows.values(row[width + 12:],
                                                                                 sql.parts("claim_display")))
     return ClaimRead(assignment, known, membership, looked, False)
 
