@@ -271,7 +271,7 @@ class Pair(models.Model):
                 name="pair_claim_idx",
             ),
             # Pairs nobody has claimed or annotated yet, for the claim of an annotator whose own backlog
-            # (pairs waiting for others) fills the top of pair_claim_idx: see assignments.claim_sql.
+            # (pairs waiting for others) fills the top of pair_claim_idx: see annotation.workqueue.store.postgresql.claim_sql.
             models.Index(
                 F("campaign"),
                 F("is_gold"),

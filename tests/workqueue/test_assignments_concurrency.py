@@ -147,11 +147,11 @@ def test_concurrent_claims_on_sqlite_are_serialized_by_the_write_lock(tmp_path):
 
 def _wrap_the_read(monkeypatch, meanwhile):
     """Runs ``meanwhile(assignment)`` on another connection right after the submission's unlocked read."""
-    from annotation.workqueue.services import assignments
+    from annotation.workqueue.store import store
 
-    original = assignments._locked_for_submit
+    original = store().submission_read
 
-    def read_then_interfere(assignment, annotator, lock=True):
+    def read_then_interfere(assignment, annotator, *, lock):
         found = original(assignment, annotator, lock=lock)
         if not lock:
             worker = threading.Thread(target=lambda: (meanwhile(assignment), connection.close()))
@@ -159,7 +159,7 @@ def _wrap_the_read(monkeypatch, meanwhile):
             worker.join(timeout=10)
         return found
 
-    monkeypatch.setattr(assignments, "_locked_for_submit", read_then_interfere)
+    monkeypatch.setattr(store(), "submission_read", read_then_interfere)
 
 
 @pytest.mark.django_db(transaction=True)

@@ -97,18 +97,24 @@ def profile_required(*, user: User, campaign: Campaign | str) -> None:
     403 ``quota_done`` (with ``completion_url``) once they submitted its quota. Nothing for a campaign that does not
     exist or for a non-member: the claim refuses them itself (404, 403 ``not_a_member``).
 
-    On PostgreSQL the claim statement reads the same two facts (``claim.sql``: ``profile_missing``,
-    ``crowd_entry_id``) and hands them to ``entry_gate``; this read serves the portable claim and the preview."""
-    unanswered = CampaignQuestionnaire.objects.filter(campaign_id=OuterRef("pk")).filter(
-        ~Exists(ProfileAnswer.objects.filter(questionnaire_id=OuterRef("questionnaire_id"), user_id=user.pk)))
-    entry = CrowdEntry.objects.filter(link__campaign_id=OuterRef("pk"), participant__user_id=user.pk).order_by("-entered_at")
+    The claim reads the same two facts with its membership read (``store.claim_read``; on PostgreSQL in
+    ``claim.sql``: ``profile_missing``, ``crowd_entry_id``) and hands them to ``entry_gate``."""
     found = Campaign.objects.filter(slug=campaign) if isinstance(campaign, str) else Campaign.objects.filter(pk=campaign.pk)
     member = Campaign.members.through.objects.filter(campaign_id=OuterRef("pk"), user_id=user.pk)
-    row = found.values_list("pk", Exists(member), Exists(unanswered), Subquery(entry.values("pk")[:1])).first()
+    row = found.values_list("pk", Exists(member), *entry_gate_facts(user=user, campaign=OuterRef("pk"))).first()
     if row is None or not row[1]:
         return
     campaign_id, _, missing, entry_id = row
     entry_gate(campaign_id=campaign_id, profile_missing=missing, crowd_entry_id=entry_id)
+
+
+def entry_gate_facts(*, user: User, campaign: OuterRef) -> tuple[Exists, Subquery]:
+    """The entry gate's two facts as expressions of an outer query whose ``campaign`` column is given: whether the
+    campaign asks a questionnaire ``user`` has not answered, and the crowd entry they came in by (its id, or None)."""
+    unanswered = CampaignQuestionnaire.objects.filter(campaign_id=campaign).filter(
+        ~Exists(ProfileAnswer.objects.filter(questionnaire_id=OuterRef("questionnaire_id"), user_id=user.pk)))
+    entry = CrowdEntry.objects.filter(link__campaign_id=campaign, participant__user_id=user.pk).order_by("-entered_at")
+    return Exists(unanswered), Subquery(entry.values("pk")[:1])
 
 
 def entry_gate(*, campaign_id: int, profile_missing: bool, crowd_entry_id: int | None) -> None:

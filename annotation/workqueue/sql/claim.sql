@@ -1,4 +1,4 @@
--- The claim in one round trip (annotation.workqueue.services.assignments._claim_statement): read the campaign (by
+-- The claim in one round trip (annotation.workqueue.store.postgresql, PostgreSQLStore._claim): read the campaign (by
 -- ${campaign_by}) and whether the annotator may claim now; if so, pick their next pair (skipping rows other claims
 -- hold), take a slot, write the lease and its event, and read what the display needs of the pair.
 --
