@@ -9,6 +9,7 @@ import pytest
 from PIL import Image
 from playwright.sync_api import expect
 
+from annotation.workqueue.services.assignments import annotation_submit, assignment_claim
 from tests.browser import chromium, log_in
 from tests.factories import UserFactory
 from tests.frontend.test_workspace_keys import SCREENS, SCREENSHOTS, UNBOUND, UNKEYED, axe_violations
@@ -157,4 +158,31 @@ def test_the_3d_pair_has_a_key_for_every_control_and_axe_finds_nothing_serious(l
     assert page.evaluate(UNKEYED) == []
     assert page.evaluate(UNBOUND) == []
     assert axe_violations(page) == []
+    context.close()
+
+
+@pytest.mark.browser
+@pytest.mark.django_db(transaction=True)
+def test_the_review_page_of_a_submitted_3d_pair_draws_both_models_and_turns_them_together(live_server, browser):
+    rater = UserFactory(username="viewer3d-review")
+    pair = make_pair("text-to-3d", annotators=[rater], seed=62)
+    assignment = assignment_claim(campaign=pair.campaign, annotator=rater)
+    values = {"criteria": [{"criterion": criterion, "label": "A"} for criterion in pair.criteria], "rationale": "A."}
+    annotation_submit(assignment=assignment, annotator=rater, values=values, time_on_item_ms=900,
+                      idempotency_key="viewer3d-review")
+    context = browser.new_context(viewport={"width": 1440, "height": 900})
+    context.set_default_timeout(20_000)
+    page = context.new_page()
+    log_in(page, live_server.url, rater.username)
+    page.goto(f"{live_server.url}/work/assignments/{assignment.pk}/review/")
+    page.wait_for_selector("body[data-review-ready]")
+    page.wait_for_function("() => [...document.querySelectorAll('[data-model3d-frame]')]"
+                           ".filter((f) => f.dataset.model3dLoaded === 'true').length === 2")
+    page.focus(FRAME.format("A"))
+    page.keyboard.press("ArrowRight")
+    turned = poses(page)
+    assert turned[0] == turned[1] != HOME
+    page.keyboard.press("z")
+    assert poses(page) == [HOME, HOME]
+    page.screenshot(path=str(SCREENSHOTS / "viewer3d-review-1440x900.png"))
     context.close()
