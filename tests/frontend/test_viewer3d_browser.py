@@ -13,7 +13,7 @@ from annotation.workqueue.services.assignments import annotation_submit, assignm
 from tests.browser import chromium, log_in
 from tests.factories import UserFactory
 from tests.frontend.test_workspace_keys import SCREENS, SCREENSHOTS, UNBOUND, UNKEYED, axe_violations
-from tests.frontend.workspace_pairs import SECRET, make_pair
+from tests.frontend.workspace_pairs import SECRET, add_pair, make_pair
 
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
@@ -185,4 +185,44 @@ def test_the_review_page_of_a_submitted_3d_pair_draws_both_models_and_turns_them
     page.keyboard.press("z")
     assert poses(page) == [HOME, HOME]
     page.screenshot(path=str(SCREENSHOTS / "viewer3d-review-1440x900.png"))
+    context.close()
+
+
+@pytest.mark.browser
+@pytest.mark.django_db(transaction=True)
+def test_the_next_3d_pair_shown_in_place_draws_its_own_models_and_the_last_pairs_views_are_gone(live_server, browser):
+    rater = UserFactory(username="viewer3d-next")
+    first = make_pair("text-to-3d", annotators=[rater], seed=63)
+    add_pair(first.campaign, seed=64, priority=-1)
+    context = browser.new_context(viewport={"width": 1280, "height": 720})
+    context.set_default_timeout(20_000)
+    page = context.new_page()
+    errors = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    log_in(page, live_server.url, rater.username)
+    page.goto(f"{live_server.url}/work/campaigns/{first.campaign.slug}/")
+    page.keyboard.press("Enter")
+    page.wait_for_selector("body[data-workspace-ready]")
+    if page.locator("#instructions[open]").count():
+        page.keyboard.press("Escape")
+    page.wait_for_selector("body[data-next-prefetched]")
+    page.evaluate("() => { window.sameDocument = true; }")
+    loaded = ("() => [...document.querySelectorAll('[data-model3d-frame]')]"
+              ".filter((f) => f.dataset.model3dLoaded === 'true').length === 2")
+    page.wait_for_function(loaded)
+    page.focus(FRAME.format("A"))
+    page.keyboard.press("ArrowLeft")  # the first pair left turned: the next one starts at home all the same
+    for key in ("1", "1", "Control+Enter"):
+        page.keyboard.press(key)
+    page.wait_for_selector("[data-done]:not([hidden])")
+    page.evaluate("() => { window.firstCanvases = [...document.querySelectorAll('canvas')]; }")
+    page.keyboard.press("n")
+    page.wait_for_selector("body[data-workspace-ready='2']")
+    assert page.evaluate("() => window.sameDocument") is True, "the prepared page was shown in place"
+    page.wait_for_function(loaded)
+    assert page.locator("canvas").count() == 2
+    # A browser keeps only so many WebGL contexts: the first pair's were given up with its page.
+    assert page.evaluate("() => window.firstCanvases.map((c) => c.getContext('webgl2').isContextLost())") == [True, True]
+    assert poses(page) == [HOME, HOME]
+    assert errors == []
     context.close()
