@@ -17,9 +17,8 @@ import json
 import struct
 import zlib
 
-
 # Raised when a cleaner removes more than before: clean files stored under an older version are made again
-# (``services.renditions.rendition_name``). 2: a GLB's XMP and its textures' metadata.
+# (``services.renditions.rendition_name``). 2: a GLB's XMP and its textures' metadata; STL.
 VERSION = 2
 
 
@@ -288,6 +287,24 @@ def _ply(data: bytes) -> bytes:
     return b"\n".join(kept) + data[end:]
 
 
+def _stl(data: bytes) -> bytes:
+    """A binary STL's 80-byte header (free text: exporters name themselves there) becomes zeros; an ASCII STL's
+    ``solid NAME`` and ``endsolid NAME`` keep their keyword, the name becomes spaces."""
+    if len(data) >= 84 and 84 + 50 * struct.unpack("<I", data[80:84])[0] == len(data):
+        return bytes(80) + data[80:]
+    if data[:6].lower() != b"solid ":
+        raise SanitizeError("not an STL file")
+    lines = data.split(b"\n")
+    for i, line in enumerate(lines):
+        stripped = line.lstrip()
+        for word in (b"solid", b"endsolid"):
+            if stripped[:len(word)].lower() == word and stripped[len(word):len(word) + 1] in (b" ", b"\t", b"\r"):
+                start = len(line) - len(stripped) + len(word)
+                end = len(line) - 1 if line.endswith(b"\r") else len(line)
+                lines[i] = line[:start] + b" " * (end - start) + line[end:]
+    return b"\n".join(lines)
+
+
 def _ply_word(line: bytes) -> bytes:
     for word in (b"comment", b"obj_info"):
         if line.startswith(word):
@@ -388,4 +405,5 @@ CLEANERS = {
     "video/webm": _webm,
     "model/gltf-binary": _glb,
     "model/ply": _ply,
+    "model/stl": _stl,
 }

@@ -9,7 +9,7 @@ import pytest
 from PIL import Image
 
 from annotation.catalogue.sanitize import SanitizeError, _ogg_crc, clean
-from annotation.catalogue.services.media import sniff
+from annotation.catalogue.services.media import MediaError, sniff
 from tests.catalogue import glb, tagged_media
 from tests.catalogue.tagged_media import NAME
 
@@ -17,6 +17,7 @@ MAKERS = {
     "audio/wav": tagged_media.tagged_wav, "audio/mpeg": tagged_media.tagged_mp3, "audio/flac": tagged_media.tagged_flac,
     "audio/ogg": tagged_media.tagged_ogg, "video/mp4": tagged_media.tagged_mp4, "video/webm": tagged_media.tagged_webm,
     "model/gltf-binary": tagged_media.tagged_glb, "model/ply": tagged_media.tagged_ply,
+    "model/stl": tagged_media.tagged_stl,
 }
 
 
@@ -180,3 +181,22 @@ def test_a_glb_that_refers_to_outside_files_is_not_served(change, message):
     body = struct.pack("<I4s", len(text), b"JSON") + text
     with pytest.raises(SanitizeError, match=message):
         clean(b"glTF" + struct.pack("<II", 2, 12 + len(body)) + body, "model/gltf-binary")
+
+
+def test_an_ascii_stl_keeps_its_facets_and_its_solid_loses_its_name():
+    original = tagged_media.tagged_ascii_stl()
+    assert sniff(original, name="mesh.stl").mime_type == "model/stl"
+    cleaned = clean(original, "model/stl")
+    assert NAME not in cleaned and len(cleaned) == len(original)
+    lines = cleaned.split(b"\n")
+    assert lines[0].rstrip() == b"solid" and lines[0].endswith(b"\r") and lines[-2].rstrip() == b"endsolid"
+    assert lines[1:-2] == original.split(b"\n")[1:-2], "every facet as it was"
+
+
+def test_a_binary_stl_is_known_by_its_length_and_keeps_every_facet():
+    original = tagged_media.tagged_stl()
+    cleaned = clean(original, "model/stl")
+    assert cleaned[:80] == bytes(80) and cleaned[80:] == original[80:]
+    assert sniff(cleaned, name="mesh.stl").mime_type == "model/stl"
+    with pytest.raises(MediaError, match="not a recognised image, video, audio or 3D file"):
+        sniff(original[:-1], name="mesh.stl")  # one byte short: the facet count no longer says its length

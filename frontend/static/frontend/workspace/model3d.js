@@ -5,6 +5,7 @@
 import * as THREE from "../vendor/three/three.module.js";
 import { GLTFLoader } from "../vendor/three/GLTFLoader.js";
 import { PLYLoader } from "../vendor/three/PLYLoader.js";
+import { STLLoader } from "../vendor/three/STLLoader.js";
 import { OrbitControls } from "../vendor/three/OrbitControls.js";
 import { HOME, MAX_DISTANCE, MIN_DISTANCE, fitScale, poseText, turned, zoomed } from "./orbit.js";
 
@@ -19,6 +20,11 @@ async function parsed(buffer, format) {
       return new THREE.Points(geometry, new THREE.PointsMaterial({ size: 0.02, vertexColors: colours, color: colours ? 0xffffff : 0x4b5563 }));
     }
     if (!geometry.hasAttribute("normal")) geometry.computeVertexNormals();
+    return new THREE.Mesh(geometry, new THREE.MeshStandardMaterial({ vertexColors: colours, color: colours ? 0xffffff : 0x9ca3af, side: THREE.DoubleSide }));
+  }
+  if (format === "stl") {
+    const geometry = new STLLoader().parse(buffer);
+    const colours = geometry.hasAttribute("color");
     return new THREE.Mesh(geometry, new THREE.MeshStandardMaterial({ vertexColors: colours, color: colours ? 0xffffff : 0x9ca3af, side: THREE.DoubleSide }));
   }
   // A GLB carries its buffers and textures; a path of "" leaves nothing outside the file to fetch.
