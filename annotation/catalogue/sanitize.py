@@ -292,13 +292,13 @@ def _stl(data: bytes) -> bytes:
     ``solid NAME`` and ``endsolid NAME`` keep their keyword, the name becomes spaces."""
     if len(data) >= 84 and 84 + 50 * struct.unpack("<I", data[80:84])[0] == len(data):
         return bytes(80) + data[80:]
-    if data[:6].lower() != b"solid ":
+    if data[:5].lower() != b"solid":
         raise SanitizeError("not an STL file")
     lines = data.split(b"\n")
     for i, line in enumerate(lines):
         stripped = line.lstrip()
         for word in (b"solid", b"endsolid"):
-            if stripped[:len(word)].lower() == word and stripped[len(word):len(word) + 1] in (b" ", b"\t", b"\r"):
+            if stripped[:len(word)].lower() == word and stripped[len(word):len(word) + 1] in (b" ", b"\t"):
                 start = len(line) - len(stripped) + len(word)
                 end = len(line) - 1 if line.endswith(b"\r") else len(line)
                 lines[i] = line[:start] + b" " * (end - start) + line[end:]

@@ -191,6 +191,8 @@ def test_an_ascii_stl_keeps_its_facets_and_its_solid_loses_its_name():
     lines = cleaned.split(b"\n")
     assert lines[0].rstrip() == b"solid" and lines[0].endswith(b"\r") and lines[-2].rstrip() == b"endsolid"
     assert lines[1:-2] == original.split(b"\n")[1:-2], "every facet as it was"
+    unnamed = b"solid\n" + original.split(b"\n", 1)[1].replace(b"endsolid " + NAME, b"endsolid")
+    assert sniff(unnamed, name="mesh.stl").mime_type == "model/stl" and clean(unnamed, "model/stl") == unnamed
 
 
 def test_a_binary_stl_is_known_by_its_length_and_keeps_every_facet():

@@ -94,7 +94,8 @@ def _sniff_stl(data: bytes) -> Sniffed | None:
     exactly how long it is, ASCII when it reads ``solid … facet … endsolid``."""
     if len(data) >= 84 and 84 + 50 * int.from_bytes(data[80:84], "little") == len(data):
         return Sniffed("model3d", "model/stl", "stl")
-    if data[:6].lower() == b"solid " and b"facet normal" in data[:4096] and b"endsolid" in data[-512:]:
+    if (data[:5].lower() == b"solid" and data[5:6] in (b" ", b"\t", b"\r", b"\n") and b"facet normal" in data[:4096]
+            and b"endsolid" in data[-512:]):
         return Sniffed("model3d", "model/stl", "stl")
     return None
 
