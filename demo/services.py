@@ -87,7 +87,7 @@ def demo_prefilter_run(*, campaign: Campaign, judges: list[str], on_progress: Ca
 DEMO_QUALIFICATION_CAMPAIGN = "demo-text-to-image"
 DEMO_QUESTIONNAIRE = "demo-rater-profile"
 DEMO_CALIBRATION_PAIRS = 6
-DEMO_QUALIFICATION = {"round_size": 4, "pass_mark": 0.75, "retry_hours": 1}
+DEMO_ROUND_SIZE, DEMO_PASS_MARK, DEMO_RETRY_HOURS = 4, 0.75, 1
 FAULT_WORDS = {"blur": "blurred", "noise": "noisy", "blank": "almost blank", "corrupt": "broken", "size": "misshapen",
                "missing": "missing"}
 
@@ -156,7 +156,8 @@ def demo_qualification_ensure() -> DemoQualification | None:
         if not rows:
             return None
         calibration_items_add(campaign=campaign, rows=rows, set_slug=f"{campaign.slug}-calibration")
-        campaign_qualification_set(campaign=campaign, **DEMO_QUALIFICATION)
+        campaign_qualification_set(campaign=campaign, round_size=DEMO_ROUND_SIZE, pass_mark=DEMO_PASS_MARK,
+                                   retry_hours=DEMO_RETRY_HOURS)
     campaign.refresh_from_db()
     if campaign.calibration_set_id is None:
         return None
