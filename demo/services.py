@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 import json
 import secrets
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -46,6 +46,7 @@ class DemoCampaignResult:
     pairs: int
     created_pairs: int
     prefilter: dict | None = None
+    qualification: DemoQualification | None = None
 
 
 # The built-in heuristic judges (curation.judges.heuristics): cheap checks, not models, so the demo needs no GPU.
@@ -82,6 +83,89 @@ def demo_prefilter_run(*, campaign: Campaign, judges: list[str], on_progress: Ca
     return prefilter_run_inline(job_id=job.pk, on_progress=on_progress)
 
 
+# The campaign where a demo user tries qualification: its raters answer a profile, then a calibration round.
+DEMO_QUALIFICATION_CAMPAIGN = "demo-text-to-image"
+DEMO_QUESTIONNAIRE = "demo-rater-profile"
+DEMO_CALIBRATION_PAIRS = 6
+DEMO_ROUND_SIZE, DEMO_PASS_MARK, DEMO_RETRY_HOURS = 4, 0.75, 1
+FAULT_WORDS = {"blur": "blurred", "noise": "noisy", "blank": "almost blank", "corrupt": "broken", "size": "misshapen",
+               "missing": "missing"}
+
+
+@dataclass(frozen=True)
+class DemoQualification:
+    campaign: str
+    questionnaire: str
+    calibration_set: str
+    calibration_pairs: int
+    round_size: int
+    pass_mark: float
+
+
+def _calibration_row(pair, verdicts: list) -> dict | None:
+    """A calibration row for a pair the image judge dropped as easy, when both of its calls name the same sound side:
+    that side is expected, clearly, and the explanation says what is wrong with the other without naming a side
+    (the rater sees the sides in their own order)."""
+    sides = {verdict.verdict for verdict in verdicts}
+    if len(verdicts) < 2 or len(sides) != 1 or not sides <= {"A", "B"}:
+        return None
+    better = sides.pop()
+    worse = "B" if better == "A" else "A"
+    faults = json.loads(verdicts[0].raw_output or "{}").get(worse) or []
+    if not faults:
+        return None
+    kind, _, detail = faults[0].partition(": ")
+    return {
+        "pair": pair.external_id,
+        "expected": {"overall": 6 if better == "A" else 1},
+        "explanation": (f"One of the two pictures is {FAULT_WORDS.get(kind, kind)} ({detail}): the other is better, "
+                        "since a defect that spoils the picture decides before the prompt's details do."),
+    }
+
+
+def demo_qualification_ensure() -> DemoQualification | None:
+    """A profile questionnaire and a calibration set for ``DEMO_QUALIFICATION_CAMPAIGN``, made once: a campaign that
+    asks a questionnaire or has a set already is left as a curator set it. The calibration pairs are ones the
+    pre-filter dropped as easy (both calls of the image judge prefer the same side), so none leaves the real queue.
+    None when the campaign is missing or has no such pairs."""
+    from annotation.catalogue.models import Pair
+    from annotation.workqueue.models import Questionnaire
+    from annotation.workqueue.profile import DEFAULT_QUESTIONS
+    from annotation.workqueue.selectors import campaign_questionnaire
+    from annotation.workqueue.services.profile import campaign_questionnaire_set, questionnaire_create
+    from annotation.workqueue.services.qualification import calibration_items_add, campaign_qualification_set
+    from curation.models import JudgeVerdict
+
+    campaign = Campaign.objects.filter(slug=DEMO_QUALIFICATION_CAMPAIGN).first()
+    if campaign is None:
+        return None
+    if campaign_questionnaire(campaign=campaign) is None:
+        questionnaire = (Questionnaire.objects.filter(slug=DEMO_QUESTIONNAIRE).first() or questionnaire_create(
+            slug=DEMO_QUESTIONNAIRE, title="About you", questions=DEFAULT_QUESTIONS,
+            intro="A few questions before your first pair: the curator reads them to know who rated what."))
+        campaign_questionnaire_set(campaign=campaign, questionnaire=questionnaire)
+    if campaign.calibration_set_id is None:
+        rows = []
+        for pair in campaign.pairs.filter(status=Pair.Status.DROPPED_EASY).order_by("external_id"):
+            verdicts = list(JudgeVerdict.objects.filter(pair=pair, judge__name="image-sanity").order_by("order"))
+            row = _calibration_row(pair, verdicts)
+            if row is not None:
+                rows.append(row)
+            if len(rows) == DEMO_CALIBRATION_PAIRS:
+                break
+        if not rows:
+            return None
+        calibration_items_add(campaign=campaign, rows=rows, set_slug=f"{campaign.slug}-calibration")
+        campaign_qualification_set(campaign=campaign, round_size=DEMO_ROUND_SIZE, pass_mark=DEMO_PASS_MARK,
+                                   retry_hours=DEMO_RETRY_HOURS)
+    campaign.refresh_from_db()
+    if campaign.calibration_set_id is None:
+        return None
+    return DemoQualification(campaign.slug, campaign_questionnaire(campaign=campaign).slug, campaign.calibration_set.slug,
+                             campaign.calibration_set.items.count(), campaign.qualification_round_size,
+                             campaign.qualification_pass_mark)
+
+
 def demo_accounts_ensure(*, random_passwords: bool = False) -> list[DemoAccount]:
     """The five demo accounts, created when missing; an existing account keeps its password and role.
 
@@ -106,8 +190,9 @@ def demo_accounts_ensure(*, random_passwords: bool = False) -> list[DemoAccount]
 
 def demo_seed(*, out_dir: Path, on_progress: Callable[[int], None] | None = None,
               random_passwords: bool = False) -> tuple[list[DemoAccount], list[DemoCampaignResult]]:
-    """Generate the demo files under ``out_dir``, import them, make the annotators members of every campaign, and
-    run the heuristic judges' pre-filter on the campaigns that need it.
+    """Generate the demo files under ``out_dir``, import them, make the annotators members of every campaign, run
+    the heuristic judges' pre-filter on the campaigns that need it, and set up qualification on one of them
+    (``demo_qualification_ensure``).
 
     Idempotent: the generator writes the same bytes each time and re-importing a file creates
     nothing, so a second run changes nothing. Precondition: migrations are applied.
@@ -129,6 +214,10 @@ def demo_seed(*, out_dir: Path, on_progress: Callable[[int], None] | None = None
         campaign_add_members(campaign=campaign, users=annotators)
         report = demo_prefilter_run(campaign=campaign, judges=judges, on_progress=on_progress) if demo.prefilter else None
         results.append(DemoCampaignResult(demo.slug, demo.kind, demo.pairs, outcome["created"], report))
+    qualification = demo_qualification_ensure()
+    if qualification is not None:
+        results = [replace(r, qualification=qualification) if r.slug == qualification.campaign else r
+                   for r in results]
     return accounts, results
 
 

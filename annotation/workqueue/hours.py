@@ -13,11 +13,15 @@ The time before the first event and after the last counts nothing.
 
 from __future__ import annotations
 
+import csv
+import io
 from collections.abc import Iterable
 from datetime import datetime, timedelta
 
 IDLE_MINUTES_DEFAULT = 5
 IDLE_MINUTES_MAX = 240
+HOURS_COLUMNS = ["username", "crowd_id", "active_hours", "active_seconds", "pairs_submitted", "pairs_skipped",
+                 "gold_answered", "gold_correct", "gold_score", "first_activity", "last_activity"]
 
 
 def active_time(events: Iterable[tuple[datetime, int]], *, idle: timedelta) -> timedelta:
@@ -35,3 +39,15 @@ def active_time(events: Iterable[tuple[datetime, int]], *, idle: timedelta) -> t
                 total += gap
         previous = (at, assignment)
     return total
+
+
+def hours_csv(rows: Iterable[dict]) -> str:
+    """The hours CSV (``HOURS_COLUMNS``) of ``selectors.campaign_hours`` rows: times in ISO 8601, no score empty."""
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=HOURS_COLUMNS)
+    writer.writeheader()
+    for row in rows:
+        writer.writerow({**row, "first_activity": row["first_activity"].isoformat() if row["first_activity"] else "",
+                         "last_activity": row["last_activity"].isoformat() if row["last_activity"] else "",
+                         "gold_score": "" if row["gold_score"] is None else row["gold_score"]})
+    return buffer.getvalue()

@@ -17,7 +17,7 @@ from django.utils import timezone
 
 from annotation.catalogue import content, schemas, self_identification
 from annotation.catalogue.masking import Mask
-from annotation.catalogue.models import Campaign, Media, Pair
+from annotation.catalogue.models import CalibrationItem, Campaign, Media, Pair
 from annotation.catalogue.selectors import media_sources
 from annotation.workqueue import consistency
 from annotation.workqueue.models import Annotation, Assignment, PairReport
@@ -261,10 +261,13 @@ def annotator_stats(*, annotator: User, campaign: Campaign | None = None, now: d
         )
     )
     campaigns = list(campaigns)
-    # One grouped count per request; the annotator's page is not on the claim path.
+    # One grouped count per request; the annotator's page is not on the claim path. A calibration pair taken out of
+    # the queue is never rated for the data: counting it would keep "pairs complete" short of the total for good.
+    taken_out = Q(status=Pair.Status.EXCLUDED) & Q(Exists(CalibrationItem.objects.filter(pair_id=OuterRef("pk"))))
     progress = {
         row["campaign_id"]: row
         for row in Pair.objects.filter(campaign__in=campaigns)
+        .exclude(taken_out)
         .values("campaign_id")
         .annotate(total=Count("pk"), complete=Count("pk", filter=Q(status=Pair.Status.COMPLETE)))
     }

@@ -6,8 +6,6 @@ Views read the form, call one service or selector, and render; the rules live in
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 
 from django.contrib import messages
@@ -20,10 +18,12 @@ from django.urls import reverse
 from django.views import View
 
 from annotation.catalogue.selectors import campaigns_for_user
+from annotation.workqueue.hours import hours_csv
 from annotation.workqueue.models import CrowdEntryLink, Questionnaire
 from annotation.workqueue.profile import DEFAULT_QUESTIONS, answer_matches
 from annotation.workqueue.selectors import campaign_hours, campaign_questionnaire, profile_answers
 from annotation.workqueue.services.crowd import (
+    PROLIFIC_PLACEHOLDERS,
     crowd_enter,
     crowd_ids_check,
     crowd_link_create,
@@ -182,7 +182,7 @@ class CampaignProfileSetupView(CuratorRequiredMixin, View):
     def _context(self, request, campaign, **extra) -> dict:
         rows, questionnaire = members_with_profiles(campaign, request.GET.get("answer", ""))
         links = [{"link": link, "url": request.build_absolute_uri(reverse("crowd-entry", args=[link.token]))
-                  + "?PROLIFIC_PID={{%PROLIFIC_PID%}}&STUDY_ID={{%STUDY_ID%}}&SESSION_ID={{%SESSION_ID%}}",
+                  + PROLIFIC_PLACEHOLDERS,
                   "entries": link.entries.count(), "completed": link.entries.filter(completed_at__isnull=False).count()}
                  for link in CrowdEntryLink.objects.filter(campaign=campaign).order_by("-created_at")]
         return {"campaign": campaign, "questionnaire": questionnaire, "questionnaires": Questionnaire.objects.order_by("slug"),
@@ -236,10 +236,6 @@ class CampaignProfileSetupView(CuratorRequiredMixin, View):
         return HttpResponseRedirect(reverse("console-campaign-profile", args=[campaign.slug]))
 
 
-HOURS_COLUMNS = ["username", "crowd_id", "active_hours", "active_seconds", "pairs_submitted", "pairs_skipped",
-                 "gold_answered", "gold_correct", "gold_score", "first_activity", "last_activity"]
-
-
 class CampaignHoursCsvView(CuratorRequiredMixin, View):
     """Each rater's active time, output and gold score as CSV (``?idle_minutes=``), for paying them."""
 
@@ -251,13 +247,7 @@ class CampaignHoursCsvView(CuratorRequiredMixin, View):
             minutes = idle_minutes_from(request.GET.get("idle_minutes"))
         except ApplicationError as exc:
             return HttpResponse(exc.message, status=400, content_type="text/plain; charset=utf-8")
-        buffer = io.StringIO()
-        writer = csv.DictWriter(buffer, fieldnames=HOURS_COLUMNS)
-        writer.writeheader()
-        for row in campaign_hours(campaign=campaign, idle_minutes=minutes):
-            writer.writerow({**row, "first_activity": row["first_activity"].isoformat() if row["first_activity"] else "",
-                             "last_activity": row["last_activity"].isoformat() if row["last_activity"] else "",
-                             "gold_score": "" if row["gold_score"] is None else row["gold_score"]})
-        response = HttpResponse(buffer.getvalue(), content_type="text/csv; charset=utf-8")
+        response = HttpResponse(hours_csv(campaign_hours(campaign=campaign, idle_minutes=minutes)),
+                                content_type="text/csv; charset=utf-8")
         response["Content-Disposition"] = f'attachment; filename="{campaign.slug}-hours-idle{minutes:g}m.csv"'
         return response

@@ -151,9 +151,10 @@ class NextPairView(AnnotationPage):
 
     def get(self, request, slug: str):
         campaign = _member_campaign(request.user, slug)
-        if not rater_admission(user=request.user, campaign=campaign).admitted:
-            return HttpResponse(status=204)  # nothing of the real queue is shown before admission
-        display = pair_preview_next(campaign=campaign, annotator=request.user)
+        try:
+            display = pair_preview_next(campaign=campaign, annotator=request.user)
+        except ApplicationError:
+            return HttpResponse(status=204)  # refused as the claim is: the claim at "Next pair" then says why
         if display is None:
             return HttpResponse(status=204)
         return self.render_to_response(self.page_context(campaign, display, show_instructions=False))

@@ -3,8 +3,10 @@ account bound to the participant id (made the first time, the same one after), r
 rater to the completion URL at the quota. Hostile ids are a 400 saying which and why; ids never reach a username."""
 
 import json
+from io import StringIO
 
 import pytest
+from django.core.management import CommandError, call_command
 from django.test import Client
 from rest_framework.test import APIClient
 
@@ -176,6 +178,60 @@ def test_a_curator_makes_and_closes_a_link_in_the_console_which_shows_the_prolif
     assert browser.post(url, {"action": "close-link", "link": link.pk}).status_code == 302
     link.refresh_from_db()
     assert not link.is_active
+
+
+def test_the_crowd_link_command_prints_the_open_links_and_makes_one_that_signs_a_participant_in(settings):
+    settings.CONCORD_BASE_URL = "https://concord.example.org/"
+    campaign, first = _campaign_with_link(quota=2)
+    closed = crowd_link_create(campaign=campaign, completion_url=DONE, quota=9)
+    closed.is_active = False
+    closed.save(update_fields=["is_active"])
+    placeholders = "?PROLIFIC_PID={{%PROLIFIC_PID%}}&STUDY_ID={{%STUDY_ID%}}&SESSION_ID={{%SESSION_ID%}}"
+
+    out = StringIO()
+    call_command("crowd_link", "--campaign", campaign.slug, stdout=out)
+    assert out.getvalue().splitlines()[1:] == [
+        f"  https://concord.example.org/crowd/{first.token}/{placeholders}", f"    quota 2, then {DONE}"]
+
+    out = StringIO()
+    call_command("crowd_link", "--campaign", campaign.slug, "--completion-url", DONE, "--quota", "3",
+                 "--study-id", STUDY, "--json", stdout=out)
+    made = json.loads(out.getvalue())
+    (row,) = made["links"]
+    assert made["created"] is True and (row["quota"], row["study_id"]) == (3, STUDY)
+    new = campaign.crowd_links.get(quota=3)
+    assert row["url"] == f"https://concord.example.org/crowd/{new.token}/{placeholders}"
+    path = row["url"].removeprefix("https://concord.example.org").split("?")[0]
+    entered = Client().get(f"{path}?PROLIFIC_PID={PID}&STUDY_ID={STUDY}&SESSION_ID={SESSION}")
+    assert entered.status_code == 302 and entered["Location"] == f"/work/campaigns/{campaign.slug}/profile/"
+
+    out = StringIO()
+    call_command("crowd_link", "--campaign", campaign.slug, stdout=out)
+    assert [line.split("/crowd/")[1].split("/")[0] for line in out.getvalue().splitlines() if "/crowd/" in line] == [
+        new.token, first.token], "open links, newest first; the closed one left out"
+
+
+@pytest.mark.parametrize(("arguments", "message"), [
+    (["--campaign", "nowhere"], "campaign 'nowhere' does not exist"),
+    (["--completion-url", DONE], "a new link needs --quota N: the pairs each participant submits"),
+    (["--quota", "3"], "--quota and --study-id make a new link: give --completion-url too"),
+    (["--completion-url", "javascript:alert(1)", "--quota", "3"], "must be an absolute http(s) address"),
+    (["--completion-url", DONE, "--quota", "0"], "the quota is a whole number of pairs from 1 to 10000"),
+])
+def test_the_crowd_link_command_refuses_bad_settings_saying_why_and_makes_nothing(arguments, message):
+    campaign, _ = _campaign_with_link()
+    with pytest.raises(CommandError) as refused:
+        call_command("crowd_link", "--campaign", campaign.slug, *arguments, stdout=StringIO())
+    assert message in str(refused.value)
+    assert campaign.crowd_links.count() == 1
+
+
+def test_the_crowd_link_command_says_how_to_make_a_link_when_none_is_open():
+    campaign, _, _ = ab_tie_campaign(pairs=1, members=0)
+    with pytest.raises(CommandError) as refused:
+        call_command("crowd_link", "--campaign", campaign.slug, stdout=StringIO())
+    assert str(refused.value) == (f"campaign {campaign.slug!r} has no open crowd entry link; make one with "
+                                  "--completion-url URL --quota N")
 
 
 def test_hours_name_a_crowd_rater_by_their_platform_id_for_paying_them():

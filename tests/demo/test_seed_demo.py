@@ -40,8 +40,12 @@ def seed(out) -> str:
 
 
 def counts() -> dict:
+    from annotation.catalogue.models import CalibrationItem, CalibrationSet
+    from annotation.workqueue.models import Questionnaire
+
     return {model.__name__: model.objects.count()
-            for model in (Campaign, Pair, Prompt, Response, Media, RatingSchema, get_user_model())}
+            for model in (Campaign, Pair, Prompt, Response, Media, RatingSchema, get_user_model(), Questionnaire,
+                          CalibrationSet, CalibrationItem)}
 
 
 def test_seed_demo_loads_every_kind_with_members_media_and_accounts(tmp_path):
@@ -104,6 +108,43 @@ def test_seed_demo_runs_the_heuristic_judges_pre_filter_on_two_campaigns(tmp_pat
     dropped = Pair.objects.filter(campaign__slug="demo-text-to-image", status=Pair.Status.DROPPED_EASY).first()
     assert dropped.status_reason.startswith("prefilter: easy")
     assert "pre-filter:" in output and "dropped as easy" in output
+
+
+def test_seed_demo_sets_up_a_profile_and_a_calibration_round_on_one_campaign(tmp_path):
+    """demo-text-to-image asks the rater profile, then a round of its calibration pairs: pairs the image judge
+    dropped as easy, whose expected side is the one both its calls preferred, so the real queue keeps every pair.
+    A demo annotator is refused the queue until they answer the profile and pass; other campaigns ask neither."""
+    from annotation.workqueue.services.assignments import assignment_claim
+    from annotation.workqueue.services.profile import profile_answer_save
+    from annotation.workqueue.services.qualification import rater_admission
+    from core.errors import ApplicationError
+    from curation.models import JudgeVerdict
+
+    output = seed(tmp_path)
+    campaign = Campaign.objects.get(slug="demo-text-to-image")
+    assert ("Qualification: demo-text-to-image asks the profile 'demo-rater-profile', then a calibration round of 4 of "
+            "its 6 calibration pairs (pass mark 75%) before the real queue (docs/qualification.md).") in output
+    items = list(campaign.calibration_set.items.select_related("pair"))
+    assert len(items) == 6 and (campaign.qualification_round_size, campaign.qualification_pass_mark) == (4, 0.75)
+    for item in items:
+        assert item.pair.status == Pair.Status.DROPPED_EASY
+        judged = set(JudgeVerdict.objects.filter(pair=item.pair, judge__name="image-sanity").values_list("verdict", flat=True))
+        assert judged == {"A" if item.expected["overall"] == 6 else "B"}
+        assert item.explanation.startswith("One of the two pictures is ") and "A " not in item.explanation
+    assert campaign.pairs.filter(status=Pair.Status.QUEUED).count() == 20, "no pair left the real queue"
+
+    annotator = get_user_model().objects.get(username="annotator1")
+    with pytest.raises(ApplicationError) as refused:
+        assignment_claim(campaign=campaign, annotator=annotator)
+    assert refused.value.code == "profile_required"
+    profile_answer_save(user=annotator, questionnaire=campaign.questionnaire_link.questionnaire,
+                        raw={"expertise": ["Photography"], "languages": "English", "years": "4"})
+    with pytest.raises(ApplicationError) as refused:
+        assignment_claim(campaign=campaign, annotator=annotator)
+    assert refused.value.code == "qualification_required" and rater_admission(
+        user=annotator, campaign=campaign).can_start_round
+    other = Campaign.objects.get(slug="demo-image-editing")
+    assert other.calibration_set_id is None and assignment_claim(campaign=other, annotator=annotator) is not None
 
 
 def test_seeding_twice_creates_nothing_new_and_still_prints_the_accounts(tmp_path):

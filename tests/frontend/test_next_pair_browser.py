@@ -11,22 +11,16 @@ import pytest
 from annotation.catalogue.models import Pair
 from annotation.workqueue.models import Annotation, Assignment
 from annotation.workqueue.selectors import pair_display
-from tests.browser import chromium, log_in
+from tests.browser import log_in
 from tests.factories import UserFactory
-from tests.frontend.workspace_pairs import SECRET, add_pair, make_pair
+from tests.frontend import workspace_pairs
+from tests.frontend.workspace_pairs import SECRET, add_pair, make_pair, submit_by_keys
 
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 TIMEOUT_MS = 15_000
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "screenshots"
-# A whole answer on the text-to-image preset (as tests/frontend/test_review_browser.py rates), then Ctrl+Enter.
-ANSWER = ["3", "2", "2", "1", "Control+Enter", "2", "Enter", "text:A follows the prompt.", "Escape", "j", "y"]
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with chromium() as browser:
-        yield browser
+browser = workspace_pairs.browser
 
 
 def _rater_on_first_pair(browser, base: str, username: str, campaign, size=(1280, 720)):
@@ -44,16 +38,6 @@ def _rater_on_first_pair(browser, base: str, username: str, campaign, size=(1280
     return page
 
 
-def _submit(page):
-    for key in ANSWER:
-        if key.startswith("text:"):
-            page.keyboard.type(key[5:])
-        else:
-            page.keyboard.press(key)
-    page.keyboard.press("Control+Enter")
-    page.wait_for_selector("[data-done]:not([hidden])")
-
-
 def _active(rater) -> Assignment:
     return Assignment.objects.get(annotator=rater, status=Assignment.Status.ACTIVE)
 
@@ -68,7 +52,7 @@ def test_next_pair_is_the_prepared_page_claimed_as_it_is_shown_and_works_as_a_lo
     assert Assignment.objects.filter(annotator=rater).count() == 1, "preparing the next pair takes no lease"
     shortcuts = page.locator("#shortcuts dd").all_inner_texts()
     assert "Submit" in shortcuts
-    _submit(page)
+    submit_by_keys(page)
 
     page.keyboard.press("Enter")
     page.wait_for_selector("body[data-workspace-ready]")
@@ -94,7 +78,7 @@ def test_next_pair_is_the_prepared_page_claimed_as_it_is_shown_and_works_as_a_lo
 
     page.wait_for_selector("body[data-next-prefetched]")
     page.keyboard.press("k")
-    _submit(page)
+    submit_by_keys(page)
     annotation = Annotation.objects.get(assignment=claimed)
     assert annotation.annotator == rater and annotation.time_on_item_ms > 0
     page.keyboard.press("Enter")
@@ -110,7 +94,7 @@ def test_a_claim_that_gives_another_pair_loads_that_pairs_own_page(live_server, 
     prepared = add_pair(first.campaign, seed=25, priority=-1)
     other = add_pair(first.campaign, seed=26, priority=-2)
     page = _rater_on_first_pair(browser, live_server.url, "rater-other", first.campaign)
-    _submit(page)
+    submit_by_keys(page)
     Pair.objects.filter(pk=prepared.pk).update(status=Pair.Status.EXCLUDED)  # a curator excludes the prepared pair
 
     page.keyboard.press("Enter")
@@ -130,7 +114,7 @@ def test_when_nothing_is_left_at_the_claim_the_queue_says_so(live_server, browse
     first = make_pair("text-to-image", annotators=[rater], seed=27)
     prepared = add_pair(first.campaign, seed=28, priority=-1)
     page = _rater_on_first_pair(browser, live_server.url, "rater-last", first.campaign)
-    _submit(page)
+    submit_by_keys(page)
     Pair.objects.filter(pk=prepared.pk).update(status=Pair.Status.EXCLUDED)
 
     page.keyboard.press("Enter")

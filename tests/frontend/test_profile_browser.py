@@ -11,21 +11,14 @@ from annotation.workqueue.models import Annotation, Assignment, CrowdParticipant
 from annotation.workqueue.profile import DEFAULT_QUESTIONS
 from annotation.workqueue.services.crowd import crowd_link_create
 from annotation.workqueue.services.profile import campaign_questionnaire_set, questionnaire_create
-from tests.browser import chromium
-from tests.frontend.workspace_pairs import add_pair, make_pair
+from tests.frontend import workspace_pairs
+from tests.frontend.workspace_pairs import add_pair, make_pair, submit_by_keys
 
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 TIMEOUT_MS = 15_000
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "screenshots"
-# A whole answer on the text-to-image preset (as tests/frontend/test_next_pair_browser.py rates).
-ANSWER = ["3", "2", "2", "1", "Control+Enter", "2", "Enter", "text:A follows the prompt.", "Escape", "j", "y"]
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with chromium() as browser:
-        yield browser
+browser = workspace_pairs.browser
 
 
 def _shot(page, name: str) -> None:
@@ -83,13 +76,7 @@ def test_crowd_link_then_profile_then_first_pair_then_the_completion_url(live_se
         page.keyboard.press("Escape")
     _shot(page, f"profile-first-pair-{size[0]}x{size[1]}.png")
 
-    for key in ANSWER:
-        if key.startswith("text:"):
-            page.keyboard.type(key[5:])
-        else:
-            page.keyboard.press(key)
-    page.keyboard.press("Control+Enter")
-    page.wait_for_selector("[data-done]:not([hidden])")
+    submit_by_keys(page)
     assert Annotation.objects.filter(annotator=user).count() == 1
     page.keyboard.press("Enter")  # Next pair: the quota of one is done
     page.wait_for_url(done_url)

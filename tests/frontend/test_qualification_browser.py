@@ -1,7 +1,8 @@
-"""In headless Chromium at 1280×720 and 1440×900: a new member of a campaign with a calibration set rates its
-calibration pairs in the workspace's own layout, form and keys, sees the expected answer and the explanation after
-each, fails, waits for a curator's release, retries, passes and reaches the real queue; a rater whose gold answers
-fall is paused with a clear message, and a curator lifts the pause in the console."""
+"""In headless Chromium at 1280×720 and 1440×900: a crowd rater goes from the entry link through the profile and the
+calibration round to their first real pair and the completion URL; a new member of a campaign with a calibration set
+rates its calibration pairs in the workspace's own layout, form and keys, sees the expected answer and the
+explanation after each, fails, waits for a curator's release, retries, passes and reaches the real queue; a rater
+whose gold answers fall is paused with a clear message, and a curator lifts the pause in the console."""
 
 import json
 import os
@@ -11,13 +12,25 @@ import pytest
 from playwright.sync_api import expect
 
 from annotation.catalogue.models import CalibrationItem, Pair
-from annotation.workqueue.models import QualificationRound, RaterPause
+from annotation.workqueue.models import (
+    Annotation,
+    Assignment,
+    CalibrationAnswer,
+    CrowdParticipant,
+    ProfileAnswer,
+    QualificationRound,
+    RaterPause,
+)
+from annotation.workqueue.profile import DEFAULT_QUESTIONS
 from annotation.workqueue.rules import orientation_swapped
 from annotation.workqueue.services import qualification as q
 from annotation.workqueue.services.assignments import assignment_claim
-from tests.browser import chromium, log_in
+from annotation.workqueue.services.crowd import crowd_link_create
+from annotation.workqueue.services.profile import campaign_questionnaire_set, questionnaire_create
+from tests.browser import log_in
 from tests.factories import CuratorFactory, UserFactory
-from tests.frontend.workspace_pairs import SECRET, add_pair, make_campaign
+from tests.frontend import workspace_pairs
+from tests.frontend.workspace_pairs import SECRET, add_pair, make_campaign, press, submit_by_keys
 from tests.workqueue.assignment_helpers import submit
 
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
@@ -27,10 +40,7 @@ VIEWPORTS = [(1280, 720), (1440, 900)]
 EXPECTED_A = {"overall": 6, "image_quality": {"A": 3, "B": 0}}
 
 
-@pytest.fixture(scope="module")
-def browser():
-    with chromium() as browser:
-        yield browser
+browser = workspace_pairs.browser
 
 
 def _page(browser, username: str, base: str, viewport):
@@ -53,14 +63,6 @@ def _keys_preferring(side: str) -> list[str]:
     return [good, bad, good, bad, "Control+Enter", overall, "Enter", "text:Compared both sides.", "Escape", "j", "y"]
 
 
-def _press(page, keys) -> None:
-    for key in keys:
-        if key.startswith("text:"):
-            page.keyboard.type(key[5:])
-        else:
-            page.keyboard.press(key)
-
-
 def _answer_calibration(page, rater, *, right: bool) -> None:
     """Answer the calibration pair on the page by keys, right (the expected side as shown) or wrong."""
     page.wait_for_selector("body[data-workspace-ready]")
@@ -68,9 +70,79 @@ def _answer_calibration(page, rater, *, right: bool) -> None:
     item = CalibrationItem.objects.select_related("pair__campaign").get(pk=item_id)
     swapped = orientation_swapped(item.pair.campaign.orientation_seed, item.pair_id, rater.pk)
     expected_side = "B" if swapped else "A"
-    _press(page, _keys_preferring(expected_side if right else {"A": "B", "B": "A"}[expected_side]))
+    press(page, _keys_preferring(expected_side if right else {"A": "B", "B": "A"}[expected_side]))
     page.keyboard.press("Control+Enter")
     page.wait_for_selector("[data-feedback]:not([hidden])")
+
+
+@pytest.mark.browser
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("viewport", VIEWPORTS, ids=lambda v: f"{v[0]}x{v[1]}")
+def test_a_crowd_rater_answers_the_profile_passes_the_calibration_round_and_rates_a_first_real_pair(
+        live_server, browser, viewport):
+    campaign = make_campaign("text-to-image", seed=20 + viewport[0] % 7)
+    calibration = [add_pair(campaign, seed=500 + n) for n in range(2)]
+    real = add_pair(campaign, seed=600)
+    q.calibration_items_add(campaign=campaign, rows=[
+        {"pair": pair.external_id, "expected": EXPECTED_A,
+         "explanation": f"Calibration {n}: the better image draws every object asked for."}
+        for n, pair in enumerate(calibration)])
+    q.campaign_qualification_set(campaign=campaign, round_size=2, pass_mark=1.0, retry_hours=24)
+    questionnaire = questionnaire_create(slug=f"journey-{viewport[0]}", title="About you", questions=DEFAULT_QUESTIONS)
+    campaign_questionnaire_set(campaign=campaign, questionnaire=questionnaire)
+    done_url = f"{live_server.url}/?study=complete"
+    link = crowd_link_create(campaign=campaign, completion_url=done_url, quota=1)
+    pid = f"60aa11bb22cc33dd44ee{viewport[0]}"
+    context = browser.new_context(viewport={"width": viewport[0], "height": viewport[1]})
+    context.set_default_timeout(TIMEOUT_MS)
+    page = context.new_page()
+    page.goto(f"{live_server.url}/login/", timeout=90_000)  # the server's first request imports every URL module
+
+    # The entry link: a new account, then the profile form before anything else.
+    page.goto(f"{live_server.url}/crowd/{link.token}/?PROLIFIC_PID={pid}&STUDY_ID=study7&SESSION_ID=s{viewport[0]}")
+    page.wait_for_url(f"{live_server.url}/work/campaigns/{campaign.slug}/profile/")
+    rater = CrowdParticipant.objects.get(participant_id=pid).user
+    page.check("input[name=expertise][value=Photography]")
+    page.fill("input[name=languages]", "English")
+    page.fill("input[name=years]", "4")
+    _shot(page, "journey-profile", viewport)
+    page.locator("[data-testid=profile-save]").click()
+
+    # Saved, the profile leads to the calibration round, not to a pair of the real queue.
+    page.wait_for_url(f"{live_server.url}/work/campaigns/{campaign.slug}/")
+    assert ProfileAnswer.objects.get(user=rater).answers["years"] == 4
+    gate = page.locator("[data-qualification-gate]")
+    expect(gate).to_have_attribute("data-code", "qualification_required")
+    expect(gate).to_contain_text("of its calibration pairs")
+    assert not Assignment.objects.filter(annotator=rater).exists()
+    # The calibration pairs left the queue: the campaign's progress counts its one real pair.
+    expect(page.locator(".stat", has_text="pairs complete").locator("b")).to_have_text("0 / 1")
+    _shot(page, "journey-gate", viewport)
+    page.keyboard.press("Enter")
+    page.wait_for_url(f"**/work/campaigns/{campaign.slug}/calibration/")
+    for position in (1, 2):
+        expect(page.locator("[data-calibration-progress]")).to_have_text(f"Calibration pair {position} of 2")
+        assert SECRET not in page.content()
+        _answer_calibration(page, rater, right=True)
+        expect(page.locator("[data-feedback-verdict]")).to_contain_text("matches the expected answer")
+        page.keyboard.press("Enter")
+    expect(page.locator("[data-calibration-result]")).to_have_attribute("data-verdict", "passed")
+    _shot(page, "journey-passed", viewport)
+
+    page.keyboard.press("Enter")  # Start rating: the first pair of the real queue
+    page.wait_for_selector("body[data-workspace-ready]")
+    lease = Assignment.objects.get(annotator=rater, status=Assignment.Status.ACTIVE)
+    assert lease.pair_id == real.pk and page.url == f"{live_server.url}/work/assignments/{lease.pk}/"
+    assert SECRET not in page.content()
+    if page.locator("#instructions").is_visible():
+        page.keyboard.press("Escape")
+    _shot(page, "journey-first-real-pair", viewport)
+    submit_by_keys(page)
+    page.keyboard.press("Enter")  # Next pair: the quota of one real pair is done; calibration pairs count not
+    page.wait_for_url(done_url)
+    assert CalibrationAnswer.objects.filter(round__rater=rater).count() == 2
+    assert list(Annotation.objects.filter(annotator=rater).values_list("pair_id", flat=True)) == [real.pk]
+    context.close()
 
 
 @pytest.mark.browser
@@ -175,7 +247,7 @@ def test_a_rater_whose_gold_score_falls_is_paused_and_a_curator_lifts_the_pause(
     if page.locator("#instructions").is_visible():
         page.keyboard.press("Escape")
     lease = rater.assignments.get(status="active")
-    _press(page, _keys_preferring("A" if lease.swapped else "B"))  # the third miss
+    press(page, _keys_preferring("A" if lease.swapped else "B"))  # the third miss
     page.keyboard.press("Control+Enter")
     page.wait_for_selector("[data-done]:not([hidden])")
     assert RaterPause.objects.filter(rater=rater, lifted_at__isnull=True).exists()

@@ -1,4 +1,5 @@
-"""Pairs of every task kind for the workspace tests, with model names and ids that must never leak.
+"""Pairs of every task kind for the workspace tests, with model names and ids that must never leak; and, for the
+browser tests that rate them, one Chromium per module and the keys of a whole answer.
 
 Every model name, external id and original file name contains ``SECRET`` so one search over a page,
 a response body or a URL proves the annotator saw none of them.
@@ -11,11 +12,13 @@ import math
 import struct
 import wave
 
+import pytest
 from PIL import Image, ImageDraw
 
 from annotation.catalogue import content, schemas
 from annotation.catalogue.models import Campaign
 from annotation.catalogue.services.media import media_store
+from tests.browser import chromium
 from tests.catalogue import glb
 from tests.factories import CampaignFactory, PairFactory, PromptFactory, RatingSchemaFactory, ResponseFactory
 
@@ -177,3 +180,31 @@ def add_pair(campaign: Campaign, *, seed: int, criteria=None, priority: int = 0)
 def make_pair(kind: str, *, annotators=(), seed: int = 1, criteria=None):
     """A new campaign of ``kind`` holding one pair."""
     return add_pair(make_campaign(kind, annotators=annotators, seed=seed), seed=seed, criteria=criteria)
+
+
+# A whole answer to the text-to-image preset by keys, as shown: both rubrics of each side, the overall preference,
+# the rationale typed, then "the prompt is valid" (Ctrl+Enter moves on from the rubrics, Escape leaves the text).
+ANSWER = ["3", "2", "2", "1", "Control+Enter", "2", "Enter", "text:A follows the prompt.", "Escape", "j", "y"]
+
+
+def press(page, keys) -> None:
+    """Press ``keys`` in order; a ``text:…`` entry is typed."""
+    for key in keys:
+        if key.startswith("text:"):
+            page.keyboard.type(key[5:])
+        else:
+            page.keyboard.press(key)
+
+
+def submit_by_keys(page, keys=ANSWER) -> None:
+    """Answer the pair on ``page`` by ``keys``, submit it with Ctrl+Enter and wait for the page to say it is done."""
+    press(page, keys)
+    page.keyboard.press("Control+Enter")
+    page.wait_for_selector("[data-done]:not([hidden])")
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """One Chromium for the module; a test module takes it as ``browser = workspace_pairs.browser``."""
+    with chromium() as launched:
+        yield launched

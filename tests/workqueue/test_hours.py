@@ -4,9 +4,11 @@ curators only."""
 
 import csv
 import io
+import json
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from django.core.management import CommandError, call_command
 from django.test import Client
 from rest_framework.test import APIClient
 
@@ -122,6 +124,47 @@ def test_the_console_downloads_the_same_figures_as_csv():
     assert rows[worker.username]["pairs_submitted"] == "2" and rows[worker.username]["gold_score"] == "1.0"
     page = browser.get(f"/console/campaigns/{campaign.slug}/profile/")
     assert page.status_code == 200 and b"Download CSV" in page.content
+
+
+@pytest.mark.django_db
+def test_the_rater_hours_command_prints_the_apis_figures_as_json_csv_and_text():
+    campaign, worker, idler = _scenario()
+    api = APIClient()
+    api.force_authenticate(CuratorFactory())
+    served = api.get(f"/api/v1/campaigns/{campaign.slug}/hours/?idle_minutes=5").json()
+
+    out = io.StringIO()
+    call_command("rater_hours", "--campaign", campaign.slug, "--idle-minutes", "5", "--json", stdout=out)
+    printed = json.loads(out.getvalue())
+    for body in (printed, served):
+        for row in body["raters"]:
+            for field in ("first_activity", "last_activity"):
+                row[field] = row[field] and datetime.fromisoformat(row[field])
+    assert printed == served
+    out = io.StringIO()
+    call_command("rater_hours", "--campaign", campaign.slug, "--csv", stdout=out)  # the default threshold is 5
+    browser = Client()
+    browser.force_login(CuratorFactory())
+    assert out.getvalue() == browser.get(f"/console/campaigns/{campaign.slug}/hours.csv?idle_minutes=5").content.decode()
+    out = io.StringIO()
+    call_command("rater_hours", "--campaign", campaign.slug, "--idle-minutes", "90", stdout=out)
+    text = out.getvalue()
+    assert "gaps over 90 min idle" in text
+    assert f"{worker.username}: 1h11m active, 2 submitted, 1 skipped, gold 1/1 (100%)" in text
+    assert f"{idler.username}: 0h00m active, 0 submitted, 0 skipped, no gold" in text
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(("arguments", "message"), [
+    (["--campaign", "nowhere"], "campaign 'nowhere' does not exist"),
+    (["--idle-minutes", "0"], "idle_minutes is a number of minutes from 0.5 to 240 (default 5)"),
+    (["--idle-minutes", "abc"], "idle_minutes is a number of minutes from 0.5 to 240 (default 5)"),
+])
+def test_the_rater_hours_command_refuses_an_unknown_campaign_or_a_threshold_out_of_range(arguments, message):
+    campaign, _, _ = ab_tie_campaign(pairs=1)
+    with pytest.raises(CommandError) as refused:
+        call_command("rater_hours", *(["--campaign", campaign.slug] + arguments), stdout=io.StringIO())
+    assert str(refused.value) == message
 
 
 @pytest.mark.django_db

@@ -16,6 +16,7 @@ from annotation.catalogue.models import CalibrationItem, CalibrationSet, Campaig
 from annotation.catalogue.services.campaigns import rating_schema_for_preset
 from annotation.workqueue.models import Annotation, Assignment, AssignmentEvent, CalibrationAnswer, QualificationRound, RaterPause
 from annotation.workqueue.rules import orientation_swapped
+from annotation.workqueue.selectors import annotator_stats
 from annotation.workqueue.services import qualification as q
 from annotation.workqueue.services.assignments import assignment_claim
 from annotation.workqueue.services.review import annotation_correct
@@ -221,6 +222,23 @@ def test_a_rater_not_admitted_gets_no_pair_shown_ahead_and_the_report_says_where
     by_name = {r["username"]: r for r in report["raters"]}
     assert by_name["waiting"]["status"] == "not started" and by_name["passed"]["status"] == "admitted"
     assert by_name["passed"]["round"]["correct"] == 4
+
+
+def test_the_queues_pairs_complete_leaves_out_the_calibration_pairs_taken_out_of_the_queue():
+    campaign = t2i_campaign("progress", calibration_pairs=6, real_pairs=3)
+    # Rated and adjudicated before it joined the set: it stays complete, and counts as the real pair it was.
+    Pair.objects.filter(external_id="progress-cal-5").update(status=Pair.Status.COMPLETE)
+    calibrate(campaign)
+    assert Pair.objects.filter(campaign=campaign, status=Pair.Status.EXCLUDED).count() == 5
+    rater = UserFactory(username="progress-rater")
+    campaign.members.add(rater)
+    play_round(rater, campaign, right=4)
+    Pair.objects.filter(external_id="progress-real-0").update(status=Pair.Status.COMPLETE)
+
+    (row,) = annotator_stats(annotator=rater)["campaigns"]
+    assert (row["pairs_complete"], row["pairs_total"]) == (2, 4)
+    page = session_client(rater).get(f"/work/campaigns/{campaign.slug}/").content.decode()
+    assert "<b>2 / 4</b>pairs complete" in page
 
 
 def test_the_calibration_set_command_adds_lists_and_refuses_a_bad_file(tmp_path):

@@ -131,7 +131,8 @@ class AnswersCheckApi(APIView):
 
 class NextPairPreviewApi(APIView):
     """The pair you will most likely get next in this campaign, blind, to load ahead (its media become fetchable);
-    no lease is taken. 204 when nothing is left; 404 when you are not a member."""
+    no lease is taken. 204 when nothing is left; 404 when you are not a member; the claim's 403 while it would refuse
+    you (``profile_required``, ``quota_done``, ``qualification_required``, ``paused_recalibrate``)."""
 
     throttle_scope = "rater-read"
 

@@ -30,6 +30,8 @@ if TYPE_CHECKING:
     from annotation.accounts.models import User
 
 ID_PARAMS = ("PROLIFIC_PID", "STUDY_ID", "SESSION_ID")
+# What follows a link's address as the study URL pasted into Prolific, which fills in its placeholders.
+PROLIFIC_PLACEHOLDERS = "?" + "&".join(f"{name}={{{{%{name}%}}}}" for name in ID_PARAMS)
 # Prolific's ids are 24 hexadecimal digits; other platforms use longer or other-shaped ones, so any 1–64 letters,
 # digits, - or _ are taken, nothing else (no spaces, quotes, markup or control characters).
 PLATFORM_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")

@@ -20,6 +20,7 @@ from annotation.catalogue.models import PAIR_CLAIMABLE, PAIR_SLOTS_TAKEN, Campai
 from annotation.workqueue.models import Assignment
 from annotation.workqueue.rules import orientation_swapped
 from annotation.workqueue.selectors import pair_display
+from annotation.workqueue.services.profile import profile_required
 
 if TYPE_CHECKING:
     from annotation.accounts.models import User
@@ -36,9 +37,20 @@ def pair_preview_next(*, campaign: Campaign, annotator: User) -> dict | None:
     """The blind display of the pair ``annotator`` most likely gets on their next claim in ``campaign``, with
     ``assignment`` and ``expires_at`` empty; None when nothing is left or the campaign is not active.
 
+    Refused as the claim refuses (ApplicationError 403 ``profile_required``, ``quota_done``,
+    ``qualification_required``, ``paused_recalibrate``): nothing of the real queue is shown before the rater may
+    claim it. Membership is the caller's to check.
+
     Writes no row: it lets the annotator fetch that pair's media (renditions, as always) for PREVIEW_SECONDS, through
     the cache (Redis when configured), so their browser can hold them before the claim.
     """
+    # Imported here: the qualification services read this module's media grants.
+    from annotation.workqueue.services.qualification import admission_refuse, rater_admission
+
+    profile_required(user=annotator, campaign=campaign)
+    admission = rater_admission(user=annotator, campaign=campaign)
+    if not admission.admitted:
+        admission_refuse(admission)
     if campaign.status != Campaign.Status.ACTIVE:
         return None
     held = Assignment.objects.filter(pair=OuterRef("pk"), annotator=annotator)

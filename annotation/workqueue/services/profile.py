@@ -98,7 +98,8 @@ def profile_required(*, user: User, campaign: Campaign | str) -> None:
     exist or for a non-member: the claim refuses them itself (404, 403 ``not_a_member``).
 
     The claim reads the same two facts with its membership read (``store.claim_read``; on PostgreSQL in
-    ``claim.sql``: ``profile_missing``, ``crowd_entry_id``) and hands them to ``entry_gate``."""
+    ``claim.sql``: ``profile_missing``, ``crowd_entry_id``) and hands them to ``entry_gate``; the next-pair preview
+    asks this function."""
     found = Campaign.objects.filter(slug=campaign) if isinstance(campaign, str) else Campaign.objects.filter(pk=campaign.pk)
     member = Campaign.members.through.objects.filter(campaign_id=OuterRef("pk"), user_id=user.pk)
     row = found.values_list("pk", Exists(member), *entry_gate_facts(user=user, campaign=OuterRef("pk"))).first()

@@ -13,7 +13,8 @@ from core.errors import ApplicationError
 class Command(BaseCommand):
     help = (
         "Generate and import realistic demo campaigns of every MMRB2 kind (plus Omni text-to-audio and "
-        "text-to-text), create three annotators, a curator and an admin, and print their logins. Idempotent."
+        "text-to-text), create three annotators, a curator and an admin, and print their logins; one campaign asks a "
+        "rater profile and a calibration round first. Idempotent."
     )
 
     def add_arguments(self, parser):
@@ -53,6 +54,12 @@ class Command(BaseCommand):
                         f"({c.prefilter['verdicts']} verdicts)")
             self.stdout.write(f"  {c.slug:<22} {c.kind:<15} {c.pairs:>3} pairs{note}")
         self.stdout.write("Judges: image-sanity and text-sanity, Concord's built-in heuristics (not models; docs/judges.md).")
+        for c in campaigns:
+            if c.qualification:
+                q = c.qualification
+                self.stdout.write(f"Qualification: {q.campaign} asks the profile {q.questionnaire!r}, then a calibration "
+                                  f"round of {q.round_size} of its {q.calibration_pairs} calibration pairs (pass mark "
+                                  f"{q.pass_mark:.0%}) before the real queue (docs/qualification.md).")
         self.stdout.write("")
         self.stdout.write(self.style.SUCCESS("Demo accounts (the annotators are members of every demo campaign):"))
         self.stdout.write(f"  {'role':<10} {'username':<12} password")
