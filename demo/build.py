@@ -7,6 +7,7 @@ from pathlib import Path
 
 from demo.bundle import MediaFolder, write_jsonl
 from demo.generation import image_editing_rows, text_to_image_rows
+from demo.meshes import text_to_3d_rows
 from demo.omni import text_to_audio_rows, text_to_text_rows
 from demo.stories import interleaved_rows
 from demo.traces import reasoning_rows
@@ -54,6 +55,14 @@ Listen to both sounds in full before deciding: a wrong note, a click or a cut-of
 For each criterion listed with the pair, say whether A is better, B is better, or they are equivalent.
 Use headphones if you can, at a moderate volume, and replay either sound as often as you need.
 """
+TEXT_TO_3D_INSTRUCTIONS = """\
+Each response is a 3D model, drawn in its pane. Turn both before deciding: a wrong colour or shape can hide on
+the far side or underneath.
+
+Drag either model to turn both together (or Tab to one and use the arrow keys), use the wheel or + and - to
+zoom, and z to return to the starting view. For each criterion listed with the pair, say whether A is better,
+B is better, or they are equivalent.
+"""
 TEXT_TO_TEXT_INSTRUCTIONS = """\
 Read the request and both answers in full.
 
@@ -97,6 +106,8 @@ def build_demo(out_dir: Path) -> tuple[list[DemoCampaign], Path]:
          text_to_audio_rows(media)),
         ("demo-text-to-text", "Demo · Text to text (Omni)", "text-to-text", "omni-criteria", TEXT_TO_TEXT_INSTRUCTIONS,
          text_to_text_rows()),
+        ("demo-text-to-3d", "Demo · Text to 3D (Omni)", "text-to-3d", "omni-criteria", TEXT_TO_3D_INSTRUCTIONS,
+         text_to_3d_rows(media)),
     )
     campaigns = []
     for slug, name, kind, preset, instructions, rows in plan:

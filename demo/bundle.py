@@ -36,6 +36,10 @@ class MediaFolder:
     def audio(self, wav: bytes, alt: str = "") -> dict:
         return {"type": "audio", "file": self._write(wav, "audio", "wav"), "alt": alt}
 
+    def model3d(self, glb: bytes, alt: str = "") -> dict:
+        """A media block for a binary glTF model."""
+        return {"type": "model3d", "file": self._write(glb, "models", "glb"), "alt": alt}
+
 
 def text(value: str, fmt: str = "markdown") -> dict:
     return {"type": "text", "text": value, "format": fmt}

@@ -9,8 +9,10 @@ import os
 from tests.conftest import require
 
 CHROMIUM = "/usr/bin/chromium"
+# WebGL (the 3D viewer) on the CPU through SwiftShader: Chromium falls back to it by itself today, and newer releases
+# only when told that this software renderer may be used.
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run",
-        "--disable-sync"]
+        "--disable-sync", "--enable-unsafe-swiftshader"]
 
 
 @contextlib.contextmanager

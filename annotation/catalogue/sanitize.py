@@ -2,17 +2,24 @@
 
 Images are re-encoded from their pixels (``annotation.catalogue.renditions``); these containers cannot be re-encoded here
 (no ffmpeg), so every element that can carry a name (tags, comments, encoder and writing-application fields,
-handler names, C2PA ``uuid`` boxes, glTF ``asset.generator``, ``extras`` and names) is overwritten where it
-lies: turned into padding its container defines (RIFF ``JUNK``, FLAC ``PADDING``, ISO-BMFF ``free``, EBML
-``Void``) or its text into spaces. Nothing moves, so sample tables, cue points and chunk offsets stay valid.
+handler names, C2PA ``uuid`` boxes, glTF ``asset.generator``, ``extras``, names and XMP, the text and EXIF of a
+GLB's textures) is overwritten where it lies: turned into padding its container defines (RIFF ``JUNK``, FLAC
+``PADDING``, ISO-BMFF ``free``, EBML ``Void``, an unknown PNG chunk) or its text into spaces. Nothing moves, so
+sample tables, cue points and chunk offsets stay valid.
 A file whose structure cannot be walked raises SanitizeError: it is not served rather than served as it is.
 """
 
 from __future__ import annotations
 
+import base64
 import bisect
 import json
 import struct
+import zlib
+
+# Raised when a cleaner removes more than before: clean files stored under an older version are made again
+# (``services.renditions.rendition_name``). 2: a GLB's XMP and its textures' metadata; STL.
+VERSION = 2
 
 
 class SanitizeError(ValueError):
@@ -164,23 +171,111 @@ def _ebml_walk(data: bytes, out: bytearray, at: int, end: int, *, depth: int) ->
         at = stop
 
 
+# glTF extensions that carry nothing but metadata: dropped wherever they are used.
+_GLTF_METADATA_EXTENSIONS = {"KHR_xmp_json_ld", "KHR_xmp"}
+
+
 def _strip_names(value):
     if isinstance(value, dict):
-        return {k: _strip_names(v) for k, v in value.items() if k not in ("extras", "name", "generator", "copyright")}
+        kept = {}
+        for key, item in value.items():
+            if key in ("extras", "name", "generator", "copyright"):
+                continue
+            if key == "extensions" and isinstance(item, dict):
+                item = {k: v for k, v in item.items() if k not in _GLTF_METADATA_EXTENSIONS}
+                if not item:
+                    continue
+            if key in ("extensionsUsed", "extensionsRequired") and isinstance(item, list):
+                item = [name for name in item if name not in _GLTF_METADATA_EXTENSIONS]
+                if not item:
+                    continue
+            kept[key] = _strip_names(item)
+        return kept
     if isinstance(value, list):
         return [_strip_names(v) for v in value]
     return value
 
 
 def _glb(data: bytes) -> bytes:
+    """The JSON chunk without names, extras, generator, copyright or XMP; each embedded texture's metadata (PNG
+    text chunks, JPEG APP segments and comments) neutralised where it lies in the BIN chunk."""
     if data[:4] != b"glTF":
         raise SanitizeError("not a binary glTF file")
     size, kind = struct.unpack("<I4s", data[12:20])
     if kind != b"JSON":
         raise SanitizeError("the first glTF chunk is not JSON")
-    document = _strip_names(json.loads(data[20:20 + size]))
-    text = json.dumps(document, separators=(",", ":")).encode()
-    return data[:20] + text + b" " * (size - len(text)) + data[20 + size:]
+    document = json.loads(data[20:20 + size])
+    out = bytearray(data)
+    binary = 20 + size + 8  # the BIN chunk's first byte, when there is one
+    for buffer in document.get("buffers", []):
+        if "uri" in buffer:
+            raise SanitizeError("a buffer refers to a file outside the GLB")
+    views = document.get("bufferViews", [])
+    for number, image in enumerate(document.get("images", [])):
+        if "uri" in image:
+            image["uri"] = _data_uri_cleaned(image["uri"], number)
+            continue
+        view = views[image["bufferView"]]
+        start = binary + view.get("byteOffset", 0)
+        end = start + view["byteLength"]
+        if view.get("buffer", 0) != 0 or end > len(data):
+            raise SanitizeError(f"image {number}'s bytes lie outside the GLB's binary chunk")
+        out[start:end] = _image_cleaned(bytes(data[start:end]), number)
+    text = json.dumps(_strip_names(document), separators=(",", ":"), ensure_ascii=False).encode()
+    if len(text) > size:
+        raise SanitizeError("the cleaned glTF JSON does not fit its chunk")
+    return bytes(out[:20]) + text + b" " * (size - len(text)) + bytes(out[20 + size:])
+
+
+def _data_uri_cleaned(uri: str, number: int) -> str:
+    head, comma, payload = uri.partition(",")
+    if not uri.startswith("data:") or not comma or not head.endswith(";base64"):
+        raise SanitizeError(f"image {number} refers to a file outside the GLB")
+    cleaned = _image_cleaned(base64.b64decode(payload, validate=True), number)
+    return f"{head},{base64.b64encode(cleaned).decode()}"
+
+
+# PNG chunks that say how to draw the pixels; every other ancillary chunk (text, EXIF, time, ICC profile and its
+# name, private chunks) becomes an unknown private ancillary chunk of zeros, which every decoder skips.
+_PNG_KEPT = {b"IHDR", b"PLTE", b"IDAT", b"IEND", b"tRNS", b"gAMA", b"cHRM", b"sRGB", b"bKGD", b"pHYs", b"sBIT",
+             b"acTL", b"fcTL", b"fdAT", b"cICP"}
+_PNG_SKIPPED = b"jxNk"
+
+
+def _image_cleaned(image: bytes, number: int) -> bytes:
+    """An embedded PNG or JPEG texture with its metadata neutralised in place, its pixels untouched."""
+    out = bytearray(image)
+    if image[:8] == b"\x89PNG\r\n\x1a\n":
+        at = 8
+        while at + 12 <= len(image):
+            length, kind = struct.unpack(">I4s", image[at:at + 8])
+            if at + 12 + length > len(image):
+                raise SanitizeError(f"image {number}: PNG chunk {kind!r} runs past the image")
+            if kind not in _PNG_KEPT:
+                out[at + 4:at + 8] = _PNG_SKIPPED
+                out[at + 8:at + 8 + length] = bytes(length)
+                out[at + 8 + length:at + 12 + length] = struct.pack(">I", zlib.crc32(_PNG_SKIPPED + bytes(length)))
+            at += 12 + length
+        return bytes(out)
+    if image[:2] == b"\xff\xd8":
+        at = 2
+        while at + 4 <= len(image):
+            if image[at] != 0xFF:
+                raise SanitizeError(f"image {number}: no JPEG marker at {at}")
+            marker = image[at + 1]
+            if marker == 0xFF:  # fill byte
+                at += 1
+                continue
+            if marker == 0xDA or marker == 0xD9:  # the scan: no metadata segment comes after it
+                break
+            length = struct.unpack(">H", image[at + 2:at + 4])[0]
+            body = image[at + 4:at + 2 + length]
+            # APP1–APP15 (EXIF, XMP, ICC, IPTC, …) and comments; APP0 (JFIF) and Adobe's APP14 say how to decode.
+            if (0xE1 <= marker <= 0xEF or marker == 0xFE) and not (marker == 0xEE and body.startswith(b"Adobe")):
+                out[at + 4:at + 2 + length] = bytes(length - 2)
+            at += 2 + length
+        return bytes(out)
+    raise SanitizeError(f"image {number} is neither PNG nor JPEG")
 
 
 def _ply(data: bytes) -> bytes:
@@ -190,6 +285,24 @@ def _ply(data: bytes) -> bytes:
     lines = data[:end].split(b"\n")
     kept = [line[:len(word)] + b" " * (len(line) - len(word)) if (word := _ply_word(line)) else line for line in lines]
     return b"\n".join(kept) + data[end:]
+
+
+def _stl(data: bytes) -> bytes:
+    """A binary STL's 80-byte header (free text: exporters name themselves there) becomes zeros; an ASCII STL's
+    ``solid NAME`` and ``endsolid NAME`` keep their keyword, the name becomes spaces."""
+    if len(data) >= 84 and 84 + 50 * struct.unpack("<I", data[80:84])[0] == len(data):
+        return bytes(80) + data[80:]
+    if data[:5].lower() != b"solid":
+        raise SanitizeError("not an STL file")
+    lines = data.split(b"\n")
+    for i, line in enumerate(lines):
+        stripped = line.lstrip()
+        for word in (b"solid", b"endsolid"):
+            if stripped[:len(word)].lower() == word and stripped[len(word):len(word) + 1] in (b" ", b"\t"):
+                start = len(line) - len(stripped) + len(word)
+                end = len(line) - 1 if line.endswith(b"\r") else len(line)
+                lines[i] = line[:start] + b" " * (end - start) + line[end:]
+    return b"\n".join(lines)
 
 
 def _ply_word(line: bytes) -> bytes:
@@ -292,4 +405,5 @@ CLEANERS = {
     "video/webm": _webm,
     "model/gltf-binary": _glb,
     "model/ply": _ply,
+    "model/stl": _stl,
 }

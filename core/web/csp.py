@@ -65,7 +65,8 @@ def _policy(*, inline_styles: bool, with_nonce: bool) -> str:
         "style-src": styles,
         "img-src": media,
         "media-src": media,
-        "connect-src": " ".join(["'self'", *origins]),
+        # blob: is the page's own data: the 3D viewer's glTF loader fetches each embedded texture from a blob URL.
+        "connect-src": " ".join(["'self'", "blob:", *origins]),
         "font-src": "'self' data:",
         "worker-src": "'self' blob:",
         "object-src": "'none'",

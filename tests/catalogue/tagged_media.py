@@ -108,3 +108,22 @@ def tagged_ogg() -> bytes:
     comment = b"ENCODER=" + NAME
     tags = b"OpusTags" + struct.pack("<I", len(vendor)) + vendor + struct.pack("<II", 1, len(comment)) + comment
     return (_ogg_page(7, 0, ident, 2) + _ogg_page(7, 1, tags, 0) + _ogg_page(7, 2, b"\xfc" + bytes(60), 4))
+
+
+def _stl_facets() -> list[tuple]:
+    """Two triangles of a unit square, each (normal, three corners)."""
+    return [((0, 0, 1), (0, 0, 0), (1, 0, 0), (1, 1, 0)), ((0, 0, 1), (0, 0, 0), (1, 1, 0), (0, 1, 0))]
+
+
+def tagged_stl() -> bytes:
+    """A binary STL whose 80-byte header, free text, names the model (exporters write themselves there)."""
+    header = (b"solid exported by " + NAME).ljust(80, b" ")
+    body = b"".join(struct.pack("<12fH", *(c for v in facet for c in v), 0) for facet in _stl_facets())
+    return header + struct.pack("<I", len(_stl_facets())) + body
+
+
+def tagged_ascii_stl() -> bytes:
+    facets = "".join(f"  facet normal {' '.join(map(str, n))}\n    outer loop\n"
+                     + "".join(f"      vertex {' '.join(map(str, v))}\n" for v in corners)
+                     + "    endloop\n  endfacet\n" for n, *corners in _stl_facets())
+    return b"solid " + NAME + b"\r\n" + facets.encode() + b"endsolid " + NAME + b"\n"

@@ -6,16 +6,18 @@ import struct
 import wave
 
 import pytest
+from PIL import Image
 
 from annotation.catalogue.sanitize import SanitizeError, _ogg_crc, clean
-from annotation.catalogue.services.media import sniff
-from tests.catalogue import tagged_media
+from annotation.catalogue.services.media import MediaError, sniff
+from tests.catalogue import glb, tagged_media
 from tests.catalogue.tagged_media import NAME
 
 MAKERS = {
     "audio/wav": tagged_media.tagged_wav, "audio/mpeg": tagged_media.tagged_mp3, "audio/flac": tagged_media.tagged_flac,
     "audio/ogg": tagged_media.tagged_ogg, "video/mp4": tagged_media.tagged_mp4, "video/webm": tagged_media.tagged_webm,
     "model/gltf-binary": tagged_media.tagged_glb, "model/ply": tagged_media.tagged_ply,
+    "model/stl": tagged_media.tagged_stl,
 }
 
 
@@ -123,3 +125,80 @@ def test_an_annotator_gets_the_clean_file_and_a_curator_the_original():
     outsider = Client()
     outsider.force_login(other)
     assert outsider.get(f"/media/{media.sha256}.wav").status_code == 404
+
+
+def _chunks(glb_bytes: bytes) -> tuple[dict, bytes]:
+    size = struct.unpack("<I", glb_bytes[12:16])[0]
+    return json.loads(glb_bytes[20:20 + size]), glb_bytes[20 + size + 8:]
+
+
+def test_a_textured_glb_that_names_its_model_everywhere_comes_out_without_the_name_and_draws_the_same():
+    model = "ClearWriter-70B"
+    png = glb.texture_png((200, 40, 40), text=f"{model} texture baker")
+    original = glb.glb("cube", name=model, texture=png)
+    assert original.count(model.encode()) > 10 and sniff(original).mime_type == "model/gltf-binary"
+    cleaned = clean(original, "model/gltf-binary")
+    assert model.lower().encode() not in cleaned.lower() and len(cleaned) == len(original)
+    before, _ = _chunks(original)
+    document, binary = _chunks(cleaned)
+    assert document["asset"] == {"version": "2.0"}
+    assert "extensionsUsed" not in document and "extensions" not in document, "XMP goes with its declaration"
+    assert document["nodes"] == [{"mesh": 0}] and document["scenes"] == [{"nodes": [0]}]
+    assert document["meshes"][0]["primitives"] == before["meshes"][0]["primitives"]
+    assert document["materials"][0] == {key: value for key, value in before["materials"][0].items() if key != "name"}
+    assert [{k: v for k, v in a.items() if k != "name"} for a in before["accessors"]] == document["accessors"]
+    view = document["bufferViews"][document["images"][0]["bufferView"]]
+    texture = binary[view["byteOffset"]:view["byteOffset"] + view["byteLength"]]
+    with Image.open(io.BytesIO(texture)) as image:
+        image.load()
+        assert image.getpixel((1, 1)) == (200, 40, 40) and "Software" not in image.info
+    assert cleaned[-len(binary):][:view["byteOffset"]] == original[-len(binary):][:view["byteOffset"]], "geometry kept"
+
+
+def test_a_jpeg_texture_loses_its_exif_and_comment_and_keeps_its_pixels():
+    buffer = io.BytesIO()
+    Image.new("RGB", (8, 8), (30, 160, 60)).save(buffer, "JPEG", exif=b"Exif\x00\x00MM\x00*" + NAME, comment=NAME)
+    original = glb.glb("pyramid", texture=buffer.getvalue())  # declared image/png: the cleaner reads the bytes
+    cleaned = clean(original, "model/gltf-binary")
+    assert NAME in original and NAME not in cleaned
+    document, binary = _chunks(cleaned)
+    view = document["bufferViews"][document["images"][0]["bufferView"]]
+    with Image.open(io.BytesIO(binary[view["byteOffset"]:view["byteOffset"] + view["byteLength"]])) as image:
+        pixel = image.convert("RGB").getpixel((4, 4))
+    assert max(abs(a - b) for a, b in zip(pixel, (30, 160, 60), strict=True)) < 8
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    (lambda d: d["buffers"][0].update(uri="https://example.org/model.bin"), "a buffer refers to a file outside the GLB"),
+    (lambda d: d.update(images=[{"uri": "textures/skin.png"}]), "image 0 refers to a file outside the GLB"),
+])
+def test_a_glb_that_refers_to_outside_files_is_not_served(change, message):
+    size = struct.unpack("<I", glb.glb()[12:16])[0]
+    document = json.loads(glb.glb()[20:20 + size])
+    change(document)
+    text = json.dumps(document).encode()
+    text += b" " * (-len(text) % 4)
+    body = struct.pack("<I4s", len(text), b"JSON") + text
+    with pytest.raises(SanitizeError, match=message):
+        clean(b"glTF" + struct.pack("<II", 2, 12 + len(body)) + body, "model/gltf-binary")
+
+
+def test_an_ascii_stl_keeps_its_facets_and_its_solid_loses_its_name():
+    original = tagged_media.tagged_ascii_stl()
+    assert sniff(original, name="mesh.stl").mime_type == "model/stl"
+    cleaned = clean(original, "model/stl")
+    assert NAME not in cleaned and len(cleaned) == len(original)
+    lines = cleaned.split(b"\n")
+    assert lines[0].rstrip() == b"solid" and lines[0].endswith(b"\r") and lines[-2].rstrip() == b"endsolid"
+    assert lines[1:-2] == original.split(b"\n")[1:-2], "every facet as it was"
+    unnamed = b"solid\n" + original.split(b"\n", 1)[1].replace(b"endsolid " + NAME, b"endsolid")
+    assert sniff(unnamed, name="mesh.stl").mime_type == "model/stl" and clean(unnamed, "model/stl") == unnamed
+
+
+def test_a_binary_stl_is_known_by_its_length_and_keeps_every_facet():
+    original = tagged_media.tagged_stl()
+    cleaned = clean(original, "model/stl")
+    assert cleaned[:80] == bytes(80) and cleaned[80:] == original[80:]
+    assert sniff(cleaned, name="mesh.stl").mime_type == "model/stl"
+    with pytest.raises(MediaError, match="not a recognised image, video, audio or 3D file"):
+        sniff(original[:-1], name="mesh.stl")  # one byte short: the facet count no longer says its length

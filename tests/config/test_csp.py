@@ -22,6 +22,7 @@ def test_each_response_gets_its_own_nonce_in_the_same_policy(client):
     assert first[HEADER].replace(nonces[0], "") == second[HEADER].replace(nonces[1], "")
     assert _directives(first)["script-src"] == "'self'"
     assert _directives(first)["frame-ancestors"] == "'none'"
+    assert _directives(first)["connect-src"] == "'self' blob:"  # the page's own blobs (a GLB's textures), nothing else
 
 
 def test_the_api_documentation_alone_takes_inline_styles_and_no_nonce():

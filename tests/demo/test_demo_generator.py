@@ -4,6 +4,7 @@ import io
 import json
 import random
 import re
+import struct
 import wave
 from collections import Counter
 from pathlib import Path
@@ -13,14 +14,15 @@ import pytest
 from PIL import Image
 
 from annotation.catalogue import content
+from annotation.catalogue.sanitize import clean
 from annotation.catalogue.services.media import sniff
-from demo import generation, omni, stories, traces
+from demo import generation, meshes, omni, stories, traces
 from demo.build import build_demo
 from demo.bundle import MediaFolder, write_jsonl
 
 MMRB2_KINDS = ("text-to-image", "image-editing", "interleaved", "reasoning")
 ALL_MODELS = {m.name for m in (*generation.T2I_MODELS, *generation.EDIT_MODELS, *stories.STORY_MODELS,
-                               *traces.AGENTS, *omni.AUDIO_MODELS)} | set(omni.TEXT_MODELS)
+                               *traces.AGENTS, *omni.AUDIO_MODELS)} | set(omni.TEXT_MODELS) | set(meshes.MESH_MODELS)
 
 
 pytestmark = pytest.mark.slow
@@ -60,8 +62,8 @@ def test_each_mmrb2_kind_has_twenty_to_forty_pairs_and_omni_kinds_exist(demo):
     rows, campaigns, _ = demo
     for kind in MMRB2_KINDS:
         assert 20 <= len(rows[kind]) <= 40, kind
-    assert {c.kind for c in campaigns} == {*MMRB2_KINDS, "text-to-audio", "text-to-text"}
-    assert {c.preset for c in campaigns if c.kind in ("text-to-audio", "text-to-text")} == {"omni-criteria"}
+    assert {c.kind for c in campaigns} == {*MMRB2_KINDS, "text-to-audio", "text-to-text", "text-to-3d"}
+    assert {c.preset for c in campaigns if c.kind in ("text-to-audio", "text-to-text", "text-to-3d")} == {"omni-criteria"}
     for kind in ("text-to-audio", "text-to-text"):
         assert rows[kind] and all(row["criteria"] for row in rows[kind])
     ids = [row["id"] for kind_rows in rows.values() for row in kind_rows]
@@ -94,7 +96,7 @@ def test_every_referenced_file_exists_and_is_what_its_block_says(demo):
                     found = sniff(path.read_bytes(), name=block["file"])
                     assert found.kind == block["type"]
                     seen[found.mime_type] += 1
-    assert seen["image/jpeg"] > 300 and seen["audio/wav"] >= 16
+    assert seen["image/jpeg"] > 300 and seen["audio/wav"] >= 16 and seen["model/gltf-binary"] == 16
 
 
 def test_pictures_are_photographic_not_placeholder_boxes(demo):
@@ -212,8 +214,8 @@ def test_better_models_win_more_often_on_generation(demo):
     "make",
     [lambda m: generation.text_to_image_rows(m, count=3), lambda m: generation.image_editing_rows(m, count=3),
      lambda m: stories.interleaved_rows(m, count=2), lambda m: traces.reasoning_rows(m, count=5),
-     lambda m: omni.text_to_audio_rows(m)],
-    ids=["text-to-image", "image-editing", "interleaved", "reasoning", "text-to-audio"],
+     lambda m: omni.text_to_audio_rows(m), lambda m: meshes.text_to_3d_rows(m)],
+    ids=["text-to-image", "image-editing", "interleaved", "reasoning", "text-to-audio", "text-to-3d"],
 )
 def test_generation_is_deterministic(tmp_path: Path, make):
     """The same seed writes byte-identical JSONL and media, so seeding twice imports nothing new."""
@@ -256,3 +258,21 @@ def test_reasoning_answers_are_true_of_the_pictures(demo):
             assert f"Image {int(np.argmax(scores)) + 2}" == answer, (row["id"], scores)
             checked[category] += 1
     assert checked["counting"] >= 3 and checked["multi_image_matching"] >= 3
+
+
+def test_3d_models_are_glbs_that_name_their_model_only_where_the_cleaner_removes_it(demo):
+    """Each text-to-3D response is a GLB with its two sides different; the exporter names the model in
+    asset.generator, as real ones do, and the annotators' clean copy keeps the geometry and drops the name."""
+    rows, _, media_root = demo
+    assert len(rows["text-to-3d"]) == len(meshes.SOLIDS) and all(row["criteria"] for row in rows["text-to-3d"])
+    for row in rows["text-to-3d"]:
+        files = [media_root / side["content"][0]["file"] for side in (row["response_a"], row["response_b"])]
+        assert files[0].read_bytes() != files[1].read_bytes(), row["id"]
+        for side, path in zip((row["response_a"], row["response_b"]), files, strict=True):
+            data = path.read_bytes()
+            assert side["model"].encode() in data
+            cleaned = clean(data, "model/gltf-binary")
+            size = struct.unpack("<I", cleaned[12:16])[0]
+            document = json.loads(cleaned[20:20 + size])
+            assert document["asset"] == {"version": "2.0"} and document["meshes"]
+            assert not any(name.encode() in cleaned for name in ALL_MODELS)

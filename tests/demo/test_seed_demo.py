@@ -13,7 +13,7 @@ from django.core.management import call_command
 
 from annotation.accounts.models import Role
 from annotation.catalogue.models import Campaign, Media, Pair, Prompt, RatingSchema, Response
-from demo import generation, omni, stories, traces
+from demo import generation, meshes, omni, stories, traces
 from demo.services import DEMO_ACCOUNTS
 from tests.factories import UserFactory
 
@@ -27,9 +27,10 @@ EXPECTED = {
     "demo-reasoning": ("reasoning", "mmrb2-reasoning"),
     "demo-text-to-audio": ("text-to-audio", "omni-criteria"),
     "demo-text-to-text": ("text-to-text", "omni-criteria"),
+    "demo-text-to-3d": ("text-to-3d", "omni-criteria"),
 }
 MODEL_NAMES = {m.name for m in (*generation.T2I_MODELS, *generation.EDIT_MODELS, *stories.STORY_MODELS, *traces.AGENTS,
-                                *omni.AUDIO_MODELS)} | set(omni.TEXT_MODELS)
+                                *omni.AUDIO_MODELS)} | set(omni.TEXT_MODELS) | set(meshes.MESH_MODELS)
 
 
 def seed(out) -> str:
@@ -48,7 +49,7 @@ def counts() -> dict:
 
 
 def test_seed_demo_loads_every_kind_with_members_media_and_accounts(tmp_path):
-    """Six campaigns with their presets, every JSONL line a pair, the three annotators in each, five working logins,
+    """Seven campaigns with their presets, every JSONL line a pair, the three annotators in each, five working logins,
     and every file stored once by digest and linked to the pairs that show it."""
     output = seed(tmp_path)
     campaigns = {c.slug: c for c in Campaign.objects.select_related("rating_schema")}
@@ -63,7 +64,8 @@ def test_seed_demo_loads_every_kind_with_members_media_and_accounts(tmp_path):
         assert {u.username for u in campaign.members.all()} == annotators
     for slug in ("demo-text-to-image", "demo-image-editing", "demo-interleaved", "demo-reasoning"):
         assert 20 <= campaigns[slug].pairs.count() <= 40
-    assert all(p.criteria for p in Pair.objects.filter(campaign__slug__in=["demo-text-to-audio", "demo-text-to-text"]))
+    assert all(p.criteria for p in Pair.objects.filter(campaign__slug__in=["demo-text-to-audio", "demo-text-to-text",
+                                                                           "demo-text-to-3d"]))
     users = get_user_model().objects.in_bulk([u for u, _, _ in DEMO_ACCOUNTS], field_name="username")
     for username, password, role in DEMO_ACCOUNTS:
         assert users[username].role == role
@@ -74,6 +76,7 @@ def test_seed_demo_loads_every_kind_with_members_media_and_accounts(tmp_path):
     # Media is content-addressed (no model or original file name in storage) and linked to the pairs showing it.
     assert Media.objects.filter(kind="image").count() > 250
     assert Media.objects.filter(kind="audio").count() >= 16
+    assert Media.objects.filter(kind="model3d", mime_type="model/gltf-binary").count() == 16
     for media in Media.objects.all():
         assert media.sha256 in media.file.name
         assert not any(name in media.file.name for name in MODEL_NAMES)

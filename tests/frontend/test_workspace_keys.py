@@ -20,7 +20,7 @@ from tests.frontend.workspace_pairs import make_pair
 
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 AXE_SOURCE = (Path(__file__).resolve().parent / "vendor" / "axe-core" / "axe.min.js").read_text(encoding="utf-8")
-KINDS = ["text-to-image", "image-editing", "interleaved", "reasoning", "audio-to-text", "text-to-audio"]
+KINDS = ["text-to-image", "image-editing", "interleaved", "reasoning", "audio-to-text", "text-to-audio", "text-to-3d"]
 SCREENS = [(1280, 720), (1440, 900)]
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "screenshots"
 

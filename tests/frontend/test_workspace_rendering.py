@@ -139,7 +139,7 @@ def test_long_tool_call_arguments_take_a_line_per_key_and_short_ones_one_line():
     assert long[0]["html"].count("\n") > 4
 
 
-def test_video_audio_and_3d_use_native_players_and_a_download_link():
+def test_video_and_audio_use_native_players_and_3d_a_viewer_frame_with_the_download_held_back():
     html = render_pair(display(
         "text-to-video", prompt=[{"type": "audio", "media": DIGESTS["aud"], "alt": "", "url": url("aud", "wav")}],
         left=[{"type": "video", "media": DIGESTS["vid"], "alt": "", "url": url("vid", "mp4")}],
@@ -147,8 +147,10 @@ def test_video_audio_and_3d_use_native_players_and_a_download_link():
     ))
     assert f'<video controls preload="metadata" playsinline src="{url("vid", "mp4")}"' in html
     assert f'<audio controls preload="metadata" src="{url("aud", "wav")}"' in html
-    assert f'href="{url("mesh", "glb")}" download' in html and "(.glb)" in html
-    assert "model-viewer" not in html
+    assert f'data-model3d-url="{url("mesh", "glb")}" data-model3d-format="glb"' in html
+    assert 'tabindex="0"' in html and 'aria-keyshortcuts="ArrowLeft ArrowRight ArrowUp ArrowDown"' in html
+    # The download is offered only when the viewer cannot draw the file (model3d.js unhides it).
+    assert f'href="{url("mesh", "glb")}" download hidden' in html and "(.glb)" in html
 
 
 def test_the_form_asks_every_question_of_the_generation_schema_with_a_key_per_option():

@@ -19,6 +19,7 @@ from annotation.catalogue import content, schemas
 from annotation.catalogue.models import Campaign
 from annotation.catalogue.services.media import media_store
 from tests.browser import chromium
+from tests.catalogue import glb
 from tests.factories import CampaignFactory, PairFactory, PromptFactory, RatingSchemaFactory, ResponseFactory
 
 SECRET = "secretmodel"
@@ -29,6 +30,7 @@ KIND_PRESETS = {
     "reasoning": "mmrb2-reasoning",
     "audio-to-text": "omni-criteria",
     "text-to-audio": "omni-criteria",
+    "text-to-3d": "omni-criteria",
 }
 INSTRUCTIONS = "Compare the two responses **blind**.\n\n1. Rate each response.\n2. Give your overall preference."
 
@@ -131,6 +133,16 @@ def build_content(kind: str, seed: int) -> tuple[list, list, list, list]:
         prompt = [_text("A single clear tone, about a second long.")]
         a = [{"type": "audio", "media": tones[0].sha256, "alt": ""}]
         b = [{"type": "audio", "media": tones[1].sha256, "alt": ""}]
+    elif kind == "text-to-3d":
+        # The cube is textured (its PNG's text naming the model too): the page decodes an embedded image.
+        texture = glb.texture_png((235, 235, 255), text=f"{SECRET} texture baker")
+        meshes = [media_store(data=glb.glb(shape, colour, name=f"{SECRET}-x-{shape}-{seed}", texture=texture),
+                              name=f"{SECRET}-x-{seed}.glb")
+                  for shape, colour, texture in (("cube", (0.15, 0.35, 0.85), texture), ("pyramid", (0.85, 0.4, 0.1), None))]
+        media.extend(meshes)
+        prompt = [_text("A plain geometric solid, evenly coloured.")]
+        a = [{"type": "model3d", "media": meshes[0].sha256, "alt": ""}]
+        b = [{"type": "model3d", "media": meshes[1].sha256, "alt": ""}]
     else:
         raise ValueError(f"no test content for {kind}")
     return prompt, a, b, media
@@ -155,7 +167,9 @@ def add_pair(campaign: Campaign, *, seed: int, criteria=None, priority: int = 0)
                                  content_sha256=content.digest(a_blocks))
     response_b = ResponseFactory(prompt=prompt, model_name=f"{SECRET}-x-beta-{seed}", content=b_blocks,
                                  content_sha256=content.digest(b_blocks))
-    if criteria is None and KIND_PRESETS[kind] == "omni-criteria":
+    if criteria is None and kind == "text-to-3d":
+        criteria = ["Is a plain geometric solid", "Is evenly coloured"]
+    elif criteria is None and KIND_PRESETS[kind] == "omni-criteria":
         criteria = ["Describes the sound accurately", "Answers in one sentence"]
     pair = PairFactory(campaign=campaign, prompt=prompt, response_a=response_a, response_b=response_b,
                        external_id=f"{SECRET}-x-pair-{kind}-{seed}", criteria=criteria or [], priority=priority)

@@ -59,7 +59,7 @@ def sniff(data: bytes, *, name: str = "") -> Sniffed:
     label = shortened(name, SHOWN_PATH_CHARS) if name else "media"
     if not data:
         raise MediaError(f"{label}: the file is empty", code="media_empty")
-    found = sniff_by_head(data[:64]) or _sniff_image(data, label)
+    found = sniff_by_head(data[:64]) or _sniff_stl(data) or _sniff_image(data, label)
     claimed = EXTENSION_KIND.get(PurePosixPath(name).suffix.lower().lstrip("."))
     if name and claimed and claimed != found.kind:
         raise MediaError(
@@ -86,6 +86,17 @@ def sniff_by_head(head: bytes) -> Sniffed | None:
         return Sniffed("model3d", "model/gltf-binary", "glb")
     if head.startswith(b"ply\n") or head.startswith(b"ply\r\n"):
         return Sniffed("model3d", "model/ply", "ply")
+    return None
+
+
+def _sniff_stl(data: bytes) -> Sniffed | None:
+    """An STL mesh, known by the whole file (its first bytes are free text): binary when its facet count says
+    exactly how long it is, ASCII when it reads ``solid … facet … endsolid``."""
+    if len(data) >= 84 and 84 + 50 * int.from_bytes(data[80:84], "little") == len(data):
+        return Sniffed("model3d", "model/stl", "stl")
+    if (data[:5].lower() == b"solid" and data[5:6] in (b" ", b"\t", b"\r", b"\n") and b"facet normal" in data[:4096]
+            and b"endsolid" in data[-512:]):
+        return Sniffed("model3d", "model/stl", "stl")
     return None
 
 

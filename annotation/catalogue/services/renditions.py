@@ -19,7 +19,10 @@ CLEAN = "clean"
 
 
 def rendition_name(digest: str, variant: str, extension: str) -> str:
-    """Where a rendition lives in storage: the digest, the variant and the encoding version, nothing else."""
+    """Where a rendition lives in storage: the digest, the variant and the encoding version (and, for a clean file,
+    the cleaners' version), nothing else."""
+    if variant == CLEAN:
+        variant = f"{CLEAN}-s{sanitize.VERSION}"
     return f"renditions/v{renditions.VERSION}/{digest[:2]}/{digest}/{variant}.{extension}"
 
 

@@ -6,27 +6,42 @@ import { arrowStep } from "./keymap.js";
 import { Inspector } from "./inspector.js";
 import { Playback } from "./playback.js";
 import { Compare, StepAlignment, ZoomGroup, scrollPanes, syncScroll } from "./media.js";
+import { zoomPercent } from "./orbit.js";
 
 const $ = (selector, root = document) => root.querySelector(selector);
 const $$ = (selector, root = document) => [...root.querySelectorAll(selector)];
 
 export function wireViewing({ pair, inspectorDialog, when, styleNonce }) {
-  // Synchronized zoom, where the kind offers it.
+  // Synchronized zoom, where the kind offers it, and the 3D views, which turn and zoom together (model3d.js).
   const frames = $$("[data-zoom-frame]");
-  if (frames.length) {
-    const zoom = new ZoomGroup(frames, $("[data-zoom-level]"));
+  const zoom = frames.length ? new ZoomGroup(frames, $("[data-zoom-level]")) : null;
+  const models = modelViews($$("[data-model3d-frame]"), zoom ? null : $("[data-zoom-level]"));
+  if (zoom || models) {
+    const zoomBy = (factor) => { zoom?.zoomAt(factor); models?.zoom(factor); };
+    const reset = () => { zoom?.reset(); models?.reset(); };
     $$("[data-zoom]").forEach((button) => button.addEventListener("click", () => {
       const action = button.dataset.zoom;
-      if (action === "reset") zoom.reset(); else zoom.zoomAt(action === "in" ? 1.25 : 0.8);
+      if (action === "reset") reset(); else zoomBy(action === "in" ? 1.25 : 0.8);
     }));
-    bind(["+", "="], { group: "Viewing", label: "Zoom in (both sides)", hint: ["+"], when, run: () => zoom.zoomAt(1.25) });
-    bind(["-"], { group: "Viewing", label: "Zoom out", when, run: () => zoom.zoomAt(0.8) });
-    bind(["z"], { group: "Viewing", label: "Reset zoom", when, run: () => zoom.reset() });
+    bind(["+", "="], { group: "Viewing", label: "Zoom in (both sides)", hint: ["+"], when, run: () => zoomBy(1.25) });
+    bind(["-"], { group: "Viewing", label: "Zoom out", when, run: () => zoomBy(0.8) });
+    const resetLabel = !models ? "Reset zoom" : zoom ? "Reset the zoom and the 3D view (both sides)" : "Reset the 3D view (both sides)";
+    bind(["z"], { group: "Viewing", label: resetLabel, when, run: reset });
+  }
+  if (zoom) {
     bind(["Shift+ArrowLeft", "Shift+ArrowRight", "Shift+ArrowUp", "Shift+ArrowDown"], {
       group: "Viewing", label: "Pan the zoomed images", hint: ["Shift+←↑→↓"], when,
       run: (event) => {
         zoom.pan(...arrowStep(event.key, 0.1));
       },
+    });
+  }
+  if (models) {
+    // Pressed on a focused 3D view, the arrows reach its own listener first (elsewhere ↑ and ↓ are the form's keys).
+    const onModel = (event) => Boolean(event.target.closest?.("[data-model3d-frame]"));
+    bind(["ArrowLeft", "ArrowRight", "ArrowUp", "ArrowDown"], {
+      group: "Viewing", label: "Turn the 3D models (a 3D view focused: Tab to it or click it)", hint: ["←↑→↓"],
+      when: (event) => when(event) && onModel(event), run: (event) => models.turn(event.key),
     });
   }
   const slider = $("[data-compare-slider]");
@@ -93,5 +108,22 @@ export function wireViewing({ pair, inspectorDialog, when, styleNonce }) {
       bind([";"], { group: "Media", label: playback.video ? "Hear the other video" : "Switch to the other response at the same moment", when, run: () => playback.switch() });
     }
   }
-  return { playback };
+  return { playback, models };
+}
+
+// The page's 3D views as one group, once three.js is loaded (only a page with a 3D response loads it); null when
+// there are none. Keys pressed before it is ready wait for it. `level` (the toolbar's zoom level, where no image
+// zoom owns it) shows how near the camera is, 100% at the starting view.
+function modelViews(frames, level) {
+  if (!frames.length) return null;
+  const onPose = (position) => { if (level) level.textContent = `${zoomPercent(position)}%`; };
+  const ready = import("./model3d.js").then(({ ModelGroup }) => new ModelGroup(frames, { onPose }));
+  ready.catch((error) => frames.forEach((frame) => {
+    frame.dataset.model3dLoaded = "error";
+    const block = frame.closest("[data-model3d]");
+    block.querySelector("[data-model3d-status]").textContent = `The 3D viewer did not load (${error.message}); the file can be downloaded instead.`;
+    block.querySelector("[data-model3d-download]").hidden = false;
+  }));
+  const later = (action) => (...args) => { ready.then((group) => group[action](...args)).catch(() => {}); };
+  return { zoom: later("zoom"), reset: later("reset"), turn: later("turn"), dispose: later("dispose") };
 }

@@ -422,7 +422,7 @@ function mount(config, { claim = null } = {}) {
   $$("[data-open-dialog]").forEach((button) => button.addEventListener("click", () => toggleDialog($(`#${button.dataset.openDialog}`))));
 
   // The pair's viewing aids and their keys (zoom, comparison, panes, prompt, steps, inspector, media).
-  const { playback } = wireViewing({ pair: $(".pair"), inspectorDialog: dialogs.inspector, when: rating, styleNonce: STYLE_NONCE });
+  const { playback, models } = wireViewing({ pair: $(".pair"), inspectorDialog: dialogs.inspector, when: rating, styleNonce: STYLE_NONCE });
 
   // The share heard or watched, sent with the submit. Kept in the tab's session storage with the draft (the
   // browser's record of what was played does not survive a reload): the larger of the two counts.
@@ -472,6 +472,7 @@ function mount(config, { claim = null } = {}) {
       clearTimeout(saveTimer);
       clearBindings();
       for (const media of $$("audio, video")) media.pause();
+      models?.dispose(); // the 3D views' WebGL contexts: a browser keeps only a few alive
       delete document.body.dataset.workspaceReady;
       delete document.body.dataset.nextPrefetched;
     },
