@@ -323,3 +323,37 @@ def test_a_tampered_pointers_file_cannot_write_outside_the_release(published):
     done = standalone(folder / "rebuild.py", "--media-root", str(published["copy"]))
     assert done.returncode == 1 and "files[0] is not a media entry" in done.stderr
     assert not (folder.parent / "outside.jpg").exists() and not (folder / "media").exists()
+
+
+def test_curators_ask_for_a_pointer_release_through_the_api_with_the_commands_choices(
+        published, django_capture_on_commit_callbacks):
+    """``media: pointers`` on POST /api/v1/releases/ builds what ``--media pointers`` builds; another value is refused
+    naming the field, and a retry asking other media than the first attempt is refused as the command refuses it."""
+    from rest_framework.test import APIClient
+
+    from curation.services.releases import release_request
+    from tests.factories import CuratorFactory
+
+    curator = APIClient()
+    curator.force_authenticate(CuratorFactory())
+    body = {"name": NAME, "version": "1.0.2", "campaigns": ["ptr-t2i"]}
+    refused = curator.post("/api/v1/releases/", {**body, "media": "bytes"}, format="json")
+    assert refused.status_code == 400 and set(refused.json()["extra"]["fields"]) == {"media"}
+    assert "bytes" in refused.json()["extra"]["fields"]["media"][0]
+    with django_capture_on_commit_callbacks(execute=True):
+        answer = curator.post("/api/v1/releases/", {**body, "media": "pointers"}, format="json")
+    assert answer.status_code == 202, answer.content
+    assert curator.get(f"/api/v1/jobs/{answer.json()['job']}/").json()["status"] == "succeeded"
+    release = Release.objects.get(name=NAME, version="1.0.2")
+    assert release.summary["media"]["mode"] == "pointers" and release.summary["media"]["not_included"]["files"] == IMAGES
+    folder = published["pointers"].parent / "1.0.2"
+    assert (folder / "pointers.json").is_file() and (folder / "rebuild.py").is_file()
+    assert not (folder / "media").exists()
+    assert json.loads((folder / "pointers.json").read_text()) == json.loads(
+        (published["pointers"] / "pointers.json").read_text())
+
+    failed = release_request(name=NAME, version="1.0.3", campaign_slugs=["ptr-t2i"], media="pointers")
+    Release.objects.filter(pk=failed.pk).update(status=Release.Status.FAILED, error="the worker was lost")
+    retry = curator.post("/api/v1/releases/", {**body, "version": "1.0.3"}, format="json")
+    assert retry.status_code == 409 and retry.json()["code"] == "release_conflict"
+    assert "first requested with media pointers" in retry.json()["message"]
