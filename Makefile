@@ -9,7 +9,7 @@ WORKERS ?= 2
 
 # The SQLite leg: the work queue (claim, lease, submit, their concurrency) and the imports, on a file database.
 # (The migration from main runs on both engines in the main leg: tests/system/test_migrate_from_main.py makes its own.)
-SQLITE_SUITES ?= $(wildcard tests/workqueue/test_assignment*.py tests/core/test_rows.py tests/accounts/test_*.py \
+SQLITE_SUITES ?= $(wildcard tests/workqueue/test_assignment*.py tests/workqueue/test_store_contract.py tests/core/test_rows.py tests/accounts/test_*.py \
 	tests/catalogue/test_import_*.py tests/catalogue/test_bulk.py tests/catalogue/test_pair_status.py tests/core/test_lookups.py)
 SQLITE_DB ?= $(CURDIR)/var/sqlite-leg.sqlite3
 # What the Docker image can run with requirements.txt alone: production settings, the embedded default, the WSGI app.

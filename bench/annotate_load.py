@@ -540,7 +540,7 @@ def explain_claim(slug: str) -> str:
 
     from annotation.accounts.models import User
     from annotation.catalogue.models import Campaign
-    from annotation.workqueue.services.assignments import claim_params, claim_sql
+    from annotation.workqueue.store.postgresql import claim_params, claim_sql
 
     campaign = Campaign.objects.get(slug=slug)
     rater = User.objects.get(username="bench-rater-0")

@@ -10,7 +10,9 @@ always prefers the response shown on the left (the side shown left is random per
 Printed per policy and setting (``--json``: one object): the share of pairs kept, the accuracy of the kept
 decisions against the truth, and the accuracy over every pair (a pair not kept counts as not decided); for the
 leaderboard, per-model and joint coverage of the true strengths by the 95 % intervals (per-model and Bonferroni
-over the models). Runs in plain numpy and the policies' own functions: no database.
+over the models); for each rater, the share of campaigns in which the agreement report's rules flag them
+(``curation.agreement.annotators.annotator_statistics``: guessing, position bias, speed). Runs in plain numpy
+and the policies' own functions: no database.
 
     python bench/consensus_sim.py --campaigns 20 --pairs 240 --ties 0.1,0.3
 """
@@ -35,8 +37,14 @@ import django  # noqa: E402
 django.setup()
 
 from annotation.catalogue import schemas  # noqa: E402
+from curation.agreement.annotators import (  # noqa: E402
+    annotator_statistics,
+    chose_left,
+    leave_one_out_agreement,
+    leave_one_out_majority,
+)
 from curation.agreement.table import table_from_answers  # noqa: E402
-from curation.agreement.variables import variables_of_schema  # noqa: E402
+from curation.agreement.variables import SIDE_A, SIDE_B, variables_of_schema  # noqa: E402
 from curation.consensus import get_policy  # noqa: E402
 from curation.consensus.base import pair_ratings_from_table  # noqa: E402
 from curation.leaderboard.bradley_terry import comparisons_from_names, leaderboard  # noqa: E402
@@ -96,6 +104,24 @@ def score(decisions, truth) -> dict:
             "accuracy_all": right / len(truth)}
 
 
+def flagged(ratings, pairs: int, rng: np.random.Generator) -> dict[str, list[str]]:
+    """Each rater's flags by the report's own rules (``annotator_statistics``: guessing, position, speed). Times on
+    item: the fast rater about 4 s, the others about 30 s (lognormal)."""
+    rater = np.array([r[1] for r in ratings])
+    category = np.array([LABELS.index(r[2]) for r in ratings])
+    unit = np.array([r[0] for r in ratings])
+    side = np.where(category == 0, SIDE_A, np.where(category == 1, SIDE_B, -1))
+    swapped = np.array([0 if r[3] == "A" else 1 for r in ratings])
+    fast = np.array([RATERS[r] == "fast" for r in rater])
+    time_ms = np.where(fast, 4000, 30000) * rng.lognormal(0, 0.3, len(ratings))
+    rows = annotator_statistics(
+        rater=rater, agree=leave_one_out_agreement(unit, category, n_units=pairs, n_categories=3),
+        gold_correct=np.full(len(ratings), -1), left=chose_left(side, swapped), time_ms=time_ms,
+        period=np.zeros(len(ratings), dtype=np.int64), rater_keys=RATERS, category=category,
+        majority=leave_one_out_majority(unit, category, n_units=pairs, n_categories=3), n_categories=3)
+    return {row["rater"]: row["flags"] for row in rows}
+
+
 def coverage(ratings, model_a, model_b, *, bootstrap: int, seed: int) -> dict:
     """Per-model and joint coverage of the true (centred, Elo-scaled) strengths by the board's intervals."""
     outcome = {"A": 1.0, "B": 0.0, "tie": 0.5}
@@ -129,6 +155,7 @@ def main() -> None:
             scenario = f"ties {ties:.0%}{', two unconnected groups' if split else ''}"
             figures: dict[str, list] = {}
             covered = []
+            flags: dict[str, int] = dict.fromkeys(RATERS, 0)
             for n in range(args.campaigns):
                 rng = np.random.default_rng(1000 * n + int(ties * 100) + split)
                 truth, ratings, model_a, model_b = campaign(rng, pairs=args.pairs, ties=ties, split=split)
@@ -136,6 +163,8 @@ def main() -> None:
                     key = f"{name} {json.dumps(params, sort_keys=True)}"
                     figures.setdefault(key, []).append(score(decide(name, params, ratings, args.pairs), truth))
                 covered.append(coverage(ratings, model_a, model_b, bootstrap=args.bootstrap, seed=n))
+                for name, raised in flagged(ratings, args.pairs, rng).items():
+                    flags[name] += bool(raised)
             summary = {key: {field: float(np.mean([r[field] for r in runs if r[field] is not None]))
                              for field in ("kept", "kept_accuracy", "accuracy_all")} for key, runs in figures.items()}
             summary["leaderboard"] = {"per_model_coverage": float(np.mean([c["per_model"] for c in covered])),
@@ -145,11 +174,15 @@ def main() -> None:
                                       "tie_model": covered[0]["ties"],
                                       "models_ranked": float(np.mean([c["ranked"] for c in covered])),
                                       "models_apart": float(np.mean([c["apart"] for c in covered]))}
+            summary["raters_flagged"] = {name: count / args.campaigns for name, count in flags.items()}
             out["settings"][scenario] = summary
             if not args.json:
                 print(f"\n{scenario} ({args.campaigns} campaigns of {args.pairs} pairs)")
                 for key, value in summary.items():
-                    if key == "leaderboard":
+                    if key == "raters_flagged":
+                        print("  raters flagged (share of campaigns): " + ", ".join(
+                            f"{name} {share:.0%}" for name, share in value.items()))
+                    elif key == "leaderboard":
                         print(f"  leaderboard ({value['tie_model']} ties): per-model 95% intervals cover the truth "
                               f"{value['per_model_coverage']:.0%} of the time, all at once {value['joint_coverage']:.0%}; "
                               f"simultaneous intervals cover all at once {value['joint_coverage_simultaneous']:.0%}; "

@@ -71,6 +71,10 @@ class Campaign(models.Model):
     overlap = models.PositiveSmallIntegerField(default=3)
     max_overlap = models.PositiveSmallIntegerField(default=5)
     lease_minutes = models.PositiveIntegerField(default=30)
+    lease_max_minutes = models.PositiveIntegerField(
+        null=True, blank=True, help_text="How long a lease may last in all, counted from its claim, however often an "
+        "active tab renews it; empty: 4 × lease_minutes.",
+    )
     gold_rate = models.FloatField(default=0.0)
     requires_prefilter = models.BooleanField(default=False)
     requires_full_playback = models.BooleanField(
@@ -267,7 +271,7 @@ class Pair(models.Model):
                 name="pair_claim_idx",
             ),
             # Pairs nobody has claimed or annotated yet, for the claim of an annotator whose own backlog
-            # (pairs waiting for others) fills the top of pair_claim_idx: see assignments.claim_sql.
+            # (pairs waiting for others) fills the top of pair_claim_idx: see annotation.workqueue.store.postgresql.claim_sql.
             models.Index(
                 F("campaign"),
                 F("is_gold"),

@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.core.cache import cache
-from django.db import connection
 from django.db.models import Count, Exists, F, OuterRef, Q
 from django.utils import timezone
 
@@ -20,10 +19,10 @@ from annotation.catalogue import content, schemas, self_identification
 from annotation.catalogue.masking import Mask
 from annotation.catalogue.models import Campaign, Media, Pair
 from annotation.catalogue.selectors import media_sources
-from annotation.workqueue import consistency, sql
+from annotation.workqueue import consistency
 from annotation.workqueue.models import Annotation, Assignment, PairReport
 from annotation.workqueue.rules import median_or_none
-from core import rows
+from annotation.workqueue.store import store
 from core.errors import ApplicationError
 
 if TYPE_CHECKING:
@@ -64,40 +63,13 @@ def assignment_for_annotator(*, assignment_id: int, annotator: User, for_display
     With ``for_display`` its campaign, schema, pair, prompt and responses come in the same query, as
     ``pair_display`` needs them; without, only the assignment row is read (enough to hand to a service).
     """
-    if for_display and connection.vendor == "postgresql":
-        return _assignment_for_display_postgresql(assignment_id=assignment_id, annotator=annotator)
-    assignments = Assignment.objects.all()
     if for_display:
-        assignments = assignments.select_related(
-            "campaign__rating_schema", "pair__prompt", "pair__response_a", "pair__response_b"
-        )
-    assignment = assignments.filter(still_member(), pk=assignment_id, annotator_id=annotator.pk).first()
+        # The store's read: on PostgreSQL one hand-written statement (display.sql), no ORM compilation.
+        return store().display_read(assignment_id=assignment_id, annotator=annotator)
+    assignment = Assignment.objects.filter(still_member(), pk=assignment_id, annotator_id=annotator.pk).first()
     if assignment is None:
         raise ApplicationError("No such assignment.", code="not_found", status_code=404)
     return assignment
-
-
-# On PostgreSQL the display read is one hand-written statement (annotation/workqueue/sql/display.sql): the same rows
-# select_related reads, but only the columns pair_display uses (the others stay deferred on the instances), and
-# no ORM compilation, which cost more CPU than anything else on the claim path.
-def _assignment_for_display_postgresql(*, assignment_id: int, annotator) -> Assignment:
-    """``assignment_for_annotator(for_display=True)`` on PostgreSQL: one statement, no ORM compilation."""
-    with connection.cursor() as cursor:
-        cursor.execute(sql.statement("display"), {"assignment": assignment_id, "annotator": annotator.pk})
-        row = cursor.fetchone()
-    if row is None:
-        raise ApplicationError("No such assignment.", code="not_found", status_code=404)
-    built = rows.instances(row, sql.parts("display"))
-    assignment, campaign = built["a"], built["c"]
-    campaign.rating_schema = built["s"]
-    assignment.campaign, assignment.pair = campaign, _display_pair(built)
-    return assignment
-
-
-def _display_pair(built: dict) -> Pair:
-    pair = built["p"]
-    pair.prompt, pair.response_a, pair.response_b = built["q"], built["ra"], built["rb"]
-    return pair
 
 
 @dataclass(frozen=True, slots=True)

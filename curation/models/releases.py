@@ -74,6 +74,7 @@ class JudgeEvaluation(models.Model):
     class Format(models.TextChoices):
         MMRB2 = "mmrb2", "MMRB2 forward/reverse judgements"
         OMNIREWARD = "omnireward", "Omni-Reward labels"
+        SCORES = "scores", "Reward-model scores (one per response)"
 
     release = models.ForeignKey(Release, on_delete=models.CASCADE, related_name="evaluations")
     judge_name = models.CharField(max_length=200)

@@ -172,9 +172,9 @@ def card_section(entry: dict, *, release: str) -> str:
 
 # What a submitter sees of a score: aggregates only (never a pair id, not even an unknown one).
 PUBLIC_FIGURES = ("accuracy", "ci95", "pairs", "evaluated", "missing", "verdicts", "correct", "with_ties",
-                  "without_ties", "without_ties_ci95", "tie_pairs")
+                  "without_ties", "without_ties_ci95", "tie_pairs", "tie_calibrated_accuracy", "tie_calibrated_ci95")
 PUBLIC_OVERALL = ("format", "position_consistency", "position_consistency_pairs", "unknown_ids", "with_ties_from",
-                  "without_ties_from")
+                  "without_ties_from", "tie_epsilon")
 
 
 def aggregate(scores: dict) -> dict:

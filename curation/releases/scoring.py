@@ -335,3 +335,151 @@ def score_omnireward(gold: list[GoldPair], labels: dict[str, object], *, no_tie_
     result["macro_by_source_without_ties"] = macro_average(
         {key: t["without"] for key, t in groups["per_source"].items()}, samples=samples, seed=seed)
     return result
+
+
+# Reward-model scores: one number per response. A pair's record is {"score_a": x, "score_b": y}, [x, y], or (in a
+# list of records with an ``id``) either of those keys or "scores": [x, y].
+SCORE_PAIR_KEYS = (("score_a", "score_b"), ("score_A", "score_B"))
+
+
+def _score_pair(where: str, value) -> tuple[float, float] | None:
+    """Two finite numbers, or None (a pair the model was not run on); PredictionsError for anything else."""
+    if value is None:
+        return None
+    if isinstance(value, dict):
+        if "scores" in value:
+            value = value["scores"]
+        else:
+            for a, b in SCORE_PAIR_KEYS:
+                if a in value or b in value:
+                    value = [value.get(a), value.get(b)]
+                    break
+            else:
+                reference = [key for key in REFERENCE_KEYS if key in value]
+                if reference:
+                    raise PredictionsError(f"{where}: no scores. {' and '.join(reference)} is the reference answer, "
+                                           "never a prediction; a scores record carries score_a and score_b")
+                raise PredictionsError(f"{where}: expected score_a and score_b (or scores: [a, b])")
+    if not isinstance(value, list) or len(value) != 2:
+        raise PredictionsError(f"{where}: expected two scores, one per response (A then B)")
+    if value[0] is None and value[1] is None:
+        return None
+    for side, score in zip(SIDES, value, strict=True):
+        if isinstance(score, bool) or not isinstance(score, (int, float)) or not np.isfinite(score):
+            raise PredictionsError(f"{where}: the score of response {side} is {score!r}, not a finite number")
+    return float(value[0]), float(value[1])
+
+
+def parse_scores(data) -> dict[str, tuple[float, float] | None]:
+    """Reward-model scores by pair id: ``{pair_id: {"score_a": x, "score_b": y}}`` (or ``[x, y]``), or a list of
+    records with an ``id`` and ``score_a``/``score_b`` or ``scores``. Both scores null: the pair was not scored."""
+    if isinstance(data, list):
+        scores = {}
+        for i, item in enumerate(data):
+            if not isinstance(item, dict) or "id" not in item:
+                raise PredictionsError(f"[{i}]: expected an object with an id and score_a, score_b")
+            record = {key: value for key, value in item.items() if key != "id"}
+            scores[str(item["id"])] = _score_pair(f"[{i}] ({item['id']})", record)
+        return scores
+    if not isinstance(data, dict):
+        raise PredictionsError(f"scores are an object keyed by pair id or a list of records, got {type(data).__name__}")
+    return {str(pid): _score_pair(str(pid), value) for pid, value in data.items()}
+
+
+def tie_calibration(delta: np.ndarray, reference: np.ndarray) -> tuple[float | None, float | None]:
+    """Tie-calibrated pairwise accuracy (Deutsch, Foster and Freitag, 2023, "Ties Matter"): a pair is predicted a
+    tie when ``|delta| <= epsilon`` and A or B by the sign of ``delta`` otherwise; ``epsilon`` is the threshold
+    (0, or one of the ``|delta|``) that maximises agreement with ``reference`` (+1 A, -1 B, 0 tie) over every pair.
+    A NaN delta (no scores) is never right. Returns (accuracy, epsilon); (None, None) without pairs.
+
+    Sorted by ``|delta|``, the pairs at or below a candidate are right when their reference is a tie, the others
+    when the sign matches: two cumulative sums give every candidate's accuracy at once."""
+    n = len(delta)
+    if n == 0:
+        return None, None
+    scored = ~np.isnan(delta)
+    magnitude = np.where(scored, np.abs(delta), np.inf)
+    order = np.argsort(magnitude, kind="stable")
+    magnitude, sign, ref, scored = magnitude[order], np.sign(np.nan_to_num(delta[order])), reference[order], scored[order]
+    tie_right = np.concatenate([[0], np.cumsum(scored & (ref == 0))])  # right as ties among the first k
+    sign_right = scored & (sign == ref) & (ref != 0)
+    above_right = np.concatenate([np.cumsum(sign_right[::-1])[::-1], [0]])  # right by sign among those after k
+    # Candidate k: the first k pairs are ties (k = 0 when no pair is); only where the next magnitude is larger,
+    # so pairs of equal |delta| are cut together, and never past the scored ones.
+    finite = int(scored.sum())
+    ks = [k for k in range(finite + 1) if k == 0 or k == finite or magnitude[k - 1] < magnitude[k]]
+    ks = [k for k in ks if k == 0 or np.isfinite(magnitude[k - 1])]
+    # No pair with delta exactly 0 can be called A or B: k = 0 is allowed only where no magnitude is 0.
+    zero = int(np.count_nonzero(magnitude[:finite] == 0))
+    ks = [k for k in ks if k >= zero]
+    right = [int(tie_right[k] + above_right[k]) for k in ks]
+    best = int(np.argmax(right))
+    k = ks[best]
+    epsilon = 0.0 if k == 0 else float(magnitude[k - 1])
+    return right[best] / n, epsilon
+
+
+def score_scores(gold: list[GoldPair], scores: dict[str, tuple[float, float] | None], *,
+                 samples: int = BOOTSTRAP_SAMPLES, seed: int = 0) -> dict:
+    """A reward model's scores (one per response) against the humans' choice, as the field reports them:
+
+    - ``accuracy``: on the pairs humans did not call a tie, right when the chosen response scored higher
+      (equal scores and unscored pairs are wrong: RewardBench's rule), with its interval;
+    - ``tie_calibrated_accuracy``: on every pair, ties included, with the tie threshold ``tie_epsilon`` fitted to
+      the release (``tie_calibration``, as VideoGen-RewardBench reports it); per task and source at the same
+      threshold, so the groups are read with one rule. Its interval resamples pairs at that threshold (the
+      threshold is not refitted per resample, so the interval is narrower than a refitted one);
+    - per task, per source, and both macro averages over sources.
+    """
+    ids = [g.id for g in gold]
+    reference = np.asarray([1 if g.chosen == "A" else -1 if g.chosen == "B" else 0 for g in gold], dtype=np.int64)
+    delta = np.asarray([np.nan if scores.get(pid) is None else scores[pid][0] - scores[pid][1] for pid in ids])
+    accuracy, epsilon = tie_calibration(delta, reference)
+    called = np.where(np.isnan(delta), 99, np.where(np.abs(np.nan_to_num(delta)) <= (epsilon or 0.0), 0,
+                                                     np.sign(np.nan_to_num(delta))))
+
+    def new():
+        return {"strict": _Tally(), "calibrated": _Tally()}
+
+    overall = new()
+    groups = {"per_task": defaultdict(new), "per_source": defaultdict(new)}
+    for i, pair in enumerate(gold):
+        present = not np.isnan(delta[i])
+        strict = int(present and reference[i] != 0 and np.sign(delta[i]) == reference[i])
+        calibrated = int(present and called[i] == reference[i])
+        for tallies in (overall, groups["per_task"][pair.task], groups["per_source"][pair.source]):
+            if reference[i] != 0:
+                tallies["strict"].add(strict, 1, present)
+            tallies["calibrated"].add(calibrated, 1, present)
+
+    def describe(tallies) -> dict:
+        summary = _summary(tallies["strict"], samples=samples, seed=seed)
+        summary.update({
+            "tie_calibrated_accuracy": tallies["calibrated"].accuracy(),
+            "tie_calibrated_ci95": bootstrap_ci(tallies["calibrated"].correct, tallies["calibrated"].made,
+                                                samples=samples, seed=seed),
+            "tie_pairs": len(tallies["calibrated"].made) - len(tallies["strict"].made),
+        })
+        return summary
+
+    result = describe(overall)
+    assert accuracy is None or abs(accuracy - (result["tie_calibrated_accuracy"] or 0)) < 1e-12
+    unscored = int(np.isnan(delta).sum())
+    result.update({
+        "format": "scores",
+        "tie_epsilon": epsilon,
+        "missing_verdicts": unscored,
+        "invalid": 0,
+        "with_ties": None,
+        "without_ties": None,
+        "position_consistency": None,
+        "position_consistency_pairs": 0,
+        **_unknown(gold, scores),
+    })
+    for name, tallies in groups.items():
+        result[name] = {key: describe(t) for key, t in sorted(tallies.items())}
+    result["macro_by_source"] = macro_average({k: t["strict"] for k, t in groups["per_source"].items()},
+                                              samples=samples, seed=seed)
+    result["macro_by_source_tie_calibrated"] = macro_average(
+        {k: t["calibrated"] for k, t in groups["per_source"].items()}, samples=samples, seed=seed)
+    return result

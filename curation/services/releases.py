@@ -982,7 +982,8 @@ def _predictions_data(raw: bytes, what: str):
 def predictions_score(*, gold: Callable[[], list[scoring.GoldPair]], predictions: bytes, format: str,
                       predictions_no_tie: bytes | None = None, file_name: str = "", no_tie_file_name: str = "") -> dict:
     """Every figure of a judge's predictions (JSON bytes) against ``gold()`` (read once the file is parsed), as
-    MMRB2's or Omni-RewardBench's script gives them; the one scoring path of ``evaluate_judge`` and of held-out
+    MMRB2's or Omni-RewardBench's script gives them (or, for a reward model's scores, with tie-calibrated
+    accuracy: ``scoring.score_scores``); the one scoring path of ``evaluate_judge`` and of held-out
     submissions.
 
     ``predictions_no_tie`` is Omni-RewardBench's second run (the no-tie prompt on the non-tie pairs): the
@@ -1002,6 +1003,8 @@ def predictions_score(*, gold: Callable[[], list[scoring.GoldPair]], predictions
     try:
         if format == JudgeEvaluation.Format.MMRB2:
             scores = scoring.score_mmrb2(gold(), scoring.parse_mmrb2(data))
+        elif format == JudgeEvaluation.Format.SCORES:
+            scores = scoring.score_scores(gold(), scoring.parse_scores(data))
         else:
             labels = scoring.parse_omnireward(data)
             try:

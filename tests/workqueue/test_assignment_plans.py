@@ -18,6 +18,7 @@ from psycopg import sql as psql
 from annotation.workqueue import sql
 from annotation.workqueue.models import Assignment
 from annotation.workqueue.services import assignments as service
+from annotation.workqueue.store import postgresql as pg
 from tests.workqueue.assignment_helpers import ab_tie_campaign, plan_nodes, submit
 
 HISTORY = 150
@@ -73,8 +74,8 @@ def test_claim_lookups_read_a_bounded_number_of_assignments_whatever_plan_is_kep
     latest = Assignment.objects.filter(annotator=rater).latest("pk").pk
     by_id = {"assignment": latest, "annotator": rater.pk}
     statements = {  # every hand-written statement of annotation/workqueue/sql that reads the assignment table
-        "claim": (service.claim_sql(), service.claim_params(campaign=campaign.pk, annotator=rater, gold=False, now=now)),
-        "claim by slug": (service.claim_sql("slug"), service.claim_params(campaign=campaign.slug, annotator=rater, now=now)),
+        "claim": (pg.claim_sql(), pg.claim_params(campaign=campaign.pk, annotator=rater, gold=False, now=now)),
+        "claim by slug": (pg.claim_sql("slug"), pg.claim_params(campaign=campaign.slug, annotator=rater, now=now)),
         "submission read": (sql.statement("submit_read"), {"assignment": latest}),
         "locked submission read": (sql.statement("submit_locked"), by_id),
         "display": (sql.statement("display"), by_id),

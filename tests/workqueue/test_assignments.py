@@ -24,6 +24,7 @@ from annotation.workqueue.services.assignments import (
     assignment_skip,
     assignments_expire,
 )
+from annotation.workqueue.store import postgresql as postgresql_store
 from core.errors import ApplicationError
 from tests.catalogue.test_media import png_bytes
 from tests.factories import CampaignFactory, PairFactory, PromptFactory, ResponseFactory, UserFactory
@@ -117,7 +118,7 @@ def _claim_expecting(campaign, rater, pair):
 
 def test_an_annotator_far_ahead_of_the_others_gets_every_pair_once_then_nothing(monkeypatch):
     # Their own pairs, waiting for the others, fill the head of the claim's walk many times over.
-    monkeypatch.setattr(assignments, "CLAIM_HEAD", 2)
+    monkeypatch.setattr(postgresql_store, "CLAIM_HEAD", 2)
     campaign, (rater, other, _), pairs = ab_tie_campaign(overlap=3, pairs=7)
     assert _annotate_alone(campaign, rater, 7) == [p.pk for p in pairs]
     assert assignment_claim(campaign=campaign, annotator=rater) is None
@@ -125,7 +126,7 @@ def test_an_annotator_far_ahead_of_the_others_gets_every_pair_once_then_nothing(
 
 
 def test_a_fresh_pair_the_annotator_skipped_is_not_offered_to_them_again(monkeypatch):
-    monkeypatch.setattr(assignments, "CLAIM_HEAD", 2)
+    monkeypatch.setattr(postgresql_store, "CLAIM_HEAD", 2)
     campaign, (rater, *_), pairs = ab_tie_campaign(overlap=3, pairs=5)
     _annotate_alone(campaign, rater, 2)
     skipped = _claim_expecting(campaign, rater, pairs[2])
@@ -135,7 +136,7 @@ def test_a_fresh_pair_the_annotator_skipped_is_not_offered_to_them_again(monkeyp
 
 
 def test_beyond_a_full_head_a_pair_in_progress_of_higher_priority_still_comes_first(monkeypatch):
-    monkeypatch.setattr(assignments, "CLAIM_HEAD", 2)
+    monkeypatch.setattr(postgresql_store, "CLAIM_HEAD", 2)
     campaign, (ahead, other, _), pairs = ab_tie_campaign(overlap=3, pairs=6)
     Pair.objects.filter(pk__in=[p.pk for p in pairs[:4]]).update(priority=5)
     assert _annotate_alone(campaign, ahead, 2) == [pairs[0].pk, pairs[1].pk]
@@ -149,7 +150,7 @@ def test_beyond_a_full_head_a_pair_in_progress_of_higher_priority_still_comes_fi
 def test_an_annotator_whose_backlog_fills_the_head_opens_a_fresh_pair_of_the_same_priority(postgres_only, monkeypatch):
     # The one way the PostgreSQL claim differs from the plain walk (documented at claim_sql): a pair in
     # progress beyond a head full of the annotator's own pairs is left to the others.
-    monkeypatch.setattr(assignments, "CLAIM_HEAD", 2)
+    monkeypatch.setattr(postgresql_store, "CLAIM_HEAD", 2)
     campaign, (ahead, other, _), pairs = ab_tie_campaign(overlap=3, pairs=5)
     _annotate_alone(campaign, ahead, 2)
     submit(_claim_expecting(campaign, other, pairs[0]))
@@ -159,13 +160,13 @@ def test_an_annotator_whose_backlog_fills_the_head_opens_a_fresh_pair_of_the_sam
 
 
 def test_the_claim_reads_a_bounded_part_of_the_queue_whatever_the_annotators_backlog(postgres_only, monkeypatch):
-    monkeypatch.setattr(assignments, "CLAIM_HEAD", 4)
+    monkeypatch.setattr(postgresql_store, "CLAIM_HEAD", 4)
     campaign, (rater, *_), _ = ab_tie_campaign(overlap=3, pairs=40)
     _annotate_alone(campaign, rater, 30)
-    params = assignments.claim_params(campaign=campaign.pk, annotator=rater, gold=False, now=timezone.now())
+    params = postgresql_store.claim_params(campaign=campaign.pk, annotator=rater, gold=False, now=timezone.now())
     with transaction.atomic(), connection.cursor() as cursor:
         cursor.execute("ANALYZE annotation_pair, annotation_assignment")
-        cursor.execute("EXPLAIN (ANALYZE, FORMAT JSON) " + assignments.claim_sql(), params)
+        cursor.execute("EXPLAIN (ANALYZE, FORMAT JSON) " + postgresql_store.claim_sql(), params)
         plan = cursor.fetchone()[0]
         transaction.set_rollback(True)
     picked = next(node for node in plan_nodes(plan[0]["Plan"]) if node.get("Subplan Name") == "CTE picked")
@@ -173,7 +174,7 @@ def test_the_claim_reads_a_bounded_part_of_the_queue_whatever_the_annotators_bac
     heads = [node for node in plan_nodes(head) if node["Node Type"] == "Subquery Scan"]
     # The head's entries were read (all the annotator's own), the fresh pair was taken, and the walk
     # over the 30 pairs of their backlog never ran.
-    assert [node["Actual Rows"] for node in heads] == [assignments.CLAIM_HEAD]
+    assert [node["Actual Rows"] for node in heads] == [postgresql_store.CLAIM_HEAD]
     assert (head["Actual Rows"], fresh["Actual Rows"], walk["Actual Loops"]) == (0, 1, 0)
 
 
@@ -253,7 +254,6 @@ def test_an_annotator_whose_own_lease_expired_moves_on_to_another_pair():
 
 
 def test_an_annotators_own_stale_lease_is_expired_even_beyond_the_lazy_batch(monkeypatch):
-    from annotation.workqueue.services import assignments
 
     monkeypatch.setattr(assignments, "LAZY_EXPIRY_BATCH", 1)
     campaign, raters, _ = ab_tie_campaign(overlap=1, pairs=3)

@@ -147,11 +147,11 @@ def test_concurrent_claims_on_sqlite_are_serialized_by_the_write_lock(tmp_path):
 
 def _wrap_the_read(monkeypatch, meanwhile):
     """Runs ``meanwhile(assignment)`` on another connection right after the submission's unlocked read."""
-    from annotation.workqueue.services import assignments
+    from annotation.workqueue.store import store
 
-    original = assignments._locked_for_submit
+    original = store().submission_read
 
-    def read_then_interfere(assignment, annotator, lock=True):
+    def read_then_interfere(assignment, annotator, *, lock):
         found = original(assignment, annotator, lock=lock)
         if not lock:
             worker = threading.Thread(target=lambda: (meanwhile(assignment), connection.close()))
@@ -159,7 +159,7 @@ def _wrap_the_read(monkeypatch, meanwhile):
             worker.join(timeout=10)
         return found
 
-    monkeypatch.setattr(assignments, "_locked_for_submit", read_then_interfere)
+    monkeypatch.setattr(store(), "submission_read", read_then_interfere)
 
 
 @pytest.mark.django_db(transaction=True)
@@ -249,15 +249,15 @@ def test_outside_a_transaction_a_repeat_returns_the_annotation_and_a_reused_key_
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_claim_with_nothing_due_is_the_gate_and_one_statement_and_the_lease_is_what_was_written(postgres_only):
+def test_a_claim_with_nothing_due_is_one_statement_and_the_lease_is_what_was_written(postgres_only):
     from django.test.utils import CaptureQueriesContext
 
     campaign, (rater, *_), pairs = ab_tie_campaign(pairs=2)
     with CaptureQueriesContext(connection) as queries:
         assignment = assignment_claim_by_slug(slug=campaign.slug, annotator=rater)
-    # The entry gate (profile_required), then the membership read with the claim; no BEGIN/COMMIT.
-    assert len(queries) == 2, [q["sql"][:80] for q in queries]
-    assert "annotation_campaignquestionnaire" in queries[0]["sql"]
+    # The membership read, the entry gate (profile, crowd entry) and the claim in one statement; no BEGIN/COMMIT.
+    assert len(queries) == 1, [q["sql"][:80] for q in queries]
+    assert "annotation_campaignquestionnaire" in queries[0]["sql"] and "INSERT INTO annotation_assignment" in queries[0]["sql"]
     assert assignment.pair == pairs[0] and assignment.campaign == campaign
     assert assignment.expires_at == assignment.claimed_at + timedelta(minutes=campaign.lease_minutes)
     stored = Assignment.objects.get(pk=assignment.pk)

@@ -127,3 +127,42 @@ def test_a_reclaim_is_refused_with_lease_taken_when_the_slot_went_to_someone_els
     assert (answer.status_code, answer.json()["code"]) == (409, "lease_taken")
     lease.refresh_from_db()
     assert (lease.status, lease.pair.active_claims) == ("expired", 1)
+
+
+def test_the_campaigns_longest_lease_caps_renewals_and_the_answer_says_so():
+    """A curator sets ``lease_max_minutes``: renewals stop at claim + that, not at 4 × the lease time."""
+    campaign, api, lease, _ = claimed(lease_minutes=10, lease_max_minutes=15)
+    Assignment.objects.filter(pk=lease.pk).update(claimed_at=lease.claimed_at - timedelta(minutes=8),
+                                                  expires_at=timezone.now() + timedelta(minutes=2))
+    lease.refresh_from_db()
+    cap = lease.claimed_at + timedelta(minutes=15)
+    answer = renew(api, lease)
+    assert answer.status_code == 200
+    assert answer.json()["renewable_until"] == cap.isoformat().replace("+00:00", "Z")
+    lease.refresh_from_db()
+    assert lease.expires_at == cap
+
+
+def test_saving_a_draft_renews_a_live_lease_only_within_the_longest_lease():
+    """The work renews the lease as a renewal does: a draft saved near the cap extends it to the cap, no further."""
+    campaign, api, lease, _ = claimed()
+    Assignment.objects.filter(pk=lease.pk).update(
+        claimed_at=lease.claimed_at - timedelta(minutes=LEASE_RENEWALS_MAX * campaign.lease_minutes - 3),
+        expires_at=timezone.now() + timedelta(minutes=1))
+    lease.refresh_from_db()
+    cap = lease.claimed_at + timedelta(minutes=LEASE_RENEWALS_MAX * campaign.lease_minutes)
+    saved = api.put(f"/api/v1/assignments/{lease.pk}/draft/", {"values": {"rationale": "so far"}}, format="json")
+    assert saved.status_code == 200, saved.content
+    lease.refresh_from_db()
+    assert lease.expires_at == cap and lease.draft == {"rationale": "so far"}
+
+
+def test_a_draft_saved_after_the_lease_ran_out_is_kept_but_does_not_revive_the_lease():
+    _, api, lease, _ = claimed()
+    past = timezone.now() - timedelta(seconds=5)
+    Assignment.objects.filter(pk=lease.pk).update(expires_at=past)
+    saved = api.put(f"/api/v1/assignments/{lease.pk}/draft/", {"values": {"rationale": "late"}}, format="json")
+    assert saved.status_code == 200, saved.content
+    lease.refresh_from_db()
+    assert (lease.expires_at, lease.draft) == (past, {"rationale": "late"})
+    assert renew(api, lease).json()["code"] == "lease_expired"

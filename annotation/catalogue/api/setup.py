@@ -36,6 +36,7 @@ class CampaignOutputSerializer(serializers.Serializer):
     overlap = serializers.IntegerField()
     gold_rate = serializers.FloatField()
     lease_minutes = serializers.IntegerField()
+    lease_max_minutes = serializers.IntegerField(allow_null=True)
     requires_prefilter = serializers.BooleanField()
     requires_full_playback = serializers.BooleanField()
     prefilter_rule = serializers.JSONField()
@@ -56,6 +57,11 @@ class _CampaignSettings(serializers.Serializer):
     overlap = serializers.IntegerField(required=False)
     gold_rate = serializers.FloatField(required=False)
     lease_minutes = serializers.IntegerField(required=False)
+    lease_max_minutes = serializers.IntegerField(
+        required=False, allow_null=True,
+        help_text="How long a lease may last in all from its claim, however often an active tab renews it (minutes, "
+        "from lease_minutes up); null: 4 × lease_minutes.",
+    )
     requires_prefilter = serializers.BooleanField(required=False)
     requires_full_playback = serializers.BooleanField(
         required=False, help_text="Refuse a submission until each recording was played to the end (98 %); audio and video kinds."

@@ -77,7 +77,7 @@ def _check_overlap(overlap) -> None:
         raise ApplicationError(f"overlap must be a whole number from 1 to 50, got {overlap!r}", code="invalid_overlap")
 
 
-def _check_settings(*, overlap: int, gold_rate: float, lease_minutes: int) -> None:
+def _check_settings(*, overlap: int, gold_rate: float, lease_minutes: int, lease_max_minutes: int | None = None) -> None:
     _check_overlap(overlap)
     if isinstance(gold_rate, bool) or not isinstance(gold_rate, (int, float)) or not 0 <= gold_rate <= 1:
         raise ApplicationError(f"gold rate must be a share from 0 to 1, got {gold_rate!r}", code="invalid_gold_rate")
@@ -85,6 +85,14 @@ def _check_settings(*, overlap: int, gold_rate: float, lease_minutes: int) -> No
         raise ApplicationError(
             f"lease minutes must be a whole number from 1 to {MAX_LEASE_MINUTES}, got {lease_minutes!r}",
             code="invalid_lease_minutes",
+        )
+    if lease_max_minutes is not None and (
+            isinstance(lease_max_minutes, bool) or not isinstance(lease_max_minutes, int)
+            or not lease_minutes <= lease_max_minutes <= MAX_LEASE_MINUTES):
+        raise ApplicationError(
+            f"the longest lease must be a whole number of minutes from the lease time ({lease_minutes}) to "
+            f"{MAX_LEASE_MINUTES}, or empty for 4 × the lease time; got {lease_max_minutes!r}",
+            code="invalid_lease_max_minutes",
         )
 
 
@@ -134,6 +142,7 @@ def campaign_create(
     overlap: int = 3,
     gold_rate: float = 0.0,
     lease_minutes: int = 30,
+    lease_max_minutes: int | None = None,
     instructions: str = "",
     requires_prefilter: bool = False,
     prefilter_rule: dict | None = None,
@@ -153,7 +162,8 @@ def campaign_create(
         raise ApplicationError(
             f"unknown status {status!r}; expected one of {', '.join(Campaign.Status.values)}", code="invalid_status"
         )
-    _check_settings(overlap=overlap, gold_rate=gold_rate, lease_minutes=lease_minutes)
+    _check_settings(overlap=overlap, gold_rate=gold_rate, lease_minutes=lease_minutes,
+                    lease_max_minutes=lease_max_minutes)
     _check_full_playback(kind, requires_full_playback)
     rule = _checked_rule(prefilter_rule)
     if Campaign.objects.filter(slug=slug).exists():
@@ -168,6 +178,7 @@ def campaign_create(
         max_overlap=max(overlap + 2, 5),
         gold_rate=float(gold_rate),
         lease_minutes=lease_minutes,
+        lease_max_minutes=lease_max_minutes,
         instructions=instructions,
         requires_prefilter=requires_prefilter,
         requires_full_playback=requires_full_playback,
@@ -197,7 +208,8 @@ def _check_schema_unused(campaign: Campaign) -> None:
         )
 
 
-EDITABLE = ("name", "overlap", "gold_rate", "lease_minutes", "instructions", "requires_prefilter", "requires_full_playback")
+EDITABLE = ("name", "overlap", "gold_rate", "lease_minutes", "lease_max_minutes", "instructions", "requires_prefilter",
+            "requires_full_playback")
 
 
 @transaction.atomic
@@ -218,7 +230,8 @@ def campaign_update(*, campaign: Campaign, schema_definition: dict | None = None
     campaign = Campaign.objects.select_for_update().get(pk=campaign.pk)
     overlap_before = campaign.overlap
     values = {field: changes.get(field, getattr(campaign, field)) for field in EDITABLE}
-    _check_settings(overlap=values["overlap"], gold_rate=values["gold_rate"], lease_minutes=values["lease_minutes"])
+    _check_settings(overlap=values["overlap"], gold_rate=values["gold_rate"], lease_minutes=values["lease_minutes"],
+                    lease_max_minutes=values["lease_max_minutes"])
     _check_full_playback(campaign.kind, values["requires_full_playback"])
     if status is not None and status != campaign.status:
         if status not in Campaign.Status.values:

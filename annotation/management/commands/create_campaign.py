@@ -50,6 +50,9 @@ class Command(BaseCommand):
         parser.add_argument("--overlap", type=int, default=3, help="Ratings wanted per pair (at least 1).")
         parser.add_argument("--gold-rate", type=float, default=0.0, help="Share of gold pairs served, 0 to 1.")
         parser.add_argument("--lease-minutes", type=int, default=30, help="How long a claimed pair stays reserved.")
+        parser.add_argument("--lease-max-minutes", type=int, default=None,
+                            help="How long a lease may last in all from its claim, however often an active tab "
+                                 "renews it (default: 4 × --lease-minutes).")
         parser.add_argument("--prefilter", action="store_true", help="New pairs wait for the judge pre-filter.")
         parser.add_argument("--prefilter-rule", help='The pre-filter rule as JSON, e.g. {"rule": "majority", "threshold": 0.9}.')
         parser.add_argument("--require-full-playback", action="store_true", dest="full_playback",
@@ -60,12 +63,13 @@ class Command(BaseCommand):
         parser.add_argument("--json", action="store_true", dest="as_json", help="Print one JSON object on stdout.")
 
     def handle(self, *args, slug, task, schema, schema_file, name, overlap, gold_rate, lease_minutes, prefilter,
-               prefilter_rule, instructions, status, as_json, full_playback=False, **options):
+               prefilter_rule, instructions, status, as_json, full_playback=False, lease_max_minutes=None, **options):
         try:
             definition, rule = schema_and_rule(schema_file=schema_file, prefilter_rule=prefilter_rule)
             campaign = campaign_create(
                 slug=slug, kind=task, preset=schema, schema_definition=definition, name=name, overlap=overlap,
-                gold_rate=gold_rate, lease_minutes=lease_minutes, requires_prefilter=prefilter, prefilter_rule=rule,
+                gold_rate=gold_rate, lease_minutes=lease_minutes, lease_max_minutes=lease_max_minutes,
+                requires_prefilter=prefilter, prefilter_rule=rule,
                 requires_full_playback=full_playback,
                 instructions=read_text(instructions, "instructions file") if instructions else "", status=status,
             )
@@ -81,6 +85,7 @@ def campaign_summary(campaign: Campaign) -> dict:
         "slug": campaign.slug, "name": campaign.name, "kind": campaign.kind, "status": campaign.status,
         "schema": f"{campaign.rating_schema.slug} v{campaign.rating_schema.version}",
         "overlap": campaign.overlap, "gold_rate": campaign.gold_rate, "lease_minutes": campaign.lease_minutes,
+        "lease_max_minutes": campaign.lease_max_minutes,
         "requires_prefilter": campaign.requires_prefilter, "prefilter_rule": campaign.prefilter_rule,
         "requires_full_playback": campaign.requires_full_playback,
         "consensus_policy": campaign.consensus_policy,

@@ -30,6 +30,8 @@ class Command(BaseCommand):
                             help="The new overlap applies to the pairs already imported too (else only to new ones).")
         parser.add_argument("--gold-rate", type=float)
         parser.add_argument("--lease-minutes", type=int)
+        parser.add_argument("--lease-max-minutes", type=int,
+                            help="How long a lease may last in all from its claim; 0: 4 × the lease time.")
         parser.add_argument("--prefilter", choices=("on", "off"), help="Whether new pairs wait for the pre-filter.")
         parser.add_argument("--prefilter-rule", help="The pre-filter rule as JSON.")
         parser.add_argument("--full-playback", choices=("on", "off"),
@@ -38,7 +40,8 @@ class Command(BaseCommand):
         parser.add_argument("--json", action="store_true", dest="as_json", help="Print one JSON object on stdout.")
 
     def handle(self, *args, slug, status, name, schema, schema_file, overlap, gold_rate, lease_minutes, prefilter,
-               prefilter_rule, instructions, as_json, full_playback=None, apply_to_existing=False, **options):
+               prefilter_rule, instructions, as_json, full_playback=None, apply_to_existing=False,
+               lease_max_minutes=None, **options):
         try:
             campaign = Campaign.objects.filter(slug=slug).first()
             if campaign is None:
@@ -50,6 +53,8 @@ class Command(BaseCommand):
                 ("requires_prefilter", None if prefilter is None else prefilter == "on"),
                 ("requires_full_playback", None if full_playback is None else full_playback == "on"),
             ) if value is not None}
+            if lease_max_minutes is not None:
+                changes["lease_max_minutes"] = lease_max_minutes or None
             before, change = campaign.overlap, None
             if overlap is not None and overlap != before:
                 change = campaign_overlap_change(campaign=campaign, overlap=overlap)

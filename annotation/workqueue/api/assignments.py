@@ -138,7 +138,7 @@ class AssignmentRenewalApi(APIView):
         renewed = assignment_renew(assignment=assignment, annotator=request.user, reclaim=data.validated_data["reclaim"])
         return Response(self.OutputSerializer({
             "pk": renewed.pk, "status": renewed.status, "expires_at": renewed.expires_at,
-            "renewable_until": lease_renewable_until(renewed, renewed.campaign.lease_minutes),
+            "renewable_until": lease_renewable_until(renewed),
         }).data)
 
 

@@ -8,11 +8,10 @@ Invariants (each held by the database, not by the callers' good manners):
   on a locked row, and ``pair_claims_within_overlap`` checks it again;
 - an annotator holds at most one lease per campaign: ``assignment_one_active_per_campaign``.
 
-On PostgreSQL the claim is one statement around ``SELECT … FOR UPDATE SKIP LOCKED LIMIT 1`` reading the
-top of the partial index ``pair_claim_idx`` (``annotation/workqueue/sql/claim.sql``), so concurrent annotators
-take different pairs without waiting and the cost grows neither with the pool nor with the annotator's own backlog. On SQLite
-every transaction begins IMMEDIATE (see settings), which takes the database's write lock at BEGIN and
-serializes claims.
+Each rule is stated here once; the reads and writes go through the store (``annotation.workqueue.store``): on
+PostgreSQL hand-written statements (a claim is one statement around ``SELECT … FOR UPDATE SKIP LOCKED LIMIT 1`` on
+the partial index ``pair_claim_idx``), elsewhere the ORM, inside transactions that on SQLite take the database's
+write lock at BEGIN and so serialize claims.
 """
 
 from __future__ import annotations
@@ -20,29 +19,26 @@ from __future__ import annotations
 import json
 import random
 from contextlib import nullcontext
-from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from django.db import IntegrityError, connection, transaction
-from django.db.models import Count, Exists, F, OuterRef, Q, Subquery
+from django.db.models import Count, F, OuterRef, Subquery
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from annotation.catalogue import schemas
-from annotation.catalogue.models import PAIR_CLAIMABLE, PAIR_SLOTS_TAKEN, Campaign, Pair
+from annotation.catalogue.models import PAIR_CLAIMABLE, Campaign, Pair
 from annotation.catalogue.services.pair_status import status_following_counts
-from annotation.workqueue import consistency, selectors, sql
+from annotation.workqueue import consistency, selectors
 from annotation.workqueue.models import Annotation, Assignment, AssignmentEvent
 from annotation.workqueue.playback import media_played_canonical, refuse_short_playback
-from annotation.workqueue.rules import gold_matches, orientation_swapped
-from annotation.workqueue.selectors import still_member
-from annotation.workqueue.services.profile import profile_required
-from core import rows
+from annotation.workqueue.rules import gold_matches
+from annotation.workqueue.services.profile import entry_gate
+from annotation.workqueue.store import AssignmentChanged, event_record, store
 from core.errors import ApplicationError
 
 if TYPE_CHECKING:
-    from django.db.models import QuerySet
 
     from annotation.accounts.models import User
 
@@ -56,15 +52,7 @@ TIME_ON_ITEM_MAX_MS = 24 * 3600 * 1000
 _rng = random.SystemRandom()
 
 
-def _record(assignment: Assignment | _Held, kind: str, at: datetime, **detail) -> AssignmentEvent:
-    return AssignmentEvent.objects.create(
-        assignment_id=assignment.id,
-        campaign_id=assignment.campaign_id,
-        annotator_id=assignment.annotator_id,
-        kind=kind,
-        at=at,
-        detail=detail,
-    )
+_record = event_record
 
 
 def assignment_claim(*, campaign: Campaign, annotator: User, now: datetime | None = None,
@@ -77,30 +65,19 @@ def assignment_claim(*, campaign: Campaign, annotator: User, now: datetime | Non
     ``rng`` draws once per claim whether it looks for a gold pair first (probability ``campaign.gold_rate``);
     tests pass a seeded one.
 
-    On PostgreSQL the campaign's state, the membership and, in the common case (a member, an active campaign, no
-    lease of theirs, none of the campaign's due), the claim itself are one statement (``annotation/workqueue/sql/claim.sql``).
+    On PostgreSQL the campaign's state, the membership, the gates and, in the common case (a member admitted, an
+    active campaign, no lease of theirs, none of the campaign's due), the claim itself are one statement
+    (``annotation/workqueue/sql/claim.sql``).
     """
-    now = now or timezone.now()
-    profile_required(user=annotator, campaign=campaign)
-    if connection.vendor == "postgresql":
-        return _claim_postgresql(by="id", campaign=campaign.pk, annotator=annotator, now=now, rng=rng, known=campaign)
-    membership = _membership_portable(campaign=campaign, annotator=annotator, now=now)
-    return _claim_for_member(campaign=campaign, annotator=annotator, membership=membership, now=now,
-                             gold_first=_gold_first(campaign, (rng or _rng).random()), held=None)
+    return _claim_first(by="id", campaign=campaign.pk, annotator=annotator, now=now or timezone.now(), rng=rng,
+                        known=campaign)
 
 
 def assignment_claim_by_slug(
     *, slug: str, annotator: User, now: datetime | None = None, rng: random.Random | None = None
 ) -> Assignment | None:
     """``assignment_claim`` for the campaign ``slug`` (ApplicationError 404 when there is none)."""
-    now = now or timezone.now()
-    if connection.vendor == "postgresql":
-        profile_required(user=annotator, campaign=slug)
-        return _claim_postgresql(by="slug", campaign=slug, annotator=annotator, now=now, rng=rng)
-    campaign = Campaign.objects.filter(slug=slug).first()
-    if campaign is None:
-        raise ApplicationError("No such campaign.", code="not_found", status_code=404)
-    return assignment_claim(campaign=campaign, annotator=annotator, now=now, rng=rng)
+    return _claim_first(by="slug", campaign=slug, annotator=annotator, now=now or timezone.now(), rng=rng)
 
 
 def _gold_first(campaign: Campaign, draw: float) -> bool:
@@ -108,42 +85,38 @@ def _gold_first(campaign: Campaign, draw: float) -> bool:
     return campaign.gold_rate > 0 and draw < campaign.gold_rate
 
 
-def _claim_postgresql(*, by: str, campaign: int | str, annotator, now: datetime, rng,
-                      known: Campaign | None = None) -> Assignment | None:
-    """The claim statement for the drawn kind of pair first; the rest of ``_claim_for_member`` only when it could
-    not claim (an open or due lease, nothing of that kind left in a campaign with gold). ``known``: the caller's
-    campaign (a claim by id), which the lease then carries."""
+def _claim_first(*, by: str, campaign: int | str, annotator, now: datetime, rng,
+                 known: Campaign | None = None) -> Assignment | None:
+    """The store's first read, which on PostgreSQL claims the drawn kind of pair when the rater may; the rest of
+    ``_claim_for_member`` only when it did not (a portable store, an open or due lease, a gate to check, nothing of
+    that kind left in a campaign with gold). ``known``: the caller's campaign (a claim by id), which the lease then
+    carries."""
     draw = (rng or _rng).random()
     try:
-        # Alone the statement is atomic; inside a transaction it needs a savepoint for a conflict to be caught.
-        with transaction.atomic() if connection.in_atomic_block else nullcontext():
-            read = _claim_statement(by=by, campaign=campaign, annotator=annotator, now=now, draw=draw, known=known)
+        # A store whose statements are atomic may claim in this read: alone the statement is atomic; inside a
+        # transaction it needs a savepoint for a conflict to be caught. The ORM's read only reads.
+        savepoint = store().statements_atomic and connection.in_atomic_block
+        with transaction.atomic() if savepoint else nullcontext():
+            read = store().claim_read(by=by, campaign=campaign, annotator=annotator, now=now, draw=draw, known=known)
     except IntegrityError:
         return _claimed_at_the_same_moment(known or Campaign.objects.get(**{by: campaign}), annotator, now)
     if read.lease is not None:
         return read.lease
     if read.campaign is None:
         raise ApplicationError("No such campaign.", code="not_found", status_code=404)
+    if read.membership is not None:
+        entry_gate(campaign_id=read.campaign.pk, profile_missing=read.profile_missing,
+                   crowd_entry_id=read.crowd_entry_id)
     gold_first = _gold_first(read.campaign, draw)
     return _claim_for_member(campaign=read.campaign, annotator=annotator, membership=read.membership, now=now,
                              gold_first=gold_first, tried=gold_first if read.looked else None, held=read.held)
-
-
-def _membership_portable(*, campaign: Campaign, annotator, now: datetime) -> tuple | None:
-    own = _own(campaign, annotator)
-    due = Assignment.objects.filter(campaign_id=campaign.pk, status=Assignment.Status.ACTIVE, expires_at__lte=now)
-    return (
-        Campaign.members.through.objects.filter(campaign_id=campaign.pk, user_id=annotator.pk)
-        .values_list(Subquery(own.values("pk")[:1]), Subquery(own.values("expires_at")[:1]), Exists(due))
-        .first()
-    )
 
 
 def _claim_for_member(*, campaign: Campaign, annotator, membership: tuple | None, now: datetime, gold_first: bool,
                       tried: bool | None = None, held: bool | None = False):
     """``membership``: (open lease id, its expiry, any lease due), None for a non-member. ``tried``: the kind of pair
     (gold or not) the claim statement already looked for and found none of. ``held``: whether the claim statement
-    found the rater not admitted (None: not read yet, the portable path)."""
+    found the rater not admitted (None: not read by the store)."""
     if membership is None:
         raise ApplicationError("You are not a member of this campaign.", code="not_a_member", status_code=403)
     if held is None or held:
@@ -159,9 +132,9 @@ def _claim_for_member(*, campaign: Campaign, annotator, membership: tuple | None
     if current_id is not None and current_expires_at > now:
         return selectors.assignment_for_annotator(assignment_id=current_id, annotator=annotator)
     order = [gold for gold in _gold_order(campaign, gold_first) if gold != tried]
-    # Each PostgreSQL claim statement is atomic on its own: with nothing to expire, outside any transaction,
-    # it needs none (BEGIN and COMMIT would be two more round trips). SQLite needs the transaction for its write lock.
-    alone = connection.vendor == "postgresql" and not any_due and not connection.in_atomic_block
+    # A store whose statement is atomic on its own needs no transaction with nothing to expire, outside any (BEGIN
+    # and COMMIT would be two more round trips). SQLite needs the transaction for its write lock.
+    alone = store().statements_atomic and not any_due and not connection.in_atomic_block
     try:
         with nullcontext() if alone else transaction.atomic():
             if any_due:
@@ -208,116 +181,13 @@ def _gold_order(campaign: Campaign, gold_first: bool) -> tuple[bool, ...]:
 
 
 def _claim(*, campaign: Campaign, annotator, now: datetime, order: list[bool]) -> Assignment | None:
-    """Runs inside a transaction (the write lock on SQLite), after leases that are due were expired; on PostgreSQL
-    with none due, alone."""
+    """Runs inside a transaction (the write lock on SQLite), after leases that are due were expired; where the
+    store's statements are atomic and none was due, alone."""
     for gold in order:
-        if connection.vendor == "postgresql":
-            assignment = _claim_statement(by="id", campaign=campaign.pk, annotator=annotator, now=now, gold=gold,
-                                          due_expired=True, known=campaign).lease
-        else:
-            assignment = _lease_portable(campaign=campaign, annotator=annotator, gold=gold, now=now)
+        assignment = store().lease(campaign=campaign, annotator=annotator, gold=gold, now=now)
         if assignment is not None:
             return assignment
     return None
-
-
-CLAIM_HEAD = 32
-
-
-def claim_sql(by: str = "id") -> str:
-    """The claim statement (``annotation/workqueue/sql/claim.sql``), the campaign found by ``id`` or ``slug``, for a head of
-    CLAIM_HEAD entries (the bench and the tests EXPLAIN it)."""
-    return sql.statement("claim", campaign_by={"id": "id", "slug": "slug"}[by], head_size=CLAIM_HEAD,
-                         head_last=CLAIM_HEAD - 1)
-
-
-def claim_params(*, campaign: int | str, annotator: User, now: datetime, draw: float = 1.0, gold: bool | None = None,
-                 due_expired: bool = False) -> dict:
-    """The claim statement's parameters: ``campaign`` its id or slug, ``gold`` the kind of pair (None: the
-    ``draw``'s), ``due_expired`` when the caller has expired the campaign's due leases (the bench and the tests
-    EXPLAIN it with them)."""
-    return {"campaign": campaign, "annotator": annotator.pk, "now": now, "draw": draw, "gold": gold,
-            "due_expired": due_expired}
-
-
-class ClaimRead(NamedTuple):
-    """What the claim statement answers: the lease it took (or None); without one, the campaign (None: no such
-    campaign), the membership as ``_claim_for_member`` takes it, and whether it looked for a pair. With a lease the
-    campaign is the caller's ``known`` one, or None (a claim by slug builds no campaign it does not need). ``held``:
-    the rater is not admitted to the queue (paused, or not qualified), as ``rater_admission`` decides."""
-
-    lease: Assignment | None
-    campaign: Campaign | None
-    membership: tuple | None
-    looked: bool
-    held: bool = False
-
-
-def _claim_statement(*, by: str, campaign: int | str, annotator, now: datetime, draw: float = 1.0,
-                     gold: bool | None = None, due_expired: bool = False, known: Campaign | None = None) -> ClaimRead:
-    """One run of the claim statement. ``known``: the caller's campaign, which the lease then carries. A lease comes
-    with its display (``Assignment.shown``) read from the same row: no instance but the lease's own."""
-    params = claim_params(campaign=campaign, annotator=annotator, now=now, draw=draw, gold=gold,
-                          due_expired=due_expired)
-    with connection.cursor() as cursor:
-        cursor.execute(claim_sql(by), params)
-        row = cursor.fetchone()
-    if row is None:
-        return ClaimRead(None, None, None, False)
-    (campaign_part,) = sql.parts("claim_campaign")
-    width = len(campaign_part.attnames)
-    is_member, current_id, current_expires_at, any_due, held, looked, lease_id, pair_id, swapped, expires_at = (
-        row[width:width + 10])
-    membership = (current_id, current_expires_at, any_due) if is_member else None
-    if lease_id is None:
-        found = known or rows.instances(row[:width], [campaign_part])["c"]
-        return ClaimRead(None, found, membership, looked, held)
-    campaign_values = rows.values(row[:width], [campaign_part])["c"]
-    lease = {"id": lease_id, "pair_id": pair_id, "annotator_id": annotator.pk, "status": Assignment.Status.ACTIVE,
-             "swapped": swapped, "claimed_at": now, "expires_at": expires_at, "finished_at": None, "skip_reason": "",
-             "draft": {}, "draft_saved_at": None}
-    assignment = rows.loaded(Assignment, **lease, annotator=annotator,
-                             **({"campaign": known} if known else {"campaign_id": campaign_values["id"]}))
-    assignment.shown = selectors.Shown.read(lease, campaign_values, rows.values(row[width + 10:],
-                                                                                sql.parts("claim_display")))
-    return ClaimRead(assignment, known, membership, looked, False)
-
-
-def _lease_portable(*, campaign: Campaign, annotator, gold: bool, now: datetime) -> Assignment | None:
-    """The same claim through the ORM. Precondition: inside a transaction that holds the write lock (SQLite)."""
-    pair_id = claimable_pairs(campaign=campaign, annotator=annotator, gold=gold).values_list("pk", flat=True).first()
-    if pair_id is None:
-        return None
-    taken = Pair.objects.filter(PAIR_CLAIMABLE, pk=pair_id).update(active_claims=F("active_claims") + 1)
-    if taken != 1:
-        raise ApplicationError(
-            "The pair filled up while it was being claimed; try again.", code="claim_conflict", status_code=409
-        )
-    assignment = Assignment.objects.create(
-        pair_id=pair_id,
-        campaign=campaign,
-        annotator=annotator,
-        status=Assignment.Status.ACTIVE,
-        swapped=orientation_swapped(campaign.orientation_seed, pair_id, annotator.pk),
-        claimed_at=now,
-        expires_at=now + timedelta(minutes=campaign.lease_minutes),
-    )
-    _record(assignment, AssignmentEvent.Kind.CLAIM, now)
-    return selectors.assignment_for_annotator(assignment_id=assignment.pk, annotator=annotator)
-
-
-def claimable_pairs(*, campaign: Campaign, annotator: User, gold: bool) -> QuerySet[Pair]:
-    """The claim's candidates in ``pair_claim_idx`` order, locked with SKIP LOCKED where the database can.
-
-    Precondition: inside a transaction.
-    """
-    seen = Assignment.objects.filter(pair=OuterRef("pk"), annotator=annotator)
-    return (
-        Pair.objects.filter(PAIR_CLAIMABLE, campaign=campaign, is_gold=gold)
-        .filter(~Exists(seen))
-        .order_by(F("priority").desc(), PAIR_SLOTS_TAKEN.desc(), "id")
-        .select_for_update(skip_locked=True)
-    )
 
 
 def _lock_due(*, campaign_id: int | None, now: datetime, limit: int, wait: bool = False) -> list[int]:
@@ -402,105 +272,9 @@ def assignments_release(*, annotator: User, reason: str, now: datetime | None = 
 
 
 def _locked_own(assignment: Assignment, annotator) -> Assignment:
-    """The assignment's row, locked, with its pair and campaign. Precondition: inside a transaction."""
-    if connection.vendor == "postgresql":
-        with connection.cursor() as cursor:
-            cursor.execute(sql.statement("locked"), {"assignment": assignment.pk, "annotator": annotator.pk})
-            row = cursor.fetchone()
-        if row is None:
-            raise ApplicationError("No such assignment.", code="not_found", status_code=404)
-        return _locked_from_row(row)
-    locked = (
-        Assignment.objects.select_for_update(of=("self",))
-        .select_related("pair", "campaign__rating_schema")
-        .filter(still_member(), pk=assignment.pk, annotator_id=annotator.pk)
-        .first()
-    )
-    if locked is None:
-        raise ApplicationError("No such assignment.", code="not_found", status_code=404)
-    return locked
-
-
-def _locked_from_row(row) -> Assignment:
-    built = rows.instances(row, sql.parts("locked"))
-    built["c"].rating_schema = built["s"]
-    built["a"].pair, built["a"].campaign = built["p"], built["c"]
-    return built["a"]
-
-
-# The submission's read (annotation/workqueue/sql/submit_read.sql, submit_locked.sql): the assignment with what validating
-# the answers needs. Locked, it comes with the annotation already stored for the assignment, if any, in the same
-# round trip. Unlocked (the first try outside a transaction) it reads no annotation: a plan PostgreSQL kept for the
-# prepared statement while the annotation table was nearly empty (a sequential scan) read the whole table long
-# after it had grown. The unlocked try needs no lookup: an assignment still active or expired has no annotation (it
-# is stored with the status change).
-
-
-@dataclass(frozen=True, slots=True)
-class _Held:
-    """The assignment as a submission reads it: whose it is, its state, and what checking the answers needs."""
-
-    id: int
-    pair_id: int
-    campaign_id: int
-    annotator_id: int
-    status: str
-    swapped: bool
-    criteria: list
-    is_gold: bool
-    gold_answer: dict | None
-    definition: dict
-    kind: str
-    requires_full_playback: bool
-
-    @classmethod
-    def of(cls, locked: Assignment) -> _Held:
-        """From ``_locked_own``'s instance (its pair, campaign and schema loaded)."""
-        pair, campaign = locked.pair, locked.campaign
-        return cls(id=locked.pk, pair_id=locked.pair_id, campaign_id=locked.campaign_id,
-                   annotator_id=locked.annotator_id, status=locked.status, swapped=locked.swapped,
-                   criteria=pair.criteria or [], is_gold=pair.is_gold, gold_answer=pair.gold_answer,
-                   definition=campaign.rating_schema.definition, kind=campaign.kind,
-                   requires_full_playback=campaign.requires_full_playback)
-
-    @classmethod
-    def read(cls, row) -> _Held:
-        """From a row of the ``submit`` select list."""
-        read = rows.values(row, sql.parts("submit"))
-        a, p, c = read["a"], read["p"], read["c"]
-        return cls(id=a["id"], pair_id=a["pair_id"], campaign_id=a["campaign_id"], annotator_id=a["annotator_id"],
-                   status=a["status"], swapped=a["swapped"], criteria=p["criteria"] or [], is_gold=p["is_gold"],
-                   gold_answer=p["gold_answer"], definition=read["s"]["definition"], kind=c["kind"],
-                   requires_full_playback=c["requires_full_playback"])
-
-
-def _locked_for_submit(assignment: Assignment, annotator, lock: bool = True) -> tuple[_Held, Annotation | None]:
-    """The assignment as the submission reads it (locked with ``lock``), and the annotation already stored for
-    it, if any.
-
-    Precondition: inside a transaction, unless ``lock`` is false (PostgreSQL only: the read without the lock and
-    without the lookup, whose answer is then None).
-    """
-    if connection.vendor == "postgresql":
-        with connection.cursor() as cursor:
-            if lock:
-                cursor.execute(sql.statement("submit_locked"), {"assignment": assignment.pk, "annotator": annotator.pk})
-            else:
-                cursor.execute(sql.statement("submit_read"), {"assignment": assignment.pk})
-            row = cursor.fetchone()
-        if not lock:
-            held = None if row is None else _Held.read(row)
-            if held is None or held.annotator_id != annotator.pk:  # whose it is, checked on the row read by id
-                raise ApplicationError("No such assignment.", code="not_found", status_code=404)
-            return held, None
-        if row is None:
-            raise ApplicationError("No such assignment.", code="not_found", status_code=404)
-        (earlier_part,) = sql.parts("earlier")
-        width = len(earlier_part.attnames)
-        earlier = rows.instances(row[:width], [earlier_part])["n"] if row[0] is not None else None
-        return _Held.read(row[width:]), earlier
-    locked = _locked_own(assignment, annotator)
-    return _Held.of(locked), Annotation.objects.filter(assignment_id=locked.pk).first()
+    """The assignment's row, locked, with its pair and campaign (404 unless the annotator's, in a campaign they are
+    still a member of). Precondition: inside a transaction."""
+    return store().locked_own(assignment, annotator)
 
 
 @transaction.atomic
@@ -528,23 +302,28 @@ def assignment_save_draft(*, assignment: Assignment, annotator: User, values: di
     locked.draft = values
     locked.draft_saved_at = now
     fields = ["draft", "draft_saved_at"]
-    if locked.status == Assignment.Status.ACTIVE:
-        locked.expires_at = now + timedelta(minutes=locked.campaign.lease_minutes)
-        fields.append("expires_at")
+    if locked.status == Assignment.Status.ACTIVE and locked.expires_at > now:
+        # The work renews a live lease as a renewal does, within the campaign's longest lease; a lease already due
+        # keeps the draft but is not revived (the rater claims again: ``assignment_renew(reclaim=True)``).
+        renewed = min(now + timedelta(minutes=locked.campaign.lease_minutes), lease_renewable_until(locked))
+        if renewed > locked.expires_at:
+            locked.expires_at = renewed
+            fields.append("expires_at")
     locked.save(update_fields=fields)
     _record(locked, AssignmentEvent.Kind.DRAFT, now, answered=len(values))
     return locked
 
 
-# How long a lease may last in all, counted from its claim, in units of the campaign's lease_minutes: an active tab
-# renews (assignment_renew) up to claimed_at + LEASE_RENEWALS_MAX × lease_minutes, and no further, so that a tab left
-# open does not hold a slot for ever. A rule of the campaign's own lease, not a setting.
+# How long a lease may last in all, counted from its claim, when the campaign sets no ``lease_max_minutes``: in units
+# of its lease_minutes. An active tab renews (assignment_renew, and the drafts it saves) up to claimed_at + that, and
+# no further, so that a tab left open does not hold a slot for ever.
 LEASE_RENEWALS_MAX = 4
 
 
-def lease_renewable_until(assignment: Assignment, lease_minutes: int) -> datetime:
-    """The latest time the lease of ``assignment`` may be renewed to."""
-    return assignment.claimed_at + timedelta(minutes=LEASE_RENEWALS_MAX * lease_minutes)
+def lease_renewable_until(assignment: Assignment) -> datetime:
+    """The latest time the lease of ``assignment`` may be renewed to: its claim + the campaign's longest lease."""
+    campaign = assignment.campaign
+    return assignment.claimed_at + timedelta(minutes=campaign.lease_max_minutes or LEASE_RENEWALS_MAX * campaign.lease_minutes)
 
 
 @transaction.atomic
@@ -573,7 +352,7 @@ def assignment_renew(*, assignment: Assignment, annotator: User, reclaim: bool =
                                    code="lease_expired", status_code=409)
         _reclaim(locked, now=now)
         return locked
-    renewed = min(now + timedelta(minutes=lease_minutes), lease_renewable_until(locked, lease_minutes))
+    renewed = min(now + timedelta(minutes=lease_minutes), lease_renewable_until(locked))
     if renewed > locked.expires_at:
         locked.expires_at = renewed
         locked.save(update_fields=["expires_at"])
@@ -629,11 +408,6 @@ def _refuse_closed(status: str) -> None:
         )
 
 
-class _AssignmentChanged(Exception):
-    """The unlocked try cannot answer (the assignment is closed, or its status changed before the write): nothing
-    was written."""
-
-
 def annotation_submit(
     *,
     assignment: Assignment,
@@ -668,13 +442,14 @@ def annotation_submit(
     """
     now = now or timezone.now()
     key = _idempotency_key(assignment, idempotency_key)
-    submission = {"assignment": assignment, "annotator": annotator, "values": values, "time_on_item_ms": time_on_item_ms,
-                  "key": key, "now": now, "media_played": media_played, "confirm_warnings": confirm_warnings}
+    submission: dict[str, Any] = {
+        "assignment": assignment, "annotator": annotator, "values": values, "time_on_item_ms": time_on_item_ms,
+        "key": key, "now": now, "media_played": media_played, "confirm_warnings": confirm_warnings}
     annotation = None
-    if connection.vendor == "postgresql" and not connection.in_atomic_block:
+    if store().statements_atomic and not connection.in_atomic_block:
         try:
             annotation = _submit(**submission, lock=False)
-        except _AssignmentChanged:
+        except AssignmentChanged:
             pass
     if annotation is None:
         with transaction.atomic():
@@ -689,10 +464,10 @@ def annotation_submit(
 
 def _submit(*, assignment: Assignment, annotator, values, time_on_item_ms, key: str, now: datetime, lock: bool,
             media_played: dict | None = None, confirm_warnings: bool = False):
-    """Precondition: inside a transaction when ``lock``; else on PostgreSQL, outside one."""
-    held, earlier = _locked_for_submit(assignment, annotator, lock=lock)
+    """Precondition: inside a transaction when ``lock``; else outside one, with a store whose statements are atomic."""
+    held, earlier = store().submission_read(assignment, annotator, lock=lock)
     if not lock and held.status not in OPEN:
-        raise _AssignmentChanged  # submitted (a repeat), skipped or withdrawn: the locked read, with its lookup, answers
+        raise AssignmentChanged  # submitted (a repeat), skipped or withdrawn: the locked read, with its lookup, answers
     if earlier is not None:
         return earlier  # a repeat (the answer stored for this assignment), whatever its key
     _refuse_closed(held.status)
@@ -724,69 +499,13 @@ def _submit(*, assignment: Assignment, annotator, values, time_on_item_ms, key: 
         "confirmed_warnings": (consistency.warnings(definition, values) or None) if confirm_warnings else None,
         "idempotency_key": key,
     }
-    store = _store_postgresql if connection.vendor == "postgresql" else _store_portable
-    annotation = store(held=held, annotator=annotator, fields=fields, was_expired=was_expired, now=now)
+    annotation = store().submission_write(held=held, annotator=annotator, fields=fields, was_expired=was_expired, now=now)
     if annotation is None:
         raise ApplicationError(
             "Your lease on this pair expired and its slot went to someone else; your answers were not stored.",
             code="lease_expired",
             status_code=409,
         )
-    return annotation
-
-
-def _submit_detail(fields: dict, was_expired: bool) -> dict:
-    return {"time_on_item_ms": fields["time_on_item_ms"], "gold_correct": fields["gold_correct"], "after_expiry": was_expired}
-
-
-def _store_postgresql(*, held: _Held, annotator, fields: dict, was_expired: bool, now: datetime):
-    """Writes only while the assignment's status is still ``held.status`` (the statement locks the row to check),
-    else raises _AssignmentChanged having written nothing. One statement: atomic alone, or in a transaction."""
-    with connection.cursor() as cursor:
-        cursor.execute(
-            sql.statement("submit"),
-            {
-                **fields,
-                "values": json.dumps(fields["values"]),
-                "media_played": None if fields["media_played"] is None else json.dumps(fields["media_played"]),
-                "confirmed_warnings": (None if fields["confirmed_warnings"] is None
-                                       else json.dumps(fields["confirmed_warnings"])),
-                "release": 0 if was_expired else 1,
-                "pair": held.pair_id,
-                "assignment": held.id,
-                "annotator": annotator.pk,
-                "campaign": held.campaign_id,
-                "detail": json.dumps(_submit_detail(fields, was_expired)),
-                "now": now,
-                "status": held.status,
-            },
-        )
-        guarded, annotation_id = cursor.fetchone()
-    if not guarded:
-        raise _AssignmentChanged
-    if annotation_id is None:
-        return None
-    return rows.loaded(
-        Annotation, id=annotation_id, pair_id=held.pair_id, assignment_id=held.id, annotator=annotator,
-        source=Annotation.Source.CONCORD, rater_label="", created_at=now, **fields,
-    )
-
-
-def _store_portable(*, held: _Held, annotator, fields: dict, was_expired: bool, now: datetime):
-    """The same writes through the ORM. Precondition: inside a transaction holding the write lock (SQLite)."""
-    done = F("annotations_done") + 1
-    counted = Pair.objects.filter(PAIR_CLAIMABLE if was_expired else Q(), pk=held.pair_id).update(
-        annotations_done=done,
-        active_claims=F("active_claims") - (0 if was_expired else 1),
-        status=status_following_counts(done=done),
-    )
-    if counted != 1:
-        return None
-    annotation = Annotation.objects.create(
-        pair_id=held.pair_id, assignment_id=held.id, annotator=annotator, source=Annotation.Source.CONCORD, **fields
-    )
-    Assignment.objects.filter(pk=held.id).update(status=Assignment.Status.SUBMITTED, finished_at=now, draft={})
-    _record(held, AssignmentEvent.Kind.SUBMIT, now, annotation=annotation.pk, **_submit_detail(fields, was_expired))
     return annotation
 
 

@@ -95,21 +95,36 @@ def profile_required(*, user: User, campaign: Campaign | str) -> None:
     """The claim's first gate (``campaign`` an instance or a slug), in one statement: 403 ``profile_required`` while
     the campaign asks a questionnaire ``user`` has not answered; for a crowd rater who entered by one of its links,
     403 ``quota_done`` (with ``completion_url``) once they submitted its quota. Nothing for a campaign that does not
-    exist or for a non-member: the claim refuses them itself (404, 403 ``not_a_member``)."""
-    unanswered = CampaignQuestionnaire.objects.filter(campaign_id=OuterRef("pk")).filter(
-        ~Exists(ProfileAnswer.objects.filter(questionnaire_id=OuterRef("questionnaire_id"), user_id=user.pk)))
-    entry = CrowdEntry.objects.filter(link__campaign_id=OuterRef("pk"), participant__user_id=user.pk).order_by("-entered_at")
+    exist or for a non-member: the claim refuses them itself (404, 403 ``not_a_member``).
+
+    The claim reads the same two facts with its membership read (``store.claim_read``; on PostgreSQL in
+    ``claim.sql``: ``profile_missing``, ``crowd_entry_id``) and hands them to ``entry_gate``."""
     found = Campaign.objects.filter(slug=campaign) if isinstance(campaign, str) else Campaign.objects.filter(pk=campaign.pk)
     member = Campaign.members.through.objects.filter(campaign_id=OuterRef("pk"), user_id=user.pk)
-    row = found.values_list("pk", Exists(member), Exists(unanswered), Subquery(entry.values("pk")[:1])).first()
+    row = found.values_list("pk", Exists(member), *entry_gate_facts(user=user, campaign=OuterRef("pk"))).first()
     if row is None or not row[1]:
         return
     campaign_id, _, missing, entry_id = row
-    if missing:
+    entry_gate(campaign_id=campaign_id, profile_missing=missing, crowd_entry_id=entry_id)
+
+
+def entry_gate_facts(*, user: User, campaign: OuterRef) -> tuple[Exists, Subquery]:
+    """The entry gate's two facts as expressions of an outer query whose ``campaign`` column is given: whether the
+    campaign asks a questionnaire ``user`` has not answered, and the crowd entry they came in by (its id, or None)."""
+    unanswered = CampaignQuestionnaire.objects.filter(campaign_id=campaign).filter(
+        ~Exists(ProfileAnswer.objects.filter(questionnaire_id=OuterRef("questionnaire_id"), user_id=user.pk)))
+    entry = CrowdEntry.objects.filter(link__campaign_id=campaign, participant__user_id=user.pk).order_by("-entered_at")
+    return Exists(unanswered), Subquery(entry.values("pk")[:1])
+
+
+def entry_gate(*, campaign_id: int, profile_missing: bool, crowd_entry_id: int | None) -> None:
+    """The entry gate's refusals for a member, from what was read of them: 403 ``profile_required``, then the crowd
+    entry's quota (``crowd_quota_check``)."""
+    if profile_missing:
         raise ApplicationError("Answer this campaign's rater profile before your first pair.", code="profile_required",
                                status_code=403)
-    if entry_id is not None:
-        entry_row = CrowdEntry.objects.select_related("link", "participant").get(pk=entry_id)
+    if crowd_entry_id is not None:
+        entry_row = CrowdEntry.objects.select_related("link", "participant").get(pk=crowd_entry_id)
         crowd_quota_check(entry=entry_row, campaign_id=campaign_id)
 
 

@@ -76,7 +76,18 @@ def parts(name: str) -> tuple[rows.Part, ...]:
 def names() -> dict[str, str]:
     """What ``${name}`` stands for in the statements: tables and columns from ``_meta``, and the select lists."""
     from annotation.catalogue.models import Campaign, Pair, Prompt, RatingSchema, Response
-    from annotation.workqueue.models import Annotation, Assignment, AssignmentEvent, QualificationRound, RaterPause
+    from annotation.workqueue.models import (
+        Annotation,
+        Assignment,
+        AssignmentEvent,
+        CampaignQuestionnaire,
+        CrowdEntry,
+        CrowdEntryLink,
+        CrowdParticipant,
+        ProfileAnswer,
+        QualificationRound,
+        RaterPause,
+    )
 
     members = Campaign.members.through._meta
     return {
@@ -86,6 +97,11 @@ def names() -> dict[str, str]:
         "campaign": Campaign._meta.db_table,
         "rater_pause": RaterPause._meta.db_table,
         "qualification_round": QualificationRound._meta.db_table,
+        "campaign_questionnaire": CampaignQuestionnaire._meta.db_table,
+        "profile_answer": ProfileAnswer._meta.db_table,
+        "crowd_entry": CrowdEntry._meta.db_table,
+        "crowd_link": CrowdEntryLink._meta.db_table,
+        "crowd_participant": CrowdParticipant._meta.db_table,
         "pair": Pair._meta.db_table,
         "prompt": Prompt._meta.db_table,
         "response": Response._meta.db_table,

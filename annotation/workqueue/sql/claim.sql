@@ -1,12 +1,13 @@
--- The claim in one round trip (annotation.workqueue.services.assignments._claim_statement): read the campaign (by
+-- The claim in one round trip (annotation.workqueue.store.postgresql, PostgreSQLStore._claim): read the campaign (by
 -- ${campaign_by}) and whether the annotator may claim now; if so, pick their next pair (skipping rows other claims
 -- hold), take a slot, write the lease and its event, and read what the display needs of the pair.
 --
--- It claims only when the annotator is a member, the campaign is active, they hold no lease in it, and no lease of
+-- It claims only when the annotator is a member admitted to the queue who passed the entry gate (no crowd entry to
+-- check; or the caller checked it: %(gate_passed)s), the campaign is active, they hold no lease in it, and no lease of
 -- the campaign is due (or the caller has just expired the due ones: %(due_expired)s). Otherwise it only reads, and
 -- the service decides (their open lease, 403, nothing to do, or the due leases to expire first). The row comes back
--- for any campaign found: the campaign, the membership read (member?, open lease, its expiry, any lease due, held),
--- whether it looked for a pair, then the lease and its display (NULL when none was taken).
+-- for any campaign found: the campaign, the membership read (member?, open lease, its expiry, any lease due, held,
+-- profile missing, crowd entry), whether it looked for a pair, then the lease and its display (NULL when none was taken).
 --
 -- Gold or not: the caller's %(gold)s, else the draw (%(draw)s < gold_rate), as assignment_claim describes. The
 -- orientation bit is annotation.workqueue.rules.orientation_swapped in SQL. Every WHERE on the pair repeats the claimable
@@ -34,7 +35,17 @@ WITH claimant AS (
                  WHERE z.campaign_id = c.id AND z.rater_id = %(annotator)s AND z.lifted_at IS NULL)
          OR (c.calibration_set_id IS NOT NULL
              AND NOT EXISTS (SELECT FROM ${qualification_round} r
-                             WHERE r.rater_id = %(annotator)s AND r.kind = c.kind AND r.verdict = 'passed'))) AS held
+                             WHERE r.rater_id = %(annotator)s AND r.kind = c.kind AND r.verdict = 'passed'))) AS held,
+        -- The entry gate (annotation.workqueue.services.profile.profile_required): the campaign asks a rater profile
+        -- they have not answered; the crowd entry they came in by, if any (its quota is checked by the service).
+        EXISTS (SELECT FROM ${campaign_questionnaire} cq
+                WHERE cq.campaign_id = c.id
+                  AND NOT EXISTS (SELECT FROM ${profile_answer} pa
+                                  WHERE pa.questionnaire_id = cq.questionnaire_id AND pa.user_id = %(annotator)s))
+            AS profile_missing,
+        (SELECT e.id FROM ${crowd_entry} e
+         JOIN ${crowd_link} l ON l.id = e.link_id JOIN ${crowd_participant} cp ON cp.id = e.participant_id
+         WHERE l.campaign_id = c.id AND cp.user_id = %(annotator)s ORDER BY e.entered_at DESC LIMIT 1) AS crowd_entry_id
     FROM ${campaign} c
     LEFT JOIN ${members} m ON m.${member_campaign} = c.id AND m.${member_user} = %(annotator)s
     LEFT JOIN LATERAL (SELECT id, expires_at FROM ${assignment}
@@ -45,6 +56,7 @@ WITH claimant AS (
            c.orientation_seed, c.lease_minutes
     FROM claimant c
     WHERE c.is_member AND NOT c.held AND c.status = 'active' AND c.open_id IS NULL
+      AND ((NOT c.profile_missing AND c.crowd_entry_id IS NULL) OR %(gate_passed)s::boolean)
       AND (NOT c.any_due OR %(due_expired)s::boolean)
 ), floor AS (
     SELECT p.priority FROM ${pair} p

@@ -1,5 +1,5 @@
--- The annotator's own assignment, locked, with its pair, campaign and schema (annotation.workqueue.services.assignments.
--- _locked_own on PostgreSQL: the ORM's select_related query written by hand).
+-- The annotator's own assignment, locked, with its pair, campaign and schema (annotation.workqueue.store.postgresql,
+-- PostgreSQLStore.locked_own: the ORM's select_related query written by hand).
 SELECT ${locked_columns}
 FROM ${assignment} a
 JOIN ${pair} p ON p.id = a.pair_id

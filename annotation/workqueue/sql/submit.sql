@@ -1,4 +1,4 @@
--- The submission's writes in one round trip (annotation.workqueue.services.assignments._store_postgresql), only while the
+-- The submission's writes in one round trip (annotation.workqueue.store.postgresql, PostgreSQLStore.submission_write), only while the
 -- assignment's status is still the one the submission read (guard, which locks the row): count the annotation on
 -- the pair (releasing the lease's slot, or, for a lease that expired, only while the pair still has room),
 -- completing the pair at its overlap; store the annotation; close the assignment; record the event. It answers

@@ -1,4 +1,4 @@
--- The submission's locked read (annotation.workqueue.services.assignments._locked_for_submit, lock=True): the assignment,
+-- The submission's locked read (PostgreSQLStore.submission_read, lock=True): the assignment,
 -- locked, with the annotation already stored for it if any (an idempotency key is scoped to its assignment, so that
 -- annotation is the one a repeat returns).
 SELECT ${earlier_columns}, ${submit_columns}

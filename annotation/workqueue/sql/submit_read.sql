@@ -1,4 +1,4 @@
--- The submission's unlocked first read (annotation.workqueue.services.assignments._locked_for_submit, lock=False): the
+-- The submission's unlocked first read (PostgreSQLStore.submission_read, lock=False): the
 -- assignment with what validating the answers needs, by id and still-member; whose it is, is checked on the row.
 -- No idempotency lookup here: a plan kept while the annotation table was nearly empty read it whole.
 SELECT ${submit_columns}

@@ -1,4 +1,4 @@
-"""evaluate_judge --release NAME@X.Y.Z --predictions FILE --format {mmrb2,omnireward} [--predictions-no-tie FILE]
+"""evaluate_judge --release NAME@X.Y.Z --predictions FILE --format {mmrb2,omnireward,scores} [--predictions-no-tie FILE]
 [--judge NAME] [--json]"""
 
 import json
@@ -65,6 +65,18 @@ class Command(BaseCommand):
                   f"{scores['position_consistency_pairs']} pairs; {scores['missing_verdicts']} empty or absent "
                   f"judgements skipped; {scores['ignored_entries']} entries after the first ignored; "
                   f"{scores['tie_pairs_left_out']} tie pairs left out")
+        elif scores["format"] == JudgeEvaluation.Format.SCORES:
+            epsilon = scores["tie_epsilon"]
+            write(f"{where}, reward-model scores: accuracy {percent(scores['accuracy'])} "
+                  f"({scores['correct']}/{scores['verdicts']} pairs humans did not call a tie; equal or missing scores "
+                  f"count wrong){interval(scores['ci95'])}; tie-calibrated accuracy "
+                  f"{percent(scores['tie_calibrated_accuracy'])} over all {scores['pairs'] + scores['tie_pairs']} "
+                  f"pairs{interval(scores['tie_calibrated_ci95'])}, a tie when |score A - score B| <= "
+                  f"{'n/a' if epsilon is None else f'{epsilon:.6g}'} (fitted to this release); "
+                  f"{scores['missing_verdicts']} pairs without scores")
+            for task, figures in scores["per_task"].items():
+                write(f"  {task}: {percent(figures['accuracy'])}, tie-calibrated "
+                      f"{percent(figures['tie_calibrated_accuracy'])}")
         else:
             files = scores["files"]
             no_tie_file = files.get("predictions_no_tie", files["predictions"])["name"]

@@ -38,6 +38,16 @@ def test_a_curator_creates_a_campaign_with_a_custom_schema_and_edits_it(curator)
     assert response.json()["schema"] == "ab-tie-text-to-text v1"
 
 
+def test_a_curator_sets_the_longest_lease_and_clears_it_back_to_the_default(curator):
+    created = curator.post("/api/v1/campaigns/create/", {"slug": "long-leases", "kind": "text-to-text",
+                                                         "lease_minutes": 10, "lease_max_minutes": 90}, format="json")
+    assert created.status_code == 201, created.content
+    assert created.json()["lease_max_minutes"] == 90
+    cleared = curator.post("/api/v1/campaigns/long-leases/update/", {"lease_max_minutes": None}, format="json")
+    assert cleared.status_code == 200 and cleared.json()["lease_max_minutes"] is None
+    assert Campaign.objects.get(slug="long-leases").lease_max_minutes is None
+
+
 def test_a_curator_requires_full_playback_of_an_audio_campaign_and_lifts_it(curator):
     created = curator.post("/api/v1/campaigns/create/", {"slug": "voices", "kind": "text-to-audio",
                                                          "requires_full_playback": True}, format="json")
@@ -56,6 +66,7 @@ def test_a_curator_requires_full_playback_of_an_audio_campaign_and_lifts_it(cura
     ({"slug": "x", "kind": "text-to-text", "overlap": 0}, "invalid_overlap"),
     ({"slug": "x", "kind": "text-to-text", "schema_definition": {"questions": []}}, "invalid_schema"),
     ({"slug": "x", "kind": "text-to-text", "requires_full_playback": True}, "invalid_full_playback"),
+    ({"slug": "x", "kind": "text-to-text", "lease_minutes": 30, "lease_max_minutes": 20}, "invalid_lease_max_minutes"),
 ])
 def test_bad_campaign_settings_are_refused_and_nothing_is_created(curator, payload, code):
     response = curator.post("/api/v1/campaigns/create/", payload, format="json")

@@ -200,6 +200,8 @@ def test_edit_campaign_changes_only_what_is_given_and_moves_the_status():
     campaign = Campaign.objects.select_related("rating_schema").get(slug="edit-me")
     assert (campaign.status, campaign.overlap, campaign.lease_minutes) == ("active", 2, 45)
     assert campaign.requires_prefilter and campaign.rating_schema.preset == "ab-tie" and out["schema"].startswith("ab-tie")
+    assert json.loads(run("edit_campaign", "edit-me", "--lease-max-minutes", "120", "--json"))["lease_max_minutes"] == 120
+    assert json.loads(run("edit_campaign", "edit-me", "--lease-max-minutes", "0", "--json"))["lease_max_minutes"] is None
 
 
 def test_edit_campaign_applies_a_new_overlap_to_the_existing_pairs_only_when_asked():

@@ -427,3 +427,20 @@ def test_curators_publish_a_split_through_the_api_and_a_bad_fraction_is_refused(
     release = Release.objects.get(name="api-split")
     assert release.summary["heldout"]["items"] == HeldoutPair.objects.filter(release=release).count() == 18
     assert release.pairs_count == 18
+
+
+def test_a_reward_models_scores_are_scored_with_tie_calibration_on_the_private_labels(split_release, campaigns,
+                                                                                       curator):
+    """A team sends one score per response (`--format scores`): the held-out answer carries the tie-calibrated
+    accuracy and its threshold, equal to ``score_scores`` on the private items, and nothing else of theirs."""
+    private = private_ids(split_release)
+    scores = {pid: {"score_a": 1.0 if chosen == "A" else 0.0, "score_b": 1.0 if chosen == "B" else 0.0}
+              for pid, chosen in campaigns["labels"].items()}
+    answer = submit(split_release, issue(curator, split_release, "team-rm"), scores, "scores", judge="rm-1")
+    assert answer.status_code == 201, answer.content
+    body = answer.json()["scores"]
+    reference = scoring.score_scores(release_private_gold(release=split_release), scoring.parse_scores(scores))
+    for key in ("accuracy", "tie_calibrated_accuracy", "tie_calibrated_ci95", "tie_epsilon", "format"):
+        assert body[key] == reference[key], key
+    assert body["format"] == "scores" and body["tie_calibrated_accuracy"] is not None
+    assert_aggregate_only(body, private)

@@ -174,6 +174,26 @@ def test_evaluate_judge_prints_the_documented_json(published, tmp_path):
     assert JudgeEvaluation.objects.get().judge_name == "omni"
 
 
+def test_a_reward_models_scores_are_scored_with_tie_calibrated_accuracy_on_the_command_and_the_page(published, tmp_path,
+                                                                                                  client):
+    """Chosen A, B, A, A; the scores get t2i-1 and t2i-2 right, t2i-3 wrong, reason-1 equal (wrong either way: no
+    human tie in the release, so the calibrated threshold stays at 0)."""
+    path = tmp_path / "rm.json"
+    path.write_text(json.dumps({"t2i-1": [2.0, 1.0], "t2i-2": {"score_a": 0.1, "score_b": 0.9},
+                                "t2i-3": [0.0, 1.5], "reason-1": [1, 1]}))
+    out = StringIO()
+    call_command("evaluate_judge", "--release", "fox-bench@1.0.0", "--predictions", str(path), "--format", "scores",
+                 stdout=out)
+    text = out.getvalue()
+    assert "rm on fox-bench@1.0.0, reward-model scores: accuracy 50.00% (2/4 pairs humans did not call a tie" in text
+    assert "tie-calibrated accuracy 50.00% over all 4 pairs" in text and "|score A - score B| <= 0 " in text
+    scores = JudgeEvaluation.objects.get(judge_name="rm").scores
+    assert (scores["tie_calibrated_accuracy"], scores["tie_epsilon"], scores["tie_pairs"]) == (0.5, 0.0, 0)
+    client.force_login(CuratorFactory())
+    page = client.get(reverse("release-leaderboard", kwargs={"name": "fox-bench", "version": "1.0.0"})).content.decode()
+    assert '<td class="tie-calibrated">50.0%' in page and "ties: |A − B| ≤ 0" in page
+
+
 def test_evaluate_judge_reports_unknown_prediction_ids_without_failing(published, tmp_path):
     path = tmp_path / "judge.json"
     path.write_text(json.dumps({**PERFECT, "no-such-pair": {"forward": [{"judgement": "A"}]}}))

@@ -44,6 +44,20 @@ def test_a_curator_creates_a_campaign_with_a_custom_schema_from_the_page(curator
     assert campaign.rating_schema.definition == CUSTOM and campaign.rating_schema.preset == ""
     page = curator.get(response["Location"]).content.decode()
     assert "Campaign sunsets created (draft)" in page and "&quot;winner&quot;" in page  # the custom JSON, to edit
+    assert campaign.lease_max_minutes is None and 'name="lease_max_minutes"' in page
+
+
+def test_the_longest_lease_is_set_on_the_settings_page_and_a_short_one_is_refused(curator):
+    assert curator.post(reverse("console-campaign-new"), campaign_form(lease_max_minutes="60")).status_code == 302
+    campaign = Campaign.objects.get(slug="sunsets")
+    assert campaign.lease_max_minutes == 60
+    page = curator.get(reverse("console-campaign-settings", args=["sunsets"])).content.decode()
+    assert 'name="lease_max_minutes" type="number" min="1" value="60"' in page
+    refused = curator.post(reverse("console-campaign-settings", args=["sunsets"]),
+                           campaign_form(lease_max_minutes="5")).content.decode()
+    assert "the longest lease must be a whole number of minutes from the lease time (20)" in refused
+    campaign.refresh_from_db()
+    assert campaign.lease_max_minutes == 60
 
 
 def test_a_curator_requires_full_playback_on_the_settings_page_and_sees_it_ticked(curator):
