@@ -337,7 +337,8 @@ SPECTACULAR_SETTINGS = {
     # One schema name per shared choice set: the pair's status, and the side ("A" or "B") several endpoints take.
     "ENUM_NAME_OVERRIDES": {"PairStatusEnum": "annotation.catalogue.models.Pair.Status",
                             "JobStatusEnum": "annotation.jobs.models.Job.Status", "SideEnum": ["A", "B"],
-                            "JudgeFormatEnum": "curation.models.JudgeEvaluation.Format"},
+                            "JudgeFormatEnum": "curation.models.JudgeEvaluation.Format",
+                            "ReleaseMediaEnum": "curation.releases.pointers.MODES"},
     # Every operation documents the error codes it can answer, in the one error shape (core.api.schema).
     "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "core.api.schema.error_responses"],
 }

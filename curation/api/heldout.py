@@ -8,10 +8,10 @@ account: 401 without one, 403 for a token that is not a team's of the release.
 from django.contrib.auth.models import AnonymousUser
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_serializer
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_serializer
 from rest_framework import serializers, status
 from rest_framework.authentication import BaseAuthentication
-from rest_framework.permissions import BasePermission
+from rest_framework.permissions import AllowAny, BasePermission
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -195,13 +195,20 @@ class SubmissionTeamListApi(APIView):
 
 
 class HeldoutLeaderboardApi(APIView):
-    """The results teams published on the release's private split, best first (aggregate figures only)."""
+    """The results teams published on a published release's private split, best first (aggregate figures only),
+    open to anyone as the public page ``/releases/NAME/X.Y.Z/heldout/`` is."""
 
     throttle_scope = "leaderboard"
-    permission_classes = [IsCurator]
+    permission_classes = [AllowAny]
 
-    @extend_schema(responses=OpenApiTypes.OBJECT)
+    # Open to anyone, so the path is all there is to get wrong: the schema says what a release name and version are.
+    @extend_schema(responses=OpenApiTypes.OBJECT, auth=[], parameters=[
+        OpenApiParameter("name", location=OpenApiParameter.PATH, pattern=r"^[a-z0-9][a-z0-9-]{0,99}$",
+                         description="The release's name."),
+        OpenApiParameter("version", location=OpenApiParameter.PATH, pattern=r"^[0-9]+\.[0-9]+\.[0-9]+$",
+                         description="Its semantic version X.Y.Z."),
+    ])
     def get(self, request, name: str, version: str):
-        release = release_get(name=name, version=version)
+        release = release_get(name=name, version=version, published=True)
         return Response({"release": str(release), "heldout": (release.summary or {}).get("heldout"),
                          "results": heldout_leaderboard(release=release)})

@@ -18,6 +18,8 @@ from core.web.hostile_input import StrictFormParser, StrictJSONParser, StrictMul
 from curation.models import JudgeEvaluation
 from curation.releases.archive import streaming_response
 from curation.releases.heldout import PRIVATE_ROWS, UNLABELLED
+from curation.releases.pointers import EMBEDDED
+from curation.releases.pointers import MODES as MEDIA_MODES
 from curation.selectors.releases import release_get, release_leaderboard, release_list
 from curation.services.releases import (
     judge_evaluate,
@@ -81,6 +83,11 @@ class ReleaseListApi(APIView):
                                                help_text="Hold out this share of each task and source (0 < x < 1).")
         private_seed = serializers.IntegerField(required=False, allow_null=True, default=None, min_value=0)
         private_rows = serializers.ChoiceField(choices=PRIVATE_ROWS, default=UNLABELLED)
+        media = serializers.ChoiceField(
+            choices=MEDIA_MODES, default=EMBEDDED,
+            help_text="embedded: the media files are in the release. pointers: no media bytes; pointers.json names "
+                      "each file's source and sha256, and rebuild.py fills them from the user's own copy (as "
+                      "publish_release --media pointers).")
 
     @extend_schema(responses=ReleaseOutputSerializer(many=True))
     def get(self, request):
@@ -94,7 +101,7 @@ class ReleaseListApi(APIView):
         release = release_publish_async(
             name=data.validated_data["name"], version=data.validated_data["version"],
             campaign_slugs=data.validated_data["campaigns"], license=data.validated_data["license"],
-            force_license=data.validated_data["force_license"],
+            force_license=data.validated_data["force_license"], media=data.validated_data["media"],
             profile_summary=data.validated_data["profile_summary"],
             created_by=request.user, **(split if split["private_split"] is not None else {}),
         )

@@ -41,6 +41,8 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from curation.releases import rebuild
+
 FORMATS = ("trl", "llamafactory", "openrlhf", "swift")
 TIES = ("drop", "margin")
 DATA_FILE = "train.jsonl"
@@ -244,7 +246,7 @@ def _citation(folder: Path) -> str:
 
 
 def _card(*, name: str, version: str, format: str, licence: str, ties: str, min_agreement: float | None,
-          per_task: Counter, left_out: Counter, citation: str) -> str:
+          per_task: Counter, left_out: Counter, citation: str, media_from: str = "") -> str:
     columns = COLUMNS[format] + (["margin"] if ties == "margin" else [])
     lines = [
         "---", f"license: {licence}", "tags:", "- reward-modeling", "- preference", f"- {format}",
@@ -264,6 +266,12 @@ def _card(*, name: str, version: str, format: str, licence: str, ties: str, min_
         "Left out: " + (", ".join(f"{reason} {n}" for reason, n in sorted(left_out.items())) or "none") + ".", "",
         "## Licence", "", f"`{licence}`, the licence of the release it comes from.", "",
     ]
+    if media_from:
+        lines += ["## Media of a pointer release", "",
+                  f"`{name}@{version}` does not redistribute its media: it names each file's source and sha256 "
+                  f"(`pointers.json`). The media of this export were filled from {media_from}, each checked against "
+                  "its sha256. They are under their sources' terms: do not redistribute this folder where those "
+                  "terms forbid it.", ""]
     if citation:
         lines += [citation, ""]
     return "\n".join(lines)
@@ -285,6 +293,41 @@ def _place_media(source: Path, target: Path) -> None:
         shutil.copyfile(source, target)
 
 
+# A server's own copy of a pointer entry's file (``{"path", "sha256", "size", "source"}``), or None.
+MediaSource = Callable[[dict], "Path | None"]
+
+
+def pointer_media(release_folder: Path, needed: set[str], *, media_root: Path | None,
+                  media_source: MediaSource | None) -> tuple[dict[str, Path], str]:
+    """``{release media path: local file}`` for each of ``needed`` and where they came from (for the card).
+
+    Every file is checked against its sha256 first: a missing or altered one is refused with its name and both
+    hashes (``rebuild.locate``'s message), and nothing is written.
+    """
+    try:
+        entries = [e for e in rebuild.read_pointers(release_folder)["files"] if e["path"] in needed]
+        if media_root is not None:
+            root = Path(media_root).resolve()
+            if not root.is_dir():
+                raise TrainingExportError(f"--media-root {media_root}: no such folder")
+            return rebuild.locate(root, entries), f"the media folder `{root.name}/`"
+    except rebuild.RebuildError as exc:
+        raise TrainingExportError(str(exc).replace("nothing was written", "nothing was exported")) from exc
+    found, problems = {}, []
+    for entry in entries:
+        local = media_source(entry)
+        actual = rebuild.sha256_of(local) if local is not None and local.is_file() else None
+        if actual == entry["sha256"]:
+            found[entry["path"]] = local
+        else:
+            problems.append(f"{entry['path']}: not in this server's media store (sha256 {entry['sha256']})"
+                            if actual is None else f"{entry['path']}: sha256 {actual}, expected {entry['sha256']}")
+    if problems:
+        raise TrainingExportError(f"{len(problems)} media file(s) of the pointer release cannot be filled; nothing "
+                                  "was exported:\n  " + "\n  ".join(problems[:rebuild.SHOWN]))
+    return found, "the Concord server's own media store"
+
+
 def default_folder(release_folder: Path, format: str) -> Path:
     """``<release>/../<version>-training/<format>/``: beside the release, never inside it (``verify_release``
     reports any file under the release folder that its manifest does not name)."""
@@ -304,11 +347,15 @@ def check_options(*, format: str, ties: str, min_agreement: float | None) -> Non
 
 def export_training(*, release_folder: Path, format: str, out: Path | None = None, ties: str = "drop",
                     min_agreement: float | None = None,
-                    progress: Callable[[int, int], None] | None = None) -> ExportResult:
+                    progress: Callable[[int, int], None] | None = None, media_root: Path | None = None,
+                    media_source: MediaSource | None = None) -> ExportResult:
     """Write ``format``'s training data for the release at ``release_folder`` into ``out`` (default beside it).
 
     ``out`` must be outside the release folder and empty or absent; the release is only read. ``manifest.json`` is
     written last, so a folder with one is a finished export. ``progress(done, total)`` hears per 1,000 pairs written.
+    A pointer release whose media are not filled in takes them from ``media_root`` (the user's copy, found as
+    ``rebuild.py`` finds it) or ``media_source`` (a server's own store), each file checked against its sha256
+    before anything is written.
     """
     check_options(format=format, ties=ties, min_agreement=min_agreement)
     release_folder = Path(release_folder).resolve()
@@ -317,15 +364,21 @@ def export_training(*, release_folder: Path, format: str, out: Path | None = Non
         raise TrainingExportError(f"{release_folder}: no manifest.json: not a published release folder")
     manifest_bytes = manifest_path.read_bytes()
     manifest = json.loads(manifest_bytes)
-    if (manifest.get("media") or {}).get("mode") == "pointers" and not (release_folder / "media").is_dir():
-        raise TrainingExportError(f"{release_folder}: a pointer release whose media are not filled in yet; run its "
-                                  "rebuild.py --media-root DIR (or manage.py rebuild_release) first")
+    pointer = (manifest.get("media") or {}).get("mode") == "pointers" and not (release_folder / "media").is_dir()
+    if pointer and media_root is None and media_source is None:
+        raise TrainingExportError(f"{release_folder}: a pointer release whose media are not filled in; name your copy "
+                                  "of its sources with --media-root DIR (or run its rebuild.py --media-root DIR first)")
     folder = Path(out if out is not None else default_folder(release_folder, format)).resolve()
     if folder == release_folder or release_folder in folder.parents:
         raise TrainingExportError(f"{folder}: inside the release folder; a release's files never change")
     if folder.exists() and any(folder.iterdir()):
         raise TrainingExportError(f"{folder}: not empty; name another --out or remove the earlier export")
     examples, per_task, left_out = read_examples(release_folder, min_agreement=min_agreement)
+    media: dict[str, Path] = {}
+    media_from = ""
+    if pointer:
+        needed = {path for e in examples for path in (*e.prompt.images, *e.chosen.images, *e.rejected.images)}
+        media, media_from = pointer_media(release_folder, needed, media_root=media_root, media_source=media_source)
 
     folder.mkdir(parents=True, exist_ok=True)
     name, version = manifest["name"], manifest["version"]
@@ -337,13 +390,13 @@ def export_training(*, release_folder: Path, format: str, out: Path | None = Non
             record = to_record(example, format, with_margin=with_margin)
             handle.write(json.dumps(record, ensure_ascii=False) + "\n")
             for path in {*example.prompt.images, *example.chosen.images, *example.rejected.images}:
-                _place_media(release_folder / path, folder / path)
+                _place_media(media.get(path) or release_folder / path, folder / path)
     if format == "llamafactory":
         (folder / DATASET_INFO).write_text(json.dumps(dataset_info(f"{name}-{version}"), indent=2) + "\n")
     licence = manifest.get("license") or "other"
     (folder / CARD).write_text(_card(name=name, version=version, format=format, licence=licence, ties=ties,
                                      min_agreement=min_agreement, per_task=per_task, left_out=left_out,
-                                     citation=_citation(release_folder)))
+                                     citation=_citation(release_folder), media_from=media_from))
     files = sorted((p for p in folder.rglob("*") if p.is_file() and p.name != MANIFEST), key=lambda p: p.as_posix())
     export_manifest = {
         "release": {"name": name, "version": version,

@@ -25,6 +25,7 @@ def heldout_leaderboard(*, release: Release) -> list[dict]:
         "-published_at", "-id")
     rows = [
         {"team": s.team.name, "judge": s.judge_name, "format": s.format, "submitted_at": s.created_at.isoformat(),
+         "published_at": s.published_at.isoformat() if s.published_at else None,
          "accuracy": s.scores.get("accuracy"), "ci95": s.scores.get("ci95"),
          "without_ties": s.scores.get("without_ties") if s.format == "omnireward" else None,
          "evaluated": s.scores.get("evaluated"), "missing": s.scores.get("missing"),
@@ -33,3 +34,14 @@ def heldout_leaderboard(*, release: Release) -> list[dict]:
         for s in published
     ]
     return sorted(rows, key=lambda r: (-(r["accuracy"] or 0), r["team"], r["judge"]))
+
+
+# What anyone may read of a release's split: its size and how it was drawn (as the card says), never which items.
+PUBLIC_SPLIT = ("items", "fraction", "seed", "stratified_by", "per_task")
+
+
+def heldout_public_split(*, release: Release) -> dict | None:
+    """What the release's card says of its private split (None without one): how many items, per task, and how
+    they were drawn."""
+    split = (release.summary or {}).get("heldout")
+    return {key: split[key] for key in PUBLIC_SPLIT if key in split} if split else None

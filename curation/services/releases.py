@@ -716,16 +716,16 @@ def release_publish(*, name: str, version: str, campaign_slugs: list[str], licen
 
 
 def release_publish_async(*, name: str, version: str, campaign_slugs: list[str], license: str = "",
-                          force_license: bool = False, created_by: User | None = None,
+                          force_license: bool = False, created_by: User | None = None, media: str = pointers.EMBEDDED,
                           profile_summary: bool = False, **split: Any) -> Release:
-    """Request NAME@VERSION and build it on a worker once this transaction commits (``split`` as for
+    """Request NAME@VERSION and build it on a worker once this transaction commits (``media`` and ``split`` as for
     ``release_publish``)."""
     from curation.tasks import release_build_task
 
     try:
         with transaction.atomic():
             release = release_request(name=name, version=version, campaign_slugs=campaign_slugs, license=license,
-                                      force_license=force_license, created_by=created_by,
+                                      force_license=force_license, created_by=created_by, media=media,
                                       profile_summary=profile_summary, **split)
             job_dispatch(job=release.job, task=release_build_task, args=[release.pk])
     except JobNotQueued as exc:

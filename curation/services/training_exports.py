@@ -11,12 +11,16 @@ from __future__ import annotations
 import json
 import re
 import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from django.conf import settings
+from django.core.files.storage import default_storage
 
+from annotation.catalogue.models import Media
 from annotation.jobs.models import Job
 from annotation.jobs.services import job_create, job_dispatch, job_fail, job_progress, job_start, job_succeed
 from core.errors import ApplicationError
@@ -24,8 +28,6 @@ from curation.models import Release
 from curation.releases import archive, training
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
-
     from annotation.accounts.models import User
 
 JOB_KIND = "training_export"
@@ -52,6 +54,32 @@ def _local_published(release: Release) -> Path:
             f"{release} is stored on S3: download it (the release page's script) and run manage.py export_training "
             "--folder DOWNLOADED_FOLDER --format …", code="release_on_s3", status_code=409)
     return Path(settings.CONCORD_RELEASES_ROOT) / release.name / release.version
+
+
+@contextmanager
+def stored_media_source(scratch: Path) -> Iterator[training.MediaSource]:
+    """A pointer release's media from Concord's own store, by sha256: the stored file where the storage is a local
+    disk, else a copy downloaded under ``scratch`` (removed afterwards). The export checks each file's hash."""
+    downloads = scratch / ".media-downloads"
+
+    def source(entry: dict) -> Path | None:
+        media = Media.objects.filter(sha256=entry["sha256"]).only("file").first()
+        if media is None or not media.file.name:
+            return None
+        try:
+            return Path(default_storage.path(media.file.name))
+        except NotImplementedError:
+            pass
+        downloads.mkdir(parents=True, exist_ok=True)
+        target = downloads / entry["sha256"]
+        with default_storage.open(media.file.name, "rb") as stored, open(target, "wb") as copy:
+            shutil.copyfileobj(stored, copy, READ_CHUNK)
+        return target
+
+    try:
+        yield source
+    finally:
+        shutil.rmtree(downloads, ignore_errors=True)
 
 
 def training_export_start(*, release: Release, format: str, ties: str = "drop", min_agreement: float | None = None,
@@ -87,10 +115,11 @@ def training_export_job_run(*, job_id: int) -> None:
             return
         if out.exists():  # an earlier run stopped before its manifest: what it wrote is incomplete
             shutil.rmtree(out)
-        result = training.export_training(
-            release_folder=source, format=params["format"], out=out, ties=params["ties"],
-            min_agreement=params["min_agreement"],
-            progress=lambda done, total: job_progress(job_id=job_id, done=done, total=total))
+        with stored_media_source(out.parent) as media_source:
+            result = training.export_training(
+                release_folder=source, format=params["format"], out=out, ties=params["ties"],
+                min_agreement=params["min_agreement"], media_source=media_source,
+                progress=lambda done, total: job_progress(job_id=job_id, done=done, total=total))
     except (ApplicationError, training.TrainingExportError) as exc:
         job_fail(job_id=job_id, error=getattr(exc, "message", None) or str(exc))
         return

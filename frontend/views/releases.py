@@ -17,7 +17,7 @@ from curation.models import JudgeEvaluation, Release, ReleaseFile
 from curation.releases.archive import streaming_response, unsign_archive
 from curation.releases.storage import release_storage, unsign_download
 from curation.releases.training import FORMATS
-from curation.selectors.heldout import heldout_leaderboard
+from curation.selectors.heldout import heldout_leaderboard, heldout_public_split
 from curation.selectors.releases import release_get, release_leaderboard, release_list
 from curation.services.releases import MANIFEST, judge_evaluate, release_archive, release_download_links
 from curation.services.training_exports import (
@@ -99,6 +99,24 @@ class ReleaseLeaderboardView(CuratorOnly, TemplateView):
             context = self.get_context_data(error=exc.message, submitted=submitted)
             return self.render_to_response(context, status=exc.status_code)
         return HttpResponseRedirect(reverse("release-leaderboard", kwargs={"name": name, "version": version}))
+
+
+class HeldoutResultsView(TemplateView):
+    """The results teams chose to publish on a release's private split, open to anyone: the judge, the figures
+    overall and per task with their intervals, and the date, never a pair, a label or a rater."""
+
+    template_name = "frontend/releases/heldout.html"
+
+    def get_context_data(self, **kwargs):
+        try:
+            release = release_get(name=self.kwargs["name"], version=self.kwargs["version"], published=True)
+        except ApplicationError as exc:
+            raise Http404(exc.message) from exc
+        split = heldout_public_split(release=release)
+        rows = heldout_leaderboard(release=release) if split else []
+        tasks = list(split["per_task"]) if split else []
+        return {**super().get_context_data(**kwargs), "release": release, "split": split, "tasks": tasks,
+                "rows": [{**row, "cells": [row["per_task"].get(task, {}) for task in tasks]} for row in rows]}
 
 
 class ReleaseDownloadView(View):

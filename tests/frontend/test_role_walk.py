@@ -148,6 +148,8 @@ EXPECTED: dict[str, dict[str, dict]] = {
     # Training exports (issue 34): the walk's empty body names no format; its release has no export to download.
     "api/v1/releases/<slug:name>/<str:version>/training-exports/": {"GET": CURATOR_API, "POST": curator_post(400)},
     "api/v1/releases/<slug:name>/<str:version>/training-exports/<str:folder>/archive/": {"GET": curator_post(404)},
+    # The held-out results page is public (issue 34): the walk's release has no split, which the page says.
+    "releases/<slug:name>/<str:version>/heldout/": {"GET": allowed(200, 200, 200, 200, 200)},
     "releases/<slug:name>/<str:version>/training/": {"GET": CURATOR_PAGE, "POST": allowed(302, 403, 403, 400, 400)},
     "releases/<slug:name>/<str:version>/training/<str:folder>.zip": {"GET": allowed(302, 403, 403, 404, 404)},
     # A pair's discussion (issue 32): curators; a rater only once invited (nobody is, in the walk), and only under
@@ -165,7 +167,8 @@ EXPECTED: dict[str, dict[str, dict]] = {
            ("submissions/", {"GET": allowed(401, 401, 401, 401, 401), "POST": allowed(401, 401, 401, 401, 401)}),
            ("submissions/<int:submission_id>/publish/", {"POST": allowed(401, 401, 401, 401, 401)}),
            ("teams/", {"GET": CURATOR_API, "POST": curator_post(400)}),
-           ("heldout/", {"GET": CURATOR_API}),
+           # The published results are public, as the page below is: the walk's release has no split (an empty list).
+           ("heldout/", {"GET": allowed(200, 200, 200, 200, 200)}),
        )},
     # Judges and the pre-filter (issue 5), against judge-1 (a python judge with verdicts) and a finished run.
     "api/v1/judges/": {"GET": CURATOR_API},

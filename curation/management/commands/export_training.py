@@ -1,5 +1,8 @@
 """export_training --release NAME@X.Y.Z --format {trl,llamafactory,openrlhf,swift} [--ties drop|margin]
-[--min-agreement X] [--out DIR] [--json]"""
+[--min-agreement X] [--media-root DIR] [--out DIR] [--json]
+
+A pointer release's media are taken from ``--media-root`` (the user's copy) or, for ``--release`` on this server,
+from Concord's own media store; every file is checked against its sha256 first."""
 
 import json
 from pathlib import Path
@@ -9,8 +12,9 @@ from django.core.management.base import BaseCommand, CommandError
 
 from core.errors import ApplicationError
 from curation.models import Release
-from curation.releases.training import FORMATS, TIES, TrainingExportError, export_training
+from curation.releases.training import FORMATS, TIES, TrainingExportError, default_folder, export_training
 from curation.selectors.releases import release_get, release_parse_ref
+from curation.services.training_exports import stored_media_source
 
 
 class Command(BaseCommand):
@@ -27,6 +31,9 @@ class Command(BaseCommand):
                                  "from the ratings' strength")
         parser.add_argument("--min-agreement", type=float, default=None,
                             help="Keep pairs whose raters' agreement with the chosen side is at least this share")
+        parser.add_argument("--media-root", type=Path, default=None,
+                            help="A pointer release's media: your copy of its sources, found and checked as its "
+                                 "rebuild.py does (default with --release: this server's own media store)")
         parser.add_argument("--out", type=Path, default=None,
                             help="Output folder (default: <releases root>/<name>/<version>-training/<format>/)")
         parser.add_argument("--json", action="store_true")
@@ -41,8 +48,12 @@ class Command(BaseCommand):
                     raise CommandError(f"{release} is on S3: fetch it with its download links (the release page's "
                                        "script) and pass --folder with the downloaded folder")
                 folder = Path(settings.CONCORD_RELEASES_ROOT) / name / version
-            result = export_training(release_folder=folder, format=options["format"], out=options["out"],
-                                     ties=options["ties"], min_agreement=options["min_agreement"])
+            scratch = Path(options["out"] or default_folder(folder, options["format"])).parent
+            with stored_media_source(scratch) as stored:
+                result = export_training(
+                    release_folder=folder, format=options["format"], out=options["out"], ties=options["ties"],
+                    min_agreement=options["min_agreement"], media_root=options["media_root"],
+                    media_source=stored if options["folder"] is None else None)
         except (ApplicationError, TrainingExportError) as exc:
             raise CommandError(getattr(exc, "message", None) or str(exc)) from exc
         if options["json"]:

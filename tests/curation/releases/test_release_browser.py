@@ -115,3 +115,25 @@ def test_a_licence_more_permissive_than_a_source_is_refused_naming_the_pages_own
     assert message.endswith("""a release keeps its sources' terms — tick "Allow a licence more permissive than a """
                             """source's (I hold the rights)\"""")
     assert "--force-license" not in message
+
+
+@pytest.mark.parametrize("size", [(1280, 720), (1440, 900)])
+def test_a_pointer_release_is_published_from_the_form(release_data, releases_root, live_server, monkeypatch, size):
+    """Choosing "pointers only" publishes a release without media bytes, and its page says how to rebuild it."""
+    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+    CuratorFactory(username="curie")
+    with chromium() as browser:
+        page = browser.new_context(viewport={"width": size[0], "height": size[1]}).new_page()
+        log_in(page, live_server.url, "curie", then="/releases/")
+        page.fill("input[name=name]", "fox-pointers")
+        page.fill("input[name=version]", "1.0.0")
+        page.check("input[value=t2i-wave]")
+        page.select_option("select[name=media]", "pointers")
+        assert page.locator("#media-help").is_visible()
+        page.click("#publish-form button[type=submit]")
+        page.wait_for_selector("#published-message", timeout=30_000)
+        assert page.locator("#pointer-release").count() == 1
+    release = Release.objects.get(name="fox-pointers")
+    assert release.summary["media"]["mode"] == "pointers"
+    folder = releases_root / "fox-pointers" / "1.0.0"
+    assert (folder / "pointers.json").is_file() and not (folder / "media").exists()

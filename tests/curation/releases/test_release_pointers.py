@@ -273,15 +273,74 @@ def test_filling_a_parquet_file_gives_the_full_files_table_over_row_groups_pages
     assert pq.ParquetFile(tmp_path / "filled.parquet").metadata.row_group(3).num_rows == 9
 
 
-def test_a_training_export_waits_for_the_media_then_works_from_the_rebuilt_folder(published):
-    from curation.releases.training import TrainingExportError, export_training
+def export_json(*args: str) -> dict:
+    out = io.StringIO()
+    call_command("export_training", *args, "--json", stdout=out)
+    return json.loads(out.getvalue())
 
+
+def test_a_pointer_release_exports_for_training_with_its_media_from_this_servers_store(published):
+    """``export_training --release`` of a pointer release fills the export's media from Concord's own store (as the
+    full release holds them), the export loads in ``datasets`` with every image there, and its card says where the
+    media came from."""
+    from datasets import Image as ImageFeature
+    from datasets import Sequence, load_dataset
+
+    before = snapshot(published["pointers"])
+    result = export_json("--release", f"{NAME}@1.0.0", "--format", "trl", "--out", str(published["tmp"] / "ptr"))
+    full = export_json("--release", f"{NAME}@1.0.1", "--format", "trl", "--out", str(published["tmp"] / "full"))
+    assert result["pairs"] == full["pairs"] == 3
+    ptr, ref = published["tmp"] / "ptr", published["tmp"] / "full"
+    assert (ptr / "train.jsonl").read_text() == (ref / "train.jsonl").read_text()
+    assert snapshot(ptr / "media") == snapshot(ref / "media") and len(list((ptr / "media").iterdir())) == IMAGES
+    assert snapshot(published["pointers"]) == before, "the release's files are unchanged"
+    card = (ptr / "README.md").read_text()
+    assert "## Media of a pointer release" in card and "the Concord server's own media store" in card
+
+    data = load_dataset("json", data_files=str(ptr / "train.jsonl"), split="train")
+    data = data.map(lambda row: {"images": [str(ptr / path) for path in row["images"]]})
+    data = data.cast_column("images", Sequence(ImageFeature()))
+    decoded = [image for row in data for image in row["images"]]
+    assert len(decoded) == IMAGES and all(image.size == (4, 4) for image in decoded)
+
+
+def test_a_downloaded_pointer_release_exports_from_the_users_copy_and_an_altered_file_is_refused(published):
     folder = unzip("1.0.0", published["tmp"] / "train")
-    with pytest.raises(TrainingExportError, match="pointer release whose media are not filled in"):
-        export_training(release_folder=folder, format="trl", out=published["tmp"] / "trl-early")
-    call_command("rebuild_release", str(folder), "--media-root", str(published["copy"]), stdout=io.StringIO())
-    export_training(release_folder=folder, format="trl", out=published["tmp"] / "trl")
-    assert len(list((published["tmp"] / "trl" / "media").iterdir())) == IMAGES
+    with pytest.raises(CommandError, match="pointer release whose media are not filled in; name your copy"):
+        export_json("--folder", str(folder), "--format", "openrlhf", "--out", str(published["tmp"] / "early"))
+    altered = published["copy"] / "t2i/img_3.jpg"
+    original = altered.read_bytes()
+    altered.write_bytes(jpeg(1000))
+    with pytest.raises(CommandError) as refused:
+        export_json("--folder", str(folder), "--format", "openrlhf", "--media-root", str(published["copy"]),
+                    "--out", str(published["tmp"] / "bad"))
+    digest = hashlib.sha256(original).hexdigest()
+    assert "img_3.jpg" in str(refused.value) and digest in str(refused.value)
+    assert hashlib.sha256(jpeg(1000)).hexdigest() in str(refused.value)
+    assert not (published["tmp"] / "bad").exists(), "nothing is written"
+    altered.write_bytes(original)
+    result = export_json("--folder", str(folder), "--format", "openrlhf", "--media-root", str(published["copy"]),
+                         "--out", str(published["tmp"] / "good"))
+    assert result["pairs"] == 3 and len(list((published["tmp"] / "good" / "media").iterdir())) == IMAGES
+    assert not (folder / "media").exists(), "the downloaded release is not rebuilt by an export"
+
+
+def test_a_pointer_release_exported_from_the_page_takes_this_servers_media(published, django_capture_on_commit_callbacks):
+    from rest_framework.test import APIClient
+
+    from annotation.jobs.models import Job
+    from tests.factories import CuratorFactory
+
+    curator = APIClient()
+    curator.force_authenticate(CuratorFactory())
+    with django_capture_on_commit_callbacks(execute=True):
+        answer = curator.post(f"/api/v1/releases/{NAME}/1.0.0/training-exports/", {"format": "swift"}, format="json")
+    assert answer.status_code == 202, answer.content
+    job = Job.objects.get(pk=answer.json()["id"])
+    assert job.status == "succeeded", job.error
+    export = published["pointers"].parent / "1.0.0-training" / "swift"
+    assert job.result["pairs"] == 3 and len(list((export / "media").iterdir())) == IMAGES
+    assert [p.name for p in export.parent.iterdir()] == ["swift"], "no scratch folder is left beside it"
 
 
 def test_an_import_records_the_source_of_a_file_stored_earlier_without_one(db, tmp_path):
@@ -323,3 +382,37 @@ def test_a_tampered_pointers_file_cannot_write_outside_the_release(published):
     done = standalone(folder / "rebuild.py", "--media-root", str(published["copy"]))
     assert done.returncode == 1 and "files[0] is not a media entry" in done.stderr
     assert not (folder.parent / "outside.jpg").exists() and not (folder / "media").exists()
+
+
+def test_curators_ask_for_a_pointer_release_through_the_api_with_the_commands_choices(
+        published, django_capture_on_commit_callbacks):
+    """``media: pointers`` on POST /api/v1/releases/ builds what ``--media pointers`` builds; another value is refused
+    naming the field, and a retry asking other media than the first attempt is refused as the command refuses it."""
+    from rest_framework.test import APIClient
+
+    from curation.services.releases import release_request
+    from tests.factories import CuratorFactory
+
+    curator = APIClient()
+    curator.force_authenticate(CuratorFactory())
+    body = {"name": NAME, "version": "1.0.2", "campaigns": ["ptr-t2i"]}
+    refused = curator.post("/api/v1/releases/", {**body, "media": "bytes"}, format="json")
+    assert refused.status_code == 400 and set(refused.json()["extra"]["fields"]) == {"media"}
+    assert "bytes" in refused.json()["extra"]["fields"]["media"][0]
+    with django_capture_on_commit_callbacks(execute=True):
+        answer = curator.post("/api/v1/releases/", {**body, "media": "pointers"}, format="json")
+    assert answer.status_code == 202, answer.content
+    assert curator.get(f"/api/v1/jobs/{answer.json()['job']}/").json()["status"] == "succeeded"
+    release = Release.objects.get(name=NAME, version="1.0.2")
+    assert release.summary["media"]["mode"] == "pointers" and release.summary["media"]["not_included"]["files"] == IMAGES
+    folder = published["pointers"].parent / "1.0.2"
+    assert (folder / "pointers.json").is_file() and (folder / "rebuild.py").is_file()
+    assert not (folder / "media").exists()
+    assert json.loads((folder / "pointers.json").read_text()) == json.loads(
+        (published["pointers"] / "pointers.json").read_text())
+
+    failed = release_request(name=NAME, version="1.0.3", campaign_slugs=["ptr-t2i"], media="pointers")
+    Release.objects.filter(pk=failed.pk).update(status=Release.Status.FAILED, error="the worker was lost")
+    retry = curator.post("/api/v1/releases/", {**body, "version": "1.0.3"}, format="json")
+    assert retry.status_code == 409 and retry.json()["code"] == "release_conflict"
+    assert "first requested with media pointers" in retry.json()["message"]

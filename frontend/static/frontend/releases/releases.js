@@ -16,6 +16,7 @@ if (form) {
       campaigns: data.getAll("campaigns"),
       license: data.get("license") || "",
       force_license: data.get("force_license") === "true",
+      media: data.get("media") || "embedded",
     };
     if (!body.campaigns.length) { error.textContent = "Choose at least one campaign."; return; }
     form.querySelector("button[type=submit]").disabled = true;
