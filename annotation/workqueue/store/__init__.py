@@ -135,7 +135,7 @@ class Store(Protocol):
         ...
 
 
-def event_record(assignment, kind: str, at: datetime, **detail) -> AssignmentEvent:
+def event_record(assignment: Assignment | SubmissionRead, kind: str, at: datetime, **detail: object) -> AssignmentEvent:
     """One event of an assignment (``assignment``: anything with ``id``, ``campaign_id`` and ``annotator_id``)."""
     return AssignmentEvent.objects.create(assignment_id=assignment.id, campaign_id=assignment.campaign_id,
                                           annotator_id=assignment.annotator_id, kind=kind, at=at, detail=detail)
