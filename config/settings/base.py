@@ -102,6 +102,14 @@ else:
 DATABASES["default"]["CONN_HEALTH_CHECKS"] = env.bool("DATABASE_CONN_HEALTH_CHECKS", default=True)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
+# Argon2id at OWASP's cost first; PBKDF2 still reads the hashes stored before it (rewritten at the next sign-in).
+# Why this hasher and this cost: docs/decisions/password-hasher.md (bench/password_hashers.py measures them).
+PASSWORD_HASHERS = [
+    "annotation.accounts.hashers.ConcordArgon2PasswordHasher",
+    "django.contrib.auth.hashers.PBKDF2PasswordHasher",
+    "django.contrib.auth.hashers.PBKDF2SHA1PasswordHasher",
+    "django.contrib.auth.hashers.ScryptPasswordHasher",
+]
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
