@@ -226,3 +226,100 @@ def test_the_next_3d_pair_shown_in_place_draws_its_own_models_and_the_last_pairs
     assert poses(page) == [HOME, HOME]
     assert errors == []
     context.close()
+
+
+CUBE_CORNERS = [(x, y, z) for x in (-0.5, 0.5) for y in (-0.5, 0.5) for z in (-0.5, 0.5)]
+# Twelve triangles of the cube, as indices into CUBE_CORNERS (two per face).
+CUBE_TRIANGLES = [(0, 1, 3), (0, 3, 2), (4, 6, 7), (4, 7, 5), (0, 4, 5), (0, 5, 1),
+                  (2, 3, 7), (2, 7, 6), (0, 2, 6), (0, 6, 4), (1, 5, 7), (1, 7, 3)]
+
+
+def red_ply_cube(name: str) -> bytes:
+    """An ASCII PLY cube with red vertex colours and triangle faces, whose comment and obj_info name the model."""
+    header = ("ply\nformat ascii 1.0\n"
+              f"comment exported by {name}\nobj_info {name}\n"
+              f"element vertex {len(CUBE_CORNERS)}\nproperty float x\nproperty float y\nproperty float z\n"
+              "property uchar red\nproperty uchar green\nproperty uchar blue\n"
+              f"element face {len(CUBE_TRIANGLES)}\nproperty list uchar int vertex_indices\nend_header\n")
+    vertices = "".join(f"{x} {y} {z} 220 40 30\n" for x, y, z in CUBE_CORNERS)
+    faces = "".join(f"3 {a} {b} {c}\n" for a, b, c in CUBE_TRIANGLES)
+    return (header + vertices + faces).encode()
+
+
+def binary_stl_cube(name: str) -> bytes:
+    """A binary STL cube whose facets' normals are 0 0 0, as many exporters write them, its 80-byte header naming
+    the model."""
+    import struct
+
+    header = f"solid exported by {name}".encode().ljust(80, b" ")
+    facets = b"".join(struct.pack("<12fH", 0, 0, 0, *(c for i in triangle for c in CUBE_CORNERS[i]), 0)
+                      for triangle in CUBE_TRIANGLES)
+    return header + struct.pack("<I", len(CUBE_TRIANGLES)) + facets
+
+
+@pytest.mark.browser
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("size", SCREENS)
+def test_a_ply_and_an_stl_response_are_drawn_orbit_together_and_are_served_without_their_names(
+        live_server, browser, size):
+    from annotation.catalogue import content
+    from annotation.catalogue.services.media import media_store
+
+    width, height = size
+    rater = UserFactory(username=f"viewer3d-meshes-{width}")
+    pair = make_pair("text-to-3d", annotators=[rater], seed=60 + width % 7)
+    ply = media_store(data=red_ply_cube(f"{SECRET}-x-scanner"), name=f"{SECRET}-x-cube.ply")
+    stl = media_store(data=binary_stl_cube(f"{SECRET}-x-printer"), name=f"{SECRET}-x-cube.stl")
+    for response, media in ((pair.response_a, ply), (pair.response_b, stl)):
+        response.content = [{"type": "model3d", "media": media.sha256, "alt": ""}]
+        response.content_sha256 = content.digest(response.content)
+        response.save(update_fields=["content", "content_sha256"])
+    pair.media.set([ply, stl])
+
+    context = browser.new_context(viewport={"width": width, "height": height})
+    context.set_default_timeout(20_000)
+    page = context.new_page()
+    errors = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    log_in(page, live_server.url, rater.username)
+    page.goto(f"{live_server.url}/work/campaigns/{pair.campaign.slug}/")
+    page.keyboard.press("Enter")
+    page.wait_for_url("**/work/assignments/*/")
+    page.wait_for_selector("body[data-workspace-ready]")
+    if page.locator("#instructions[open]").count():
+        page.keyboard.press("Escape")
+    page.wait_for_function("() => [...document.querySelectorAll('[data-model3d-frame]')]"
+                           ".filter((f) => f.dataset.model3dLoaded === 'true').length === 2")
+    frames = {side: page.locator(FRAME.format(side)) for side in "AB"}
+    urls = {side: frames[side].get_attribute("data-model3d-url") for side in "AB"}
+    formats = {side: "ply" if ".ply" in url else "stl" for side, url in urls.items()}
+    assert sorted(formats.values()) == ["ply", "stl"], urls
+
+    shots = {side: frames[side].screenshot() for side in "AB"}
+    for side, shot in shots.items():
+        assert drawn_share(shot) > 0.05, f"the {formats[side].upper()} response's 3D view is blank"
+    ply_side = next(side for side in "AB" if formats[side] == "ply")
+    red, green, blue = mean_colour(shots[ply_side])
+    assert red > green + 40 and red > blue + 40, "the PLY cube is drawn in its own vertex colours"
+    stl_side = "B" if ply_side == "A" else "A"
+    assert sum(mean_colour(shots[stl_side])) / 3 > 60, "the STL cube is lit, not black (its facets' normals are 0 0 0)"
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENSHOTS / f"viewer3d-ply-stl-{width}x{height}.png"))
+
+    box = frames["A"].bounding_box()
+    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    page.mouse.move(x, y)
+    page.mouse.down()
+    page.mouse.move(x + 80, y + 20, steps=8)
+    page.mouse.up()
+    page.wait_for_function(f"() => ({POSES})()[0] !== '{HOME}'")
+    dragged = poses(page)
+    assert dragged[0] == dragged[1] != HOME
+
+    for side, url in urls.items():
+        served = page.evaluate("async (url) => { const r = await fetch(url); const b = new Uint8Array(await "
+                               "r.arrayBuffer()); return String.fromCharCode(...b); }", url)
+        assert SECRET not in served, f"the served {formats[side].upper()} file names the model"
+    assert SECRET not in page.content()
+    assert errors == []
+    context.close()

@@ -24,6 +24,8 @@ async function parsed(buffer, format) {
   }
   if (format === "stl") {
     const geometry = new STLLoader().parse(buffer);
+    // Many exporters write every facet's normal as 0 0 0; lit by those, the solid is drawn black.
+    if (!geometry.getAttribute("normal").array.some((component) => component !== 0)) geometry.computeVertexNormals();
     const colours = geometry.hasAttribute("color");
     return new THREE.Mesh(geometry, new THREE.MeshStandardMaterial({ vertexColors: colours, color: colours ? 0xffffff : 0x9ca3af, side: THREE.DoubleSide }));
   }
