@@ -305,6 +305,29 @@ def _stl(data: bytes) -> bytes:
     return b"\n".join(lines)
 
 
+# OBJ statements whose argument is free text a reader never needs to draw the mesh: object, group and material
+# names, material and texture libraries (outside files the viewer never fetches), and ray-tracing object files.
+_OBJ_NAMING = (b"o", b"g", b"mtllib", b"usemtl", b"usemap", b"maplib", b"shadow_obj", b"trace_obj")
+
+
+def _obj(data: bytes) -> bytes:
+    """A Wavefront OBJ's comments and names become spaces (``#`` and each keyword stay, so every line keeps its
+    length and meaning): the vertices and faces are all a viewer reads."""
+    lines = data.split(b"\n")
+    for i, line in enumerate(lines):
+        stripped = line.lstrip()
+        indent = len(line) - len(stripped)
+        end = len(line) - 1 if line.endswith(b"\r") else len(line)
+        if stripped.startswith(b"#"):
+            start = indent + 1
+        elif (keyword := stripped.split(None, 1)[0] if stripped.strip() else b"") in _OBJ_NAMING:
+            start = indent + len(keyword)
+        else:
+            continue
+        lines[i] = line[:start] + b" " * max(0, end - start) + line[end:]
+    return b"\n".join(lines)
+
+
 def _ply_word(line: bytes) -> bytes:
     for word in (b"comment", b"obj_info"):
         if line.startswith(word):
@@ -406,4 +429,5 @@ CLEANERS = {
     "model/gltf-binary": _glb,
     "model/ply": _ply,
     "model/stl": _stl,
+    "model/obj": _obj,
 }

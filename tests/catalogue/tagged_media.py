@@ -94,6 +94,12 @@ def tagged_ply() -> bytes:
             + b"\nelement vertex 1\nproperty float x\nend_header\n0.5\n")
 
 
+def tagged_obj() -> bytes:
+    """A Wavefront OBJ triangle whose comment, object, group, material library and material name the model."""
+    return (b"# exported by " + NAME + b"\r\nmtllib " + NAME + b".mtl\no " + NAME + b"\ng " + NAME + b" part\n"
+            + b"v 0 0 0\nv 1 0 0\nv 0 1 0\nusemtl " + NAME + b"-paint\n  # indented, " + NAME + b"\nf 1 2 3\n")
+
+
 def _ogg_page(serial: int, sequence: int, packet: bytes, flags: int) -> bytes:
     lacing = bytes([255] * (len(packet) // 255) + [len(packet) % 255])
     header = b"OggS\x00" + bytes([flags]) + bytes(8) + struct.pack("<III", serial, sequence, 0) + bytes([len(lacing)])

@@ -17,7 +17,7 @@ MAKERS = {
     "audio/wav": tagged_media.tagged_wav, "audio/mpeg": tagged_media.tagged_mp3, "audio/flac": tagged_media.tagged_flac,
     "audio/ogg": tagged_media.tagged_ogg, "video/mp4": tagged_media.tagged_mp4, "video/webm": tagged_media.tagged_webm,
     "model/gltf-binary": tagged_media.tagged_glb, "model/ply": tagged_media.tagged_ply,
-    "model/stl": tagged_media.tagged_stl,
+    "model/stl": tagged_media.tagged_stl, "model/obj": tagged_media.tagged_obj,
 }
 
 
@@ -202,3 +202,22 @@ def test_a_binary_stl_is_known_by_its_length_and_keeps_every_facet():
     assert sniff(cleaned, name="mesh.stl").mime_type == "model/stl"
     with pytest.raises(MediaError, match="not a recognised image, video, audio or 3D file"):
         sniff(original[:-1], name="mesh.stl")  # one byte short: the facet count no longer says its length
+
+
+def test_an_obj_keeps_its_vertices_and_faces_and_every_statement_keyword():
+    cleaned = clean(tagged_media.tagged_obj(), "model/obj").decode()
+    statements = [line.split()[0] for line in cleaned.splitlines() if line.strip()]
+    assert statements == ["#", "mtllib", "o", "g", "v", "v", "v", "usemtl", "#", "f"]
+    assert "v 1 0 0" in cleaned and "f 1 2 3" in cleaned and cleaned.splitlines()[0] == "#" + " " * 13 + " " * len(NAME)
+
+
+@pytest.mark.parametrize("text", [
+    b"# Notes\nv is for vendetta, f for friend.\nNothing else here.\n",  # prose that starts like OBJ
+    b"v,f\n1,2\n",  # CSV
+    b"import os\nprint(os.name)\n",  # code
+    b"# only comments\n# and a vertex\nv 0 0 0\n",  # no face: not a mesh
+])
+def test_text_that_is_not_a_mesh_is_not_taken_for_an_obj(text):
+    with pytest.raises(MediaError) as error:
+        sniff(text, name="model.obj")
+    assert error.value.code == "media_unknown_type"

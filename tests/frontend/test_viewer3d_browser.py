@@ -246,6 +246,14 @@ def red_ply_cube(name: str) -> bytes:
     return (header + vertices + faces).encode()
 
 
+def green_obj_cube(name: str) -> bytes:
+    """A Wavefront OBJ cube with green vertex colours, whose comment, object, group and materials name the model."""
+    lines = [f"# exported by {name}", f"mtllib {name}.mtl", f"o {name}", f"g {name}-body"]
+    lines += [f"v {x} {y} {z} 0.15 0.7 0.25" for x, y, z in CUBE_CORNERS]
+    lines += [f"usemtl {name}-paint"] + [f"f {a + 1} {b + 1} {c + 1}" for a, b, c in CUBE_TRIANGLES]
+    return ("\n".join(lines) + "\n").encode()
+
+
 def binary_stl_cube(name: str) -> bytes:
     """A binary STL cube whose facets' normals are 0 0 0, as many exporters write them, its 80-byte header naming
     the model."""
@@ -257,24 +265,27 @@ def binary_stl_cube(name: str) -> bytes:
     return header + struct.pack("<I", len(CUBE_TRIANGLES)) + facets
 
 
+MESHES = {"ply": (red_ply_cube, (220, 40, 30)), "obj": (green_obj_cube, (38, 178, 64)), "stl": (binary_stl_cube, None)}
+
+
 @pytest.mark.browser
 @pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("formats", [("ply", "stl"), ("obj", "stl")], ids="-".join)
 @pytest.mark.parametrize("size", SCREENS)
-def test_a_ply_and_an_stl_response_are_drawn_orbit_together_and_are_served_without_their_names(
-        live_server, browser, size):
+def test_ply_obj_and_stl_responses_are_drawn_orbit_together_and_are_served_without_their_names(
+        live_server, browser, size, formats):
     from annotation.catalogue import content
     from annotation.catalogue.services.media import media_store
 
     width, height = size
-    rater = UserFactory(username=f"viewer3d-meshes-{width}")
+    rater = UserFactory(username=f"viewer3d-{formats[0]}-{width}")
     pair = make_pair("text-to-3d", annotators=[rater], seed=60 + width % 7)
-    ply = media_store(data=red_ply_cube(f"{SECRET}-x-scanner"), name=f"{SECRET}-x-cube.ply")
-    stl = media_store(data=binary_stl_cube(f"{SECRET}-x-printer"), name=f"{SECRET}-x-cube.stl")
-    for response, media in ((pair.response_a, ply), (pair.response_b, stl)):
+    files = [media_store(data=MESHES[kind][0](f"{SECRET}-x-exporter"), name=f"{SECRET}-x-cube.{kind}") for kind in formats]
+    for response, media in zip((pair.response_a, pair.response_b), files, strict=True):
         response.content = [{"type": "model3d", "media": media.sha256, "alt": ""}]
         response.content_sha256 = content.digest(response.content)
         response.save(update_fields=["content", "content_sha256"])
-    pair.media.set([ply, stl])
+    pair.media.set(files)
 
     context = browser.new_context(viewport={"width": width, "height": height})
     context.set_default_timeout(20_000)
@@ -292,19 +303,20 @@ def test_a_ply_and_an_stl_response_are_drawn_orbit_together_and_are_served_witho
                            ".filter((f) => f.dataset.model3dLoaded === 'true').length === 2")
     frames = {side: page.locator(FRAME.format(side)) for side in "AB"}
     urls = {side: frames[side].get_attribute("data-model3d-url") for side in "AB"}
-    formats = {side: "ply" if ".ply" in url else "stl" for side, url in urls.items()}
-    assert sorted(formats.values()) == ["ply", "stl"], urls
+    shown = {side: url.rsplit(".", 1)[-1] for side, url in urls.items()}
+    assert sorted(shown.values()) == sorted(formats), urls
 
     shots = {side: frames[side].screenshot() for side in "AB"}
     for side, shot in shots.items():
-        assert drawn_share(shot) > 0.05, f"the {formats[side].upper()} response's 3D view is blank"
-    ply_side = next(side for side in "AB" if formats[side] == "ply")
-    red, green, blue = mean_colour(shots[ply_side])
-    assert red > green + 40 and red > blue + 40, "the PLY cube is drawn in its own vertex colours"
-    stl_side = "B" if ply_side == "A" else "A"
-    assert sum(mean_colour(shots[stl_side])) / 3 > 60, "the STL cube is lit, not black (its facets' normals are 0 0 0)"
+        assert drawn_share(shot) > 0.05, f"the {shown[side].upper()} response's 3D view is blank"
+        colour = mean_colour(shot)
+        expected = MESHES[shown[side]][1]
+        if expected:  # drawn in its own vertex colours: the strongest channel is the file's
+            assert max(range(3), key=colour.__getitem__) == max(range(3), key=expected.__getitem__), (shown[side], colour)
+        else:
+            assert sum(colour) / 3 > 60, "the STL cube is lit, not black (its facets' normals are 0 0 0)"
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SCREENSHOTS / f"viewer3d-ply-stl-{width}x{height}.png"))
+    page.screenshot(path=str(SCREENSHOTS / f"viewer3d-{'-'.join(formats)}-{width}x{height}.png"))
 
     box = frames["A"].bounding_box()
     x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
@@ -319,7 +331,7 @@ def test_a_ply_and_an_stl_response_are_drawn_orbit_together_and_are_served_witho
     for side, url in urls.items():
         served = page.evaluate("async (url) => { const r = await fetch(url); const b = new Uint8Array(await "
                                "r.arrayBuffer()); return String.fromCharCode(...b); }", url)
-        assert SECRET not in served, f"the served {formats[side].upper()} file names the model"
+        assert SECRET not in served, f"the served {shown[side].upper()} file names the model"
     assert SECRET not in page.content()
     assert errors == []
     context.close()

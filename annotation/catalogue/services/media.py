@@ -59,7 +59,7 @@ def sniff(data: bytes, *, name: str = "") -> Sniffed:
     label = shortened(name, SHOWN_PATH_CHARS) if name else "media"
     if not data:
         raise MediaError(f"{label}: the file is empty", code="media_empty")
-    found = sniff_by_head(data[:64]) or _sniff_stl(data) or _sniff_image(data, label)
+    found = sniff_by_head(data[:64]) or _sniff_stl(data) or _sniff_obj(data) or _sniff_image(data, label)
     claimed = EXTENSION_KIND.get(PurePosixPath(name).suffix.lower().lstrip("."))
     if name and claimed and claimed != found.kind:
         raise MediaError(
@@ -98,6 +98,39 @@ def _sniff_stl(data: bytes) -> Sniffed | None:
             and b"endsolid" in data[-512:]):
         return Sniffed("model3d", "model/stl", "stl")
     return None
+
+
+# The statements of Wavefront OBJ (geometry, grouping, materials, free-form curves and surfaces, display).
+OBJ_KEYWORDS = frozenset(
+    b"v vt vn vp f l p o g s mg mtllib usemtl usemap maplib cstype deg bmat step curv curv2 surf parm trim hole scrv "
+    b"sp end con bevel c_interp d_interp lod shadow_obj trace_obj ctech stech".split()
+)
+# How much of a file the OBJ test reads: enough lines to tell a mesh from other text.
+OBJ_SNIFF_BYTES = 64 * 1024
+
+
+def _sniff_obj(data: bytes) -> Sniffed | None:
+    """A Wavefront OBJ mesh, which has no magic bytes: text whose every statement (in its first 64 KiB) is an OBJ
+    keyword or a ``#`` comment, with at least one vertex and one face."""
+    head = data[:OBJ_SNIFF_BYTES]
+    lines = head.split(b"\n")
+    if len(data) > OBJ_SNIFF_BYTES:
+        lines = lines[:-1]  # the last line may be cut
+    seen = set()
+    for line in lines:
+        stripped = line.strip()
+        if not stripped or stripped.startswith(b"#"):
+            continue
+        keyword = stripped.split(None, 1)[0]
+        if keyword not in OBJ_KEYWORDS:
+            return None
+        seen.add(keyword)
+    try:
+        head.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        if exc.start < len(head) - 3:  # not just a character cut at the end of the head
+            return None
+    return Sniffed("model3d", "model/obj", "obj") if {b"v", b"f"} <= seen else None
 
 
 def _sniff_image(data: bytes, label: str) -> Sniffed:

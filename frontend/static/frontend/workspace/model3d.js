@@ -4,6 +4,7 @@
 // loaded only on a page that shows a 3D response (viewing.js imports this module then).
 import * as THREE from "../vendor/three/three.module.js";
 import { GLTFLoader } from "../vendor/three/GLTFLoader.js";
+import { OBJLoader } from "../vendor/three/OBJLoader.js";
 import { PLYLoader } from "../vendor/three/PLYLoader.js";
 import { STLLoader } from "../vendor/three/STLLoader.js";
 import { OrbitControls } from "../vendor/three/OrbitControls.js";
@@ -28,6 +29,9 @@ async function parsed(buffer, format) {
     if (!geometry.getAttribute("normal").array.some((component) => component !== 0)) geometry.computeVertexNormals();
     const colours = geometry.hasAttribute("color");
     return new THREE.Mesh(geometry, new THREE.MeshStandardMaterial({ vertexColors: colours, color: colours ? 0xffffff : 0x9ca3af, side: THREE.DoubleSide }));
+  }
+  if (format === "obj") { // the mesh alone: its material libraries are outside files, never fetched
+    return new OBJLoader().parse(new TextDecoder().decode(buffer));
   }
   // A GLB carries its buffers and textures; a path of "" leaves nothing outside the file to fetch.
   const gltf = await new GLTFLoader().parseAsync(buffer, "");
