@@ -94,3 +94,13 @@ def test_the_release_list_links_a_split_release_to_its_public_results(split_rele
     html = client.get(reverse("release-list")).content.decode()
     assert f'href="{page_of(split_release)}"' in html
     assert f'href="{page_of(plain)}"' not in html
+
+
+def test_the_release_page_links_its_held_out_section_to_the_public_results_page(split_release, published_results):
+    page = Client()
+    page.force_login(CuratorFactory())
+    html = page.get(reverse("release-leaderboard", kwargs={"name": split_release.name,
+                                                           "version": split_release.version})).content.decode()
+    section = re.search(r'<section class="card heldout" id="heldout">(.*?)</section>', html, re.S).group(1)
+    assert f'href="{page_of(split_release)}"' in section
+    assert Client().get(page_of(split_release)).status_code == 200, "the link leads to a page open to anyone"
