@@ -27,6 +27,7 @@ from curation.services.releases import (
     release_discard,
     release_download_links,
     release_publish_async,
+    release_split,
     release_verify_start,
 )
 
@@ -97,13 +98,14 @@ class ReleaseListApi(APIView):
     def post(self, request):
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        split = {key: data.validated_data[key] for key in ("private_split", "private_seed", "private_rows")}
+        split = release_split(**{key: data.validated_data[key] for key in ("private_split", "private_seed",
+                                                                             "private_rows")})
         release = release_publish_async(
             name=data.validated_data["name"], version=data.validated_data["version"],
             campaign_slugs=data.validated_data["campaigns"], license=data.validated_data["license"],
             force_license=data.validated_data["force_license"], media=data.validated_data["media"],
             profile_summary=data.validated_data["profile_summary"],
-            created_by=request.user, **(split if split["private_split"] is not None else {}),
+            created_by=request.user, **split,
         )
         release.refresh_from_db()
         return Response({"release": ReleaseOutputSerializer(release).data, "job": release.job_id},

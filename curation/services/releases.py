@@ -247,6 +247,19 @@ def release_request(*, name: str, version: str, campaign_slugs: list[str], licen
 DISCARD_HINT = "POST /api/v1/releases/NAME/VERSION/discard/ or manage.py publish_release --discard"
 
 
+def release_split(*, private_split: float | None, private_seed: int | None = None,
+                  private_rows: str = heldout.UNLABELLED) -> dict:
+    """A publish request's held-out split as ``release_publish`` takes it: ``{}`` without a share held out. A seed or
+    rows without a share is refused (the command, the API and the page ask the same), never dropped silently."""
+    if private_split is None:
+        if private_seed is not None or private_rows != heldout.UNLABELLED:
+            raise ApplicationError("a private seed or held-out rows go with a share held out (the private split)",
+                                   code="release_bad_private_split", extra={"field": "private_split"})
+        return {}
+    _heldout_params(fraction=private_split, rows=private_rows, seed=private_seed)
+    return {"private_split": private_split, "private_seed": private_seed, "private_rows": private_rows}
+
+
 def _heldout_params(*, fraction: float, rows: str, seed: int | None) -> dict:
     """The frozen held-out split of a request; ApplicationError for a fraction outside (0, 1) or unknown rows."""
     if isinstance(fraction, bool) or not isinstance(fraction, (int, float)) or not 0 < fraction < 1:

@@ -18,10 +18,12 @@ from core.errors import ApplicationError
 from curation.releases.heldout import PRIVATE_ROWS, UNLABELLED
 from curation.releases.pointers import EMBEDDED
 from curation.releases.pointers import MODES as MEDIA_MODES
-from curation.services.releases import release_discard, release_publish, release_summary
+from curation.services.releases import release_discard, release_publish, release_split, release_summary
 
 # What a refusal that names an input asks for, in this command's own options.
-OPTION_HINTS = {"force_license": "pass --force-license only if you hold the rights to relicense"}
+OPTION_HINTS = {"force_license": "pass --force-license only if you hold the rights to relicense",
+                "private_split": "--private-seed and --private-rows go with --private-split FRACTION",
+                "private_rows": "pass --private-rows unlabelled or omit", "private_seed": "pass --private-seed N"}
 
 
 class Command(BaseCommand):
@@ -96,12 +98,11 @@ class Command(BaseCommand):
 
     @staticmethod
     def _split(options) -> dict:
-        if options["private_split"] is None:
-            if options["private_seed"] is not None or options["private_rows"] != UNLABELLED:
-                raise CommandError("--private-seed and --private-rows go with --private-split FRACTION")
-            return {}
-        return {"private_split": options["private_split"], "private_seed": options["private_seed"],
-                "private_rows": options["private_rows"]}
+        try:
+            return release_split(private_split=options["private_split"], private_seed=options["private_seed"],
+                                 private_rows=options["private_rows"])
+        except ApplicationError as exc:
+            raise CommandError(cli_message(exc, OPTION_HINTS)) from exc
 
     def _discard(self, options) -> None:
         if options["campaign"]:

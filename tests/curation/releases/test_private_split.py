@@ -418,6 +418,13 @@ def test_curators_publish_a_split_through_the_api_and_a_bad_fraction_is_refused(
     body = {"name": "api-split", "version": "1.0.0", "campaigns": campaigns["slugs"]}
     refused = curator.post("/api/v1/releases/", {**body, "private_split": 0}, format="json")
     assert refused.status_code == 400 and refused.json()["code"] == "release_bad_private_split"
+    # A seed or rows without a share are refused as the command refuses them, not dropped.
+    for alone in ({"private_seed": 7}, {"private_rows": "omit"}):
+        refused = curator.post("/api/v1/releases/", {**body, **alone}, format="json")
+        assert refused.status_code == 400, refused.content
+        assert refused.json()["code"] == "release_bad_private_split", refused.json()
+        assert "go with a share held out" in refused.json()["message"]
+    assert not Release.objects.filter(name="api-split").exists()
     with django_capture_on_commit_callbacks(execute=True):
         answer = curator.post("/api/v1/releases/", {**body, "private_split": 0.5, "private_rows": "omit"},
                               format="json")

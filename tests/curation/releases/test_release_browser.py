@@ -137,3 +137,29 @@ def test_a_pointer_release_is_published_from_the_form(release_data, releases_roo
     assert release.summary["media"]["mode"] == "pointers"
     folder = releases_root / "fox-pointers" / "1.0.0"
     assert (folder / "pointers.json").is_file() and not (folder / "media").exists()
+
+
+def test_publishing_with_a_held_out_split_from_the_page_records_its_share_seed_and_rows(
+    release_data, releases_root, live_server, page
+):
+    CuratorFactory(username="curie")
+    log_in(page, live_server.url, "curie", then="/releases/")
+    page.fill("input[name=name]", "fox-held")
+    page.fill("input[name=version]", "1.0.0")
+    page.check("input[value=t2i-wave]")
+    # A seed without a share is refused on the page, as the command and the API refuse it.
+    page.fill("input[name=private_seed]", "7")
+    page.click("#publish-form button[type=submit]")
+    page.wait_for_function("() => document.getElementById('publish-error').textContent.length > 0")
+    assert "go with a share held out" in page.inner_text("#publish-error")
+    assert not Release.objects.filter(name="fox-held").exists()
+
+    page.fill("input[name=private_split]", "0.34")
+    page.select_option("select[name=private_rows]", "omit")
+    page.click("#publish-form button[type=submit]")
+    page.wait_for_selector("#published-message", timeout=30_000)
+    release = Release.objects.get(name="fox-held")
+    held = release.summary["heldout"]
+    assert (held["fraction"], held["seed"], held["private_rows"]) == (0.34, 7, "omit")
+    assert page.locator("#heldout").count() == 1, "the release page shows its held-out section"
+    shot(page, "release-published-heldout")

@@ -18,6 +18,15 @@ if (form) {
       force_license: data.get("force_license") === "true",
       media: data.get("media") || "embedded",
     };
+    // The held-out split goes with a share only, as publish_release's --private-seed and --private-rows do.
+    const share = data.get("private_split");
+    if (share) {
+      body.private_split = Number(share);
+      body.private_rows = data.get("private_rows") || "unlabelled";
+      if (data.get("private_seed")) body.private_seed = Number(data.get("private_seed"));
+    } else if (data.get("private_seed") || data.get("private_rows") === "omit") {
+      error.textContent = "A seed or held-out rows go with a share held out."; return;
+    }
     if (!body.campaigns.length) { error.textContent = "Choose at least one campaign."; return; }
     form.querySelector("button[type=submit]").disabled = true;
     const response = await fetch(form.dataset.api, {
