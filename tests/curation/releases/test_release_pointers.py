@@ -38,6 +38,19 @@ def jpeg(seed: int) -> bytes:
 def published(releases_root, tmp_path):
     """Three MMRB2 t2i pairs imported from ``copy/t2i/*.jpg``, kept by consensus, published as pointers (1.0.0) and
     in full (1.0.1)."""
+    copy, images = imported(tmp_path)
+    quiet = {"stdout": io.StringIO(), "stderr": io.StringIO()}
+    out = io.StringIO()
+    call_command("publish_release", "--campaign", "ptr-t2i", "--name", NAME, "--version", "1.0.0", "--media", "pointers",
+                 stdout=out, stderr=io.StringIO())
+    assert f"media not included: {IMAGES} files named in pointers.json" in out.getvalue()
+    call_command("publish_release", "--campaign", "ptr-t2i", "--name", NAME, "--version", "1.0.1", **quiet)
+    return {"copy": copy, "images": images, "pointers": releases_root / NAME / "1.0.0",
+            "full": releases_root / NAME / "1.0.1", "tmp": tmp_path}
+
+
+def imported(tmp_path: Path) -> tuple[Path, dict[str, bytes]]:
+    """Three MMRB2 t2i pairs imported from ``copy/t2i/*.jpg`` and kept by consensus: the copy and its images."""
     copy = tmp_path / "copy"
     (copy / "t2i").mkdir(parents=True)
     images = {}
@@ -56,13 +69,7 @@ def published(releases_root, tmp_path):
     call_command("import_pairs", str(source), "--campaign", "ptr-t2i", "--format", "mmrb2", "--task", "text-to-image",
                  "--schema", "mmrb2-generation", "--media-root", str(copy), "--with-annotations", **quiet)
     call_command("apply_consensus", "--campaign", "ptr-t2i", **quiet)
-    out = io.StringIO()
-    call_command("publish_release", "--campaign", "ptr-t2i", "--name", NAME, "--version", "1.0.0", "--media", "pointers",
-                 stdout=out, stderr=io.StringIO())
-    assert f"media not included: {IMAGES} files named in pointers.json" in out.getvalue()
-    call_command("publish_release", "--campaign", "ptr-t2i", "--name", NAME, "--version", "1.0.1", **quiet)
-    return {"copy": copy, "images": images, "pointers": releases_root / NAME / "1.0.0",
-            "full": releases_root / NAME / "1.0.1", "tmp": tmp_path}
+    return copy, images
 
 
 def unzip(version: str, target: Path) -> Path:
@@ -416,3 +423,34 @@ def test_curators_ask_for_a_pointer_release_through_the_api_with_the_commands_ch
     retry = curator.post("/api/v1/releases/", {**body, "version": "1.0.3"}, format="json")
     assert retry.status_code == 409 and retry.json()["code"] == "release_conflict"
     assert "first requested with media pointers" in retry.json()["message"]
+
+
+def test_a_pointer_release_on_s3_holds_no_media_bytes_in_any_object_and_rebuilds_from_the_users_copy(
+        s3_releases, tmp_path):
+    from datasets import load_dataset
+
+    copy, images = imported(tmp_path)
+    call_command("publish_release", "--campaign", "ptr-t2i", "--name", NAME, "--version", "1.0.0", "--media", "pointers",
+                 stdout=io.StringIO(), stderr=io.StringIO())
+    release = Release.objects.get(name=NAME, version="1.0.0")
+    assert release.location == f"s3://concord-releases/releases/{NAME}/1.0.0/"
+    client = s3_releases["client"]
+    listed = client.list_objects_v2(Bucket="concord-releases", Prefix=f"releases/{NAME}/1.0.0/")["Contents"]
+    stored = {item["Key"].removeprefix(f"releases/{NAME}/1.0.0/"): client.get_object(
+        Bucket="concord-releases", Key=item["Key"])["Body"].read() for item in listed}
+    assert {"pointers.json", "rebuild.py", "manifest.json"} <= set(stored)
+    assert not [key for key in stored if key.startswith("media/")]
+    for data in images.values():
+        assert not any(data in blob for blob in stored.values()), "no object on S3 holds an image's bytes"
+
+    # The one-zip download, from S3, unpacked and rebuilt from the user's own copy, loads with its images.
+    with zipfile.ZipFile(io.BytesIO(b"".join(release_archive(release=release).chunks))) as archive:
+        assert not any(name.split("/", 1)[1].startswith("media/") for name in archive.namelist())
+        archive.extractall(tmp_path / "download")
+    folder = tmp_path / "download" / f"{NAME}-1.0.0"
+    out = io.StringIO()
+    call_command("rebuild_release", str(folder), "--media-root", str(copy), "--json", stdout=out)
+    assert json.loads(out.getvalue())["copied"] == IMAGES
+    assert sorted(p.read_bytes() for p in (folder / "media").iterdir()) == sorted(images.values())
+    loaded = load_dataset(str(folder), "text-to-image", split="test")
+    assert len(loaded) == 3 and all(row["response_a_images"][0].size == (4, 4) for row in loaded)
