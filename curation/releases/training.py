@@ -155,12 +155,39 @@ def _columns(schema: pa.Schema) -> list[str]:
         if pa.types.is_list(kind) and pa.types.is_struct(kind.value_type) and kind.value_type.get_field_index("path") >= 0:
             return f"{name}.list.element.path"
         return name
-    return [leaf(name) for name in READ_COLUMNS]
+    return [leaf(name) for name in READ_COLUMNS] + [name for name in ("campaign", "criteria")
+                                                    if schema.get_field_index(name) >= 0]
+
+
+def criteria_of(value) -> list[str]:
+    """A row's ``criteria``: a list of strings, typed or (where tasks differ in shape) as a JSON string."""
+    values = json.loads(value) if isinstance(value, str) and value else value
+    return [str(c) for c in values or [] if str(c).strip()]
+
+
+def judged_by(prompt_text: str, criteria: list[str]) -> str:
+    """The prompt a criterion item trains on: the prompt, then the criterion the humans judged it by, so that the
+    items of one pair (one row per criterion, chosen per criterion) are distinct examples, not contradictions."""
+    if not criteria:
+        return prompt_text
+    return f"{prompt_text or ''}\n\nCriterion: {'; '.join(criteria)}".lstrip("\n")
+
+
+def per_criterion_campaigns(folder: Path) -> set[str]:
+    """The campaigns whose rows are criterion items (one row per pair and criterion, labelled per criterion), from
+    the manifest; a release published before the manifest said so names none."""
+    try:
+        campaigns = json.loads((folder / MANIFEST).read_text()).get("campaigns") or []
+    except (OSError, ValueError):
+        return set()
+    return {c["slug"] for c in campaigns if isinstance(c, dict) and c.get("labels_per_criterion")}
 
 
 def read_examples(folder: Path, *, min_agreement: float | None) -> tuple[list[Example], Counter, Counter]:
-    """The release's pairs as examples (task order, then file order), with the counts of those kept and left out."""
+    """The release's pairs as examples (task order, then file order), with the counts of those kept and left out.
+    A criterion item's prompt names its criterion (``judged_by``)."""
     examples, per_task, left_out = [], Counter(), Counter()
+    per_criterion = per_criterion_campaigns(folder)
     data = folder / "data"
     shards = sorted(data.glob("*/*.parquet"))
     if not shards:
@@ -179,7 +206,10 @@ def read_examples(folder: Path, *, min_agreement: float | None) -> tuple[list[Ex
             if any(row[f"{side}_audio"] or row[f"{side}_files"] for side in ("prompt", "response_a", "response_b")):
                 left_out["audio_video_or_3d"] += 1
                 continue
-            sides = [split_side(row[f"{s}_text"], row[f"{s}_images"]) for s in ("prompt", "response_a", "response_b")]
+            criteria = criteria_of(row.get("criteria")) if row.get("campaign") in per_criterion else []
+            texts = {"prompt": judged_by(row["prompt_text"], criteria),
+                     "response_a": row["response_a_text"], "response_b": row["response_b_text"]}
+            sides = [split_side(texts[s], row[f"{s}_images"]) for s in ("prompt", "response_a", "response_b")]
             if any(side is None for side in sides):
                 left_out["audio_video_or_3d"] += 1
                 continue

@@ -53,6 +53,7 @@ from curation.leaderboard.card import leaderboard_card_section
 from curation.models import AgreementReport, HeldoutPair, JudgeEvaluation, Release, ReleaseFile
 from curation.releases import archive, builder, card, heldout, licences, pointers, privacy, scoring
 from curation.releases.card import changelog_between, changelog_text, parse_version
+from curation.releases.rows import criteria_question
 from curation.releases.storage import default_storage_kind, file_sha256, release_storage
 from curation.selectors.leaderboard import model_leaderboards_per_kind
 from curation.selectors.ratings import pair_facts, rating_table
@@ -489,7 +490,8 @@ def _build_and_store(release: Release, staging: Path) -> None:
         for c in campaigns
     ]
     campaign_facts = [
-        {"slug": c.slug, "name": c.name, "kind": c.kind, "rating_schema": str(c.rating_schema), "overlap": c.overlap,
+        {"slug": c.slug, "name": c.name, "kind": c.kind, "rating_schema": str(c.rating_schema),
+         "labels_per_criterion": criteria_question(c.rating_schema.definition) is not None, "overlap": c.overlap,
          "requires_prefilter": c.requires_prefilter, "sources": source_names[c.pk],
          "ratings": {"concord": f.concord_ratings, "imported": f.imported_ratings, "adjudication": f.adjudications}}
         for c, f in zip(campaigns, facts, strict=True)

@@ -18,6 +18,7 @@ from django.core.management import CommandError, call_command
 from annotation.catalogue.models import Pair
 from curation.models import ConsensusRecord
 from curation.releases.training import pair_margin
+from tests.curation.releases.test_release_omni import omni_release  # noqa: F401 (a fixture)
 from tests.curation.releases.test_release_publish import publish_both
 
 pytestmark = pytest.mark.django_db
@@ -206,3 +207,33 @@ def test_a_release_on_s3_is_named_for_download_and_a_share_outside_0_1_is_refuse
     Release.objects.filter(name="fox-bench").update(storage=Release.Storage.S3)
     with pytest.raises(CommandError, match="is on S3: fetch it with its download links"):
         export("--release", "fox-bench@1.0.0", "--format", "trl")
+
+
+@pytest.mark.parametrize("format", sorted(DOCUMENTED))
+def test_an_omni_criteria_release_exports_one_example_per_criterion_item_with_its_criterion_in_the_prompt(
+        omni_release, releases_root, format):  # noqa: F811 (the fixture)
+    from tests.curation.releases.test_release_omni import LABELS
+
+    result = export("--release", "omni-bench@1.0.0", "--format", format)
+    decided = [i for i, label in enumerate(LABELS) if label != "tie"]
+    # 11 text pairs decided A/B, and the dog on a bike (B); the cat in a hat and five text pairs are ties.
+    assert (result["pairs"], result["per_task"], result["left_out"]) == (
+        len(decided) + 1, {"text-to-text": len(decided), "text-to-image": 1}, {"tie": 6})
+    data = load(Path(result["folder"]))
+    assert set(data.column_names) == DOCUMENTED[format]
+    prompts = [json.dumps(row["prompt" if format in ("trl", "openrlhf") else
+                               "conversations" if format == "llamafactory" else "messages"], ensure_ascii=False)
+               for row in data]
+    for i in decided:
+        assert sum(f"Question {i}?" in p and f"Criterion: Criterion {i}" in p for p in prompts) == 1, (i, prompts)
+    assert sum("A dog on a bike" in p and "Criterion: The bike has two wheels" in p for p in prompts) == 1
+
+
+def test_a_criterion_item_s_prompt_names_its_criteria_and_a_plain_pair_s_is_unchanged():
+    from curation.releases.training import criteria_of, judged_by
+
+    assert judged_by("Draw a fox", []) == "Draw a fox"
+    assert judged_by("Draw a fox <image_0>", ["Faithful", "Aesthetic"]) == (
+        "Draw a fox <image_0>\n\nCriterion: Faithful; Aesthetic")
+    assert criteria_of('["Faithful"]') == criteria_of(["Faithful"]) == ["Faithful"]
+    assert criteria_of(None) == criteria_of("") == criteria_of([" "]) == []
